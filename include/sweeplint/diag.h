@@ -1,0 +1,76 @@
+/*
+ * diag: findings about the user's files. A diagnostic always carries a span
+ * into its source; its strings live in the run arena. Diagnostics are data,
+ * never C errors: library functions return 0 or -SL_E* for operational
+ * failure only (see sl_strerror).
+ */
+#ifndef SWEEPLINT_DIAG_H
+#define SWEEPLINT_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "sweeplint/source.h"
+
+struct sl_arena;
+
+enum sl_severity {
+	SL_SEV_OFF,     /* a rule turned off; never stored in a diagnostic */
+	SL_SEV_INFO,
+	SL_SEV_WARNING,
+	SL_SEV_ERROR,
+	SL_SEV__COUNT
+};
+
+/* "off", "info", "warning", "error". */
+const char *sl_severity_name(enum sl_severity s);
+/* Parse a severity name; returns -1 when unknown. */
+int sl_severity_parse(const char *s);
+
+/* Operational failures (not findings). Functions return 0 or -SL_E*. */
+enum sl_err {
+	SL_OK = 0,
+	SL_ENOENT,   /* a file or catalog entry does not exist */
+	SL_EIO,      /* reading or writing failed */
+	SL_EPARSE,   /* input could not be parsed */
+	SL_EUSAGE,   /* bad option or argument */
+	SL_ECONFIG,  /* a configuration or catalog is invalid */
+	SL_ELIMIT,   /* input past a safety bound */
+	SL_EINTERNAL,
+	SL_ERR__COUNT
+};
+const char *sl_strerror(int err); /* accepts err or -err */
+
+struct sl_diag {
+	const char *rule;            /* slug, e.g. "oom" */
+	enum sl_severity severity;   /* never SL_SEV_OFF */
+	const struct sl_source *src; /* the file it is about */
+	struct sl_span span;         /* where */
+	const char *message;         /* git style: lower case, no final period */
+	const char *hint;            /* optional: the fix, or NULL */
+};
+
+/* A growable list of diagnostics in an arena. */
+struct sl_diags {
+	struct sl_arena *arena;
+	struct sl_diag *v;
+	size_t n, cap;
+};
+
+void sl_diags_init(struct sl_diags *d, struct sl_arena *a);
+
+/* Append a diagnostic; returns it so a caller may set hint. */
+struct sl_diag *sl_diags_add(struct sl_diags *d, const char *rule, enum sl_severity sev,
+			     const struct sl_source *src, struct sl_span span, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+struct sl_diag *sl_diags_vadd(struct sl_diags *d, const char *rule, enum sl_severity sev,
+			      const struct sl_source *src, struct sl_span span, const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
+
+/* Sort by (path, line, col, rule) — stable and deterministic. */
+void sl_diags_sort(struct sl_diags *d);
+
+/* Count diagnostics at severity s. */
+size_t sl_diags_count(const struct sl_diags *d, enum sl_severity s);
+
+#endif

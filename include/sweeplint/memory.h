@@ -1,0 +1,271 @@
+/*
+ * memory: architectures, the model and GPU catalogs, run settings and the
+ * estimator of peak device memory (DESIGN §4). Catalog data is loaded from
+ * the embedded rules/*.yaml with libcyaml and lives in the run arena (the
+ * libcyaml objects are registered for teardown); sl_estimate() is a pure
+ * function that allocates nothing.
+ */
+#ifndef SWEEPLINT_MEMORY_H
+#define SWEEPLINT_MEMORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_arena;
+struct sl_diags;
+
+/* HF model_type families the architecture code knows. */
+enum sl_family {
+	SL_FAMILY_BERT,
+	SL_FAMILY_ROBERTA,
+	SL_FAMILY_XLM_ROBERTA,
+	SL_FAMILY_ELECTRA,
+	SL_FAMILY_T5,
+	SL_FAMILY_MT5,
+	SL_FAMILY_BART,
+	SL_FAMILY_MBART,
+	SL_FAMILY_LLAMA,
+	SL_FAMILY_MISTRAL,
+	SL_FAMILY_QWEN2,
+	SL_FAMILY_GEMMA,
+	SL_FAMILY_GPT2,
+	SL_FAMILY_GPT_NEOX,
+	SL_FAMILY__COUNT
+};
+
+enum sl_arch_kind {
+	SL_ARCH_ENCODER,  /* bert-like: bidirectional self-attention */
+	SL_ARCH_DECODER,  /* causal LM */
+	SL_ARCH_ENCDEC,   /* t5/bart: encoder + decoder with cross-attention */
+	SL_ARCH__COUNT
+};
+
+/*
+ * An architecture: the hyper-parameters of an HF config.json that decide
+ * parameter counts and activation shapes. Zero means "not applicable".
+ */
+struct sl_arch {
+	enum sl_family family;
+	enum sl_arch_kind kind;
+	uint32_t vocab;          /* vocab_size */
+	uint32_t hidden;         /* hidden_size / d_model / n_embd */
+	uint32_t layers;         /* encoder layers (or decoder layers for decoder-only) */
+	uint32_t dec_layers;     /* decoder layers of an encoder-decoder */
+	uint32_t heads;          /* attention heads */
+	uint32_t kv_heads;       /* key/value heads (GQA); == heads when absent */
+	uint32_t head_dim;       /* d_kv / head_dim; hidden/heads when absent */
+	uint32_t intermediate;   /* intermediate_size / d_ff / n_inner */
+	uint32_t max_pos;        /* max_position_embeddings / n_positions (0: relative or unbounded) */
+	uint32_t type_vocab;     /* token_type embeddings (bert) */
+	uint32_t rel_buckets;    /* T5 relative_attention_num_buckets */
+	bool gated_ffn;          /* three FFN matrices: T5 gated-gelu, Llama SwiGLU */
+	bool tied;               /* lm head tied to the input embedding */
+	bool pooler;             /* bert/roberta pooler dense layer in the base model */
+	bool bias;               /* linear layers carry biases */
+	bool rmsnorm;            /* RMSNorm (weight only) instead of LayerNorm (weight + bias) */
+	bool final_norm;         /* a norm after the last layer (decoders, T5 stacks) */
+	bool emb_norm;           /* a norm right after the embeddings (bert family) */
+	bool qkv_bias_only;      /* qwen2: bias on q/k/v only */
+	bool scale_emb;          /* learned absolute positions table (bart, gpt2) is max_pos (+2 for bart) */
+};
+
+/* Tasks: what head is trained and what the loss sees. */
+enum sl_task {
+	SL_TASK_SEQ_CLS,
+	SL_TASK_TOKEN_CLS,
+	SL_TASK_QA,
+	SL_TASK_MLM,
+	SL_TASK_CAUSAL_LM,
+	SL_TASK_SEQ2SEQ,
+	SL_TASK_BI_ENCODER,
+	SL_TASK__COUNT
+};
+
+enum sl_dtype { SL_DTYPE_FP32, SL_DTYPE_BF16, SL_DTYPE_FP16, SL_DTYPE__COUNT };
+enum sl_amp { SL_AMP_OFF, SL_AMP_FP16, SL_AMP_BF16, SL_AMP__COUNT };
+enum sl_quant { SL_QUANT_NONE, SL_QUANT_INT8, SL_QUANT_NF4, SL_QUANT__COUNT };
+enum sl_attn { SL_ATTN_DEFAULT, SL_ATTN_EAGER, SL_ATTN_SDPA, SL_ATTN_FLASH, SL_ATTN__COUNT };
+enum sl_offload { SL_OFFLOAD_NONE, SL_OFFLOAD_OPTIMIZER, SL_OFFLOAD_ALL, SL_OFFLOAD__COUNT };
+
+/* Optimizers by the bytes of state they keep per trainable parameter. */
+enum sl_optim {
+	SL_OPTIM_ADAMW,        /* adamw_torch, adamw_hf, adamw_torch_fused, adam: 8 B */
+	SL_OPTIM_ADAMW_8BIT,   /* adamw_bnb_8bit, adamw_8bit, paged_adamw_8bit: 2 B */
+	SL_OPTIM_ADAFACTOR,    /* factored second moments */
+	SL_OPTIM_SGD,          /* no momentum: 0 B (momentum: 4 B, see sgd_momentum) */
+	SL_OPTIM_SGD_MOMENTUM,
+	SL_OPTIM_LION,         /* 4 B */
+	SL_OPTIM__COUNT
+};
+
+/* LoRA target module bits. */
+enum {
+	SL_LORA_Q = 1u << 0,
+	SL_LORA_K = 1u << 1,
+	SL_LORA_V = 1u << 2,
+	SL_LORA_O = 1u << 3,
+	SL_LORA_GATE = 1u << 4,
+	SL_LORA_UP = 1u << 5,
+	SL_LORA_DOWN = 1u << 6,
+	SL_LORA_ALL = 0x7Fu,
+};
+
+/* A catalog model: an architecture with names. */
+struct sl_model {
+	const char *name;          /* catalog name, e.g. "bge-m3-ko" */
+	const char *hf_id;         /* canonical Hugging Face id */
+	const char **aliases;      /* PCRE2 patterns matched against a model value (anchored, caseless) */
+	size_t naliases;
+	struct sl_arch arch;
+	enum sl_task task;         /* default task */
+	uint32_t st_max_seq_len;   /* sentence-transformers max_seq_length, 0 when none */
+	uint64_t official_params;  /* the published count when known (tests compare), else 0 */
+	const char *source;        /* where the config came from */
+};
+
+struct sl_gpu {
+	const char *name;          /* "h100-80gb" */
+	const char *label;         /* "NVIDIA H100 80GB HBM3" */
+	uint64_t bytes;            /* usable memory as torch.cuda.mem_get_info() reports the total */
+	bool bf16;                 /* bf16 supported in hardware */
+	uint32_t cc_major, cc_minor;
+	uint32_t host_cores;       /* unused by the GPU model; 0 */
+};
+
+/*
+ * Fitted constants (rules/calibration.yaml). Each is documented there with
+ * the measurement it was fitted to. The estimator reads nothing else that
+ * is not derived from the architecture.
+ */
+struct sl_calib {
+	uint64_t cuda_context;        /* bytes of CUDA context + lazily loaded kernels */
+	uint64_t cuda_context_legacy; /* pre-lazy-loading context (CUDA < 11.7) */
+	double slack_frac;            /* allocator slack, fraction of activations */
+	uint64_t slack_min;           /* allocator slack floor, bytes */
+	double eager_attn_copies;     /* b·a·s² tensors kept per layer by eager attention (16-bit) */
+	double sdpa_attn_bytes;       /* per b·a·s element kept by SDPA/flash (logsumexp etc.) */
+	double act_extra_frac;        /* fp32 softmax/layernorm share under AMP */
+	double zero3_gather_layers;   /* ZeRO-3 live gathered layers (prefetch) */
+	uint64_t nccl_buffer;         /* per-process NCCL buffers on multi-GPU runs */
+	/* host RAM (seed 001) */
+	uint64_t host_base;           /* base process */
+	uint64_t host_per_worker;     /* per DataLoader worker */
+	double host_load_factor;      /* model loading × factor */
+	double host_overhead_frac;    /* overhead fraction of the total */
+};
+
+struct sl_catalog {
+	struct sl_model *models;
+	size_t nmodels;
+	struct sl_gpu *gpus;
+	size_t ngpus;
+	struct sl_calib calib;
+	void *priv;                /* compiled alias patterns */
+};
+
+/* Settings of one run: every role of DESIGN §3 that the estimator reads. */
+struct sl_settings {
+	enum sl_task task;
+	uint64_t batch_size;       /* per device */
+	uint64_t eval_batch_size;  /* 0: same as batch_size */
+	uint64_t grad_accum;       /* >= 1; does not change the peak */
+	uint64_t seq_len;          /* source / encoder length */
+	uint64_t target_len;       /* decoder length of seq2seq; 0: seq_len */
+	enum sl_dtype dtype;       /* weights as loaded */
+	enum sl_amp amp;
+	bool gradient_checkpointing;
+	enum sl_optim optimizer;
+	uint32_t lora_r;           /* 0: full fine-tune */
+	uint32_t lora_targets;     /* SL_LORA_* bits; 0 with lora_r > 0: the PEFT default (q, v) */
+	enum sl_quant quant;
+	enum sl_attn attn;
+	uint32_t zero_stage;       /* 0..3 */
+	enum sl_offload offload;
+	bool zero3_init;           /* deepspeed.zero.Init used (seed 004) */
+	uint32_t num_gpus;         /* >= 1 */
+	uint32_t num_workers;      /* DataLoader workers per process */
+	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */
+	uint64_t mini_batch_size;  /* GradCache mini batch; 0: none */
+	bool pin_memory;
+};
+
+/* Defaults: bi-encoder/seq-cls per model task, batch 8, seq 512, fp32, AdamW, 1 GPU. */
+void sl_settings_default(struct sl_settings *s);
+
+/* The device memory of one training step at its peak, by term (bytes). */
+struct sl_breakdown {
+	uint64_t cuda_context;
+	uint64_t workspace;       /* cuBLAS/cuBLASLt workspaces */
+	uint64_t weights;         /* incl. fp32 master + half copies, quantized base, adapters */
+	uint64_t gradients;
+	uint64_t optimizer;
+	uint64_t activations;     /* saved for backward, incl. attention */
+	uint64_t attention;       /* the part of activations that is attention's s² or O(s) term */
+	uint64_t logits;          /* logits + loss buffers */
+	uint64_t zero_gather;     /* ZeRO-3 gathered parameters, comm buffers */
+	uint64_t slack;           /* allocator slack */
+	uint64_t total;
+	uint64_t params;          /* all parameters */
+	uint64_t trainable;       /* trainable parameters */
+};
+
+/* Parameter count of an architecture, computed from its shape (base model + task head). */
+uint64_t sl_arch_params(const struct sl_arch *a);
+/* Parameters with the head a task adds (lm head if untied, classifier). */
+uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t);
+/* Parameters of the largest single layer (ZeRO-3 gather). */
+uint64_t sl_arch_largest_layer(const struct sl_arch *a);
+/* Trainable LoRA parameters for rank r on the target bits. */
+uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets);
+
+/* Peak device memory of a training step. Pure; fills *out. */
+void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+		 const struct sl_calib *c, struct sl_breakdown *out);
+
+/* Peak device memory of an evaluation step (eval batch, no backward). */
+void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+		      const struct sl_calib *c, struct sl_breakdown *out);
+
+/* Host RAM estimate per node (seed 001 and seed 004). */
+struct sl_host_breakdown {
+	uint64_t base, workers, loading, pinned, overhead, total;
+};
+void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
+		      struct sl_host_breakdown *out);
+
+/*
+ * Load the embedded catalogs (models, gpus, calibration). Problems in the
+ * data are diagnostics in diags; returns 0 or -SL_ECONFIG.
+ */
+int sl_catalog_load(struct sl_arena *a, struct sl_catalog **out, struct sl_diags *diags);
+
+/* A model by catalog name, HF id or alias pattern; NULL when unknown. */
+const struct sl_model *sl_catalog_find_model(const struct sl_catalog *c, const char *name);
+
+/*
+ * A GPU by catalog name or alias ("h100", "A100-80GB"), or a raw size such
+ * as "24GiB", "24GB", "80G" (a raw size gets a made-up entry in a). NULL
+ * when neither.
+ */
+const struct sl_gpu *sl_catalog_find_gpu(struct sl_arena *a, const struct sl_catalog *c, const char *name);
+
+/*
+ * A model from a local HF directory or config.json (jansson). Problems are
+ * diagnostics (an unknown model_type names the supported ones); returns NULL
+ * then.
+ */
+const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path, struct sl_diags *diags);
+
+/* Names for enums (for messages, JSON and parsing). */
+const char *sl_family_name(enum sl_family f);
+const char *sl_task_name(enum sl_task t);
+int sl_task_parse(const char *s);       /* -1 when unknown */
+const char *sl_dtype_name(enum sl_dtype d);
+const char *sl_amp_name(enum sl_amp a);
+const char *sl_optim_name(enum sl_optim o);
+int sl_optim_parse(const char *s);      /* HF optim names; -1 when unknown */
+const char *sl_attn_name(enum sl_attn a);
+const char *sl_quant_name(enum sl_quant q);
+
+#endif

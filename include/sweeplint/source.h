@@ -1,0 +1,62 @@
+/*
+ * source: the bytes of one input file and the positions in it. A source and
+ * its line table live in the run arena. Spans carry both what people read
+ * (1-based line and column, the column counted in characters) and what edits
+ * need (a byte range into source->bytes); the conversion from libyaml's
+ * character-counting marks happens here and nowhere else.
+ */
+#ifndef SWEEPLINT_SOURCE_H
+#define SWEEPLINT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_arena;
+
+/* A position range. start <= end; both index source->bytes. line/col are 1-based. */
+struct sl_span {
+	uint32_t line;     /* 1-based line of start */
+	uint32_t col;      /* 1-based column of start, in characters */
+	uint32_t end_line; /* 1-based line of end */
+	uint32_t end_col;  /* 1-based column of the character after the span */
+	size_t start;      /* byte offset of the first byte */
+	size_t end;        /* byte offset one past the last byte */
+};
+
+struct sl_source {
+	const char *path;    /* as given on the command line; "-" for stdin ("<stdin>" shown) */
+	const char *display; /* the name printed in diagnostics */
+	const char *bytes;   /* the file's bytes, NUL-terminated (a NUL inside is data) */
+	size_t len;          /* byte count */
+	size_t bom;          /* 3 when the file starts with a UTF-8 BOM, else 0 */
+	bool crlf;           /* the first line break is CRLF */
+	bool ascii;          /* no byte >= 0x80: character index == byte offset */
+	size_t *line_start;  /* byte offset of each line's first byte; [0] == 0 */
+	size_t nlines;       /* entries in line_start (>= 1) */
+	/* cursor for character-index -> byte conversion (marks arrive mostly in order) */
+	size_t cur_char, cur_byte;
+};
+
+/* A source over bytes already in memory (copied into the arena). */
+struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len);
+
+/*
+ * Read a file ("-" reads stdin). On failure returns NULL and sets *err to
+ * an errno value (EISDIR for a directory, EFBIG past max_bytes).
+ */
+struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t max_bytes, int *err);
+
+/* The byte offset of the character with libyaml's 0-based stream index idx (a BOM counts as one). */
+size_t sl_source_char_to_byte(struct sl_source *s, size_t idx);
+
+/* The span of bytes [start, end): line/col computed from the line table. */
+struct sl_span sl_source_span(const struct sl_source *s, size_t start, size_t end);
+
+/* 1-based line and character column of byte offset off. */
+void sl_source_linecol(const struct sl_source *s, size_t off, uint32_t *line, uint32_t *col);
+
+/* The bytes of line n (1-based), without its line break. */
+const char *sl_source_line(const struct sl_source *s, uint32_t n, size_t *len);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * ydoc: a YAML document as a node tree with spans, built from libyaml events.
+ * Every node, string and array lives in the run arena. Aliases point at the
+ * anchored node (shared, as PyYAML shares them); the loader counts what
+ * aliases would expand to and refuses documents past SL_YDOC_MAX_EXPANSION.
+ * Scalars are typed as PyYAML's SafeLoader types them (see scalar.h).
+ */
+#ifndef SWEEPLINT_YDOC_H
+#define SWEEPLINT_YDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweeplint/scalar.h"
+#include "sweeplint/source.h"
+
+struct sl_arena;
+struct sl_diags;
+
+enum sl_node_kind {
+	SL_NODE_SCALAR,
+	SL_NODE_SEQ,
+	SL_NODE_MAP,
+	SL_NODE__COUNT
+};
+
+enum sl_node_style {
+	SL_STYLE_PLAIN,     /* scalars */
+	SL_STYLE_SINGLE,
+	SL_STYLE_DOUBLE,
+	SL_STYLE_LITERAL,
+	SL_STYLE_FOLDED,
+	SL_STYLE_BLOCK,     /* collections */
+	SL_STYLE_FLOW,
+	SL_STYLE__COUNT
+};
+
+struct sl_node;
+
+/* One key: value pair of a mapping, in document order (duplicates kept). */
+struct sl_pair {
+	struct sl_node *key;
+	struct sl_node *value;
+};
+
+/*
+ * A node. span covers the node's text: a scalar's characters (quotes
+ * included), a flow collection's brackets, a block collection from its first
+ * item to the end of its last. For a mapping value, the pair's key span is
+ * on the key node.
+ */
+struct sl_node {
+	enum sl_node_kind kind;
+	enum sl_node_style style;
+	struct sl_span span;
+	const char *tag;      /* explicit tag, resolved ("tag:yaml.org,2002:float"), or NULL */
+	const char *anchor;   /* anchor name or NULL */
+	struct sl_node *parent; /* the first collection that held it, NULL for the root */
+
+	/* scalars */
+	const char *text;     /* the scalar's value after YAML unescaping, NUL-terminated */
+	size_t text_len;      /* bytes in text (may hold NULs) */
+	struct sl_value value; /* PyYAML's typing of the scalar */
+
+	/* sequences: items[0..n); mappings: pairs[0..n) */
+	struct sl_node **items;
+	struct sl_pair *pairs;
+	size_t n;
+
+	uint64_t weight;      /* nodes this subtree expands to, aliases expanded (saturating) */
+};
+
+struct sl_ydoc {
+	struct sl_source *src;
+	struct sl_node *root;  /* NULL when the stream is empty or did not parse */
+	size_t ndocs;          /* documents in the stream (only the first is used) */
+	bool ok;               /* false when a syntax error was reported */
+};
+
+/* Bounds the loader enforces (a finding, never a crash). */
+#define SL_YDOC_MAX_DEPTH 512
+#define SL_YDOC_MAX_EXPANSION 1000000
+
+/*
+ * Parse src. YAML problems (syntax errors, alias bombs, nesting past the
+ * bound, several documents) become diagnostics in diags with rule "syntax";
+ * the returned document is never NULL. Returns the document; doc->ok tells
+ * whether the tree may be used. resolver may be NULL (one is made in a).
+ */
+struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
+			     const struct sl_scalar_resolver *resolver, struct sl_diags *diags);
+
+/*
+ * The value of key in mapping map (the last one when a key repeats, as
+ * PyYAML does; merge keys "<<" are honoured), or NULL. key is compared with
+ * each key scalar's text.
+ */
+struct sl_node *sl_map_get(const struct sl_node *map, const char *key);
+
+/* The pair whose value is key's value (for spans on the key), or NULL. */
+const struct sl_pair *sl_map_pair(const struct sl_node *map, const char *key);
+
+/* True when node is a scalar whose PyYAML type is t. */
+bool sl_node_is(const struct sl_node *node, enum sl_vtype t);
+
+/* A short description of a node's type for messages: "a string", "a list", ... */
+const char *sl_node_describe(const struct sl_node *node);
+
+#endif

@@ -1,0 +1,208 @@
+/* source: file bytes, the line table, and libyaml-mark -> byte/line/column conversion. */
+#include "sweeplint/source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sweeplint/arena.h"
+
+static bool is_cont(unsigned char c)
+{
+	return (c & 0xC0) == 0x80;
+}
+
+static void build_lines(struct sl_arena *a, struct sl_source *s)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < s->len; i++) {
+		if (s->bytes[i] == '\n')
+			n++;
+		else if (s->bytes[i] == '\r' && (i + 1 >= s->len || s->bytes[i + 1] != '\n'))
+			n++;
+	}
+	s->line_start = sl_arena_array(a, n, sizeof *s->line_start);
+	s->nlines = n;
+	size_t k = 1;
+	s->line_start[0] = 0;
+	bool ascii = true;
+	bool seen_break = false;
+	for (size_t i = 0; i < s->len; i++) {
+		unsigned char c = (unsigned char)s->bytes[i];
+		if (c >= 0x80)
+			ascii = false;
+		if (c == '\n') {
+			if (!seen_break) {
+				s->crlf = i > 0 && s->bytes[i - 1] == '\r';
+				seen_break = true;
+			}
+			s->line_start[k++] = i + 1;
+		} else if (c == '\r' && (i + 1 >= s->len || s->bytes[i + 1] != '\n')) {
+			seen_break = true;
+			s->line_start[k++] = i + 1;
+		}
+	}
+	s->ascii = ascii;
+}
+
+struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len)
+{
+	struct sl_source *s = sl_arena_alloc(a, sizeof *s);
+	s->path = sl_arena_strdup(a, path);
+	s->display = strcmp(path, "-") == 0 ? "<stdin>" : s->path;
+	char *copy = sl_arena_alloc(a, len + 1);
+	if (len)
+		memcpy(copy, bytes, len);
+	s->bytes = copy;
+	s->len = len;
+	s->bom = len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+	build_lines(a, s);
+	s->cur_char = 0;
+	s->cur_byte = 0;
+	return s;
+}
+
+struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t max_bytes, int *err)
+{
+	int fd = -1;
+	char *buf = NULL;
+	struct sl_source *s = NULL;
+	size_t len = 0, cap = 0;
+	*err = 0;
+	if (strcmp(path, "-") == 0) {
+		fd = 0;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*err = errno;
+			goto out;
+		}
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			*err = EISDIR;
+			goto out;
+		}
+	}
+	cap = 64 * 1024;
+	buf = malloc(cap);
+	if (!buf)
+		sl_oom();
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max_bytes) {
+				*err = EFBIG;
+				goto out;
+			}
+			cap *= 2;
+			char *n = realloc(buf, cap);
+			if (!n)
+				sl_oom();
+			buf = n;
+		}
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*err = errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > max_bytes) {
+			*err = EFBIG;
+			goto out;
+		}
+	}
+	s = sl_source_from_bytes(a, path, buf, len);
+out:
+	free(buf);
+	if (fd > 0)
+		close(fd);
+	return s;
+}
+
+size_t sl_source_char_to_byte(struct sl_source *s, size_t idx)
+{
+	/* libyaml's index counts a leading BOM as one character, like any other */
+	if (s->ascii) {
+		size_t b = idx;
+		return b > s->len ? s->len : b;
+	}
+	size_t c = s->cur_char, b = s->cur_byte;
+	while (c < idx && b < s->len) {
+		b++;
+		while (b < s->len && is_cont((unsigned char)s->bytes[b]))
+			b++;
+		/* libyaml counts CRLF as two characters, like any other pair of bytes */
+		c++;
+	}
+	while (c > idx && b > 0) {
+		b--;
+		while (b > 0 && is_cont((unsigned char)s->bytes[b]))
+			b--;
+		c--;
+	}
+	s->cur_char = c;
+	s->cur_byte = b;
+	return b;
+}
+
+static size_t line_of(const struct sl_source *s, size_t off)
+{
+	size_t lo = 0, hi = s->nlines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->line_start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void sl_source_linecol(const struct sl_source *s, size_t off, uint32_t *line, uint32_t *col)
+{
+	if (off > s->len)
+		off = s->len;
+	size_t l = line_of(s, off);
+	size_t from = s->line_start[l];
+	if (l == 0 && s->bom && off >= s->bom)
+		from = s->bom;
+	size_t c = 1;
+	for (size_t i = from; i < off; i++)
+		if (!is_cont((unsigned char)s->bytes[i]))
+			c++;
+	*line = (uint32_t)(l + 1 > UINT32_MAX ? UINT32_MAX : l + 1);
+	*col = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
+}
+
+struct sl_span sl_source_span(const struct sl_source *s, size_t start, size_t end)
+{
+	struct sl_span sp;
+	if (end < start)
+		end = start;
+	sp.start = start;
+	sp.end = end;
+	sl_source_linecol(s, start, &sp.line, &sp.col);
+	sl_source_linecol(s, end, &sp.end_line, &sp.end_col);
+	return sp;
+}
+
+const char *sl_source_line(const struct sl_source *s, uint32_t n, size_t *len)
+{
+	if (n == 0 || n > s->nlines) {
+		*len = 0;
+		return s->bytes + s->len;
+	}
+	size_t from = s->line_start[n - 1];
+	size_t to = n < s->nlines ? s->line_start[n] : s->len;
+	while (to > from && (s->bytes[to - 1] == '\n' || s->bytes[to - 1] == '\r'))
+		to--;
+	*len = to - from;
+	return s->bytes + from;
+}

@@ -1,0 +1,35 @@
+/*
+ * cli: the subcommands of the sweeplint executable. Each cmd_* function
+ * parses its own arguments and returns the process exit code (0, 1 or 2);
+ * only main.c exits. Output goes to cli->out / cli->err.
+ */
+#ifndef SWEEPLINT_CLI_H
+#define SWEEPLINT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct sl_cli {
+	FILE *out;          /* stdout */
+	FILE *err;          /* stderr */
+	const char *argv0;  /* "sweeplint" */
+};
+
+/* Exit codes (DESIGN §3). */
+enum {
+	SL_EXIT_OK = 0,      /* no error-level finding */
+	SL_EXIT_FINDINGS = 1, /* at least one error-level finding */
+	SL_EXIT_USAGE = 2,   /* usage, I/O or configuration problem */
+	SL_EXIT_OOM = 70,    /* out of memory / internal error */
+};
+
+int cmd_check(struct sl_cli *cli, int argc, char **argv);
+int cmd_fix(struct sl_cli *cli, int argc, char **argv);
+int cmd_split(struct sl_cli *cli, int argc, char **argv);
+int cmd_estimate(struct sl_cli *cli, int argc, char **argv);
+int cmd_fit(struct sl_cli *cli, int argc, char **argv);
+int cmd_models(struct sl_cli *cli, int argc, char **argv);
+int cmd_gpus(struct sl_cli *cli, int argc, char **argv);
+int cmd_rules(struct sl_cli *cli, int argc, char **argv);
+
+#endif

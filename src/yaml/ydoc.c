@@ -1,0 +1,387 @@
+/* ydoc: libyaml events -> node tree with spans, PyYAML typing, alias and depth bounds. */
+#include "sweeplint/ydoc.h"
+
+#include <string.h>
+#include <yaml.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+
+struct anchor {
+	const char *name;
+	struct sl_node *node;
+	struct anchor *next;
+};
+
+struct frame {
+	struct sl_node *node;
+	size_t cap;
+	struct sl_node *pending_key; /* mappings: the key waiting for its value */
+};
+
+struct loader {
+	struct sl_arena *a;
+	struct sl_source *src;
+	const struct sl_scalar_resolver *res;
+	struct sl_diags *diags;
+	struct frame *stack;
+	size_t depth, stack_cap;
+	struct anchor *anchors;
+	struct sl_node *root;
+	uint64_t total; /* nodes that aliases expand to */
+	bool failed;
+};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static size_t mark_byte(struct loader *L, yaml_mark_t m)
+{
+	return sl_source_char_to_byte(L->src, m.index);
+}
+
+static void fail_at(struct loader *L, size_t off, const char *fmt, const char *arg)
+{
+	if (L->failed)
+		return;
+	L->failed = true;
+	sl_diags_add(L->diags, "syntax", SL_SEV_ERROR, L->src, sl_source_span(L->src, off, off), fmt, arg);
+}
+
+static struct sl_node *new_node(struct loader *L, enum sl_node_kind kind, yaml_mark_t start, yaml_mark_t end,
+				const yaml_char_t *anchor, const yaml_char_t *tag)
+{
+	struct sl_node *n = sl_arena_alloc(L->a, sizeof *n);
+	n->kind = kind;
+	size_t s = mark_byte(L, start), e = mark_byte(L, end);
+	n->span = sl_source_span(L->src, s, e);
+	n->anchor = anchor ? sl_arena_strdup(L->a, (const char *)anchor) : NULL;
+	n->tag = tag ? sl_arena_strdup(L->a, (const char *)tag) : NULL;
+	n->weight = 1;
+	if (anchor) {
+		struct anchor *an = sl_arena_alloc(L->a, sizeof *an);
+		an->name = n->anchor;
+		an->node = n;
+		an->next = L->anchors;
+		L->anchors = an;
+	}
+	return n;
+}
+
+/* Attach a finished (or aliased) node to the collection on top of the stack. */
+static void attach(struct loader *L, struct sl_node *child)
+{
+	if (L->depth == 0) {
+		if (!L->root)
+			L->root = child;
+		return;
+	}
+	struct frame *f = &L->stack[L->depth - 1];
+	struct sl_node *p = f->node;
+	if (!child->parent && child != p)
+		child->parent = p;
+	if (p->kind == SL_NODE_SEQ) {
+		if (p->n == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 4;
+			p->items = sl_arena_grow(L->a, p->items, p->n, cap, sizeof *p->items);
+			f->cap = cap;
+		}
+		p->items[p->n++] = child;
+	} else if (!f->pending_key) {
+		f->pending_key = child;
+	} else {
+		if (p->n == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 4;
+			p->pairs = sl_arena_grow(L->a, p->pairs, p->n, cap, sizeof *p->pairs);
+			f->cap = cap;
+		}
+		p->pairs[p->n].key = f->pending_key;
+		p->pairs[p->n].value = child;
+		p->n++;
+		f->pending_key = NULL;
+	}
+}
+
+static void push(struct loader *L, struct sl_node *n)
+{
+	if (L->depth == L->stack_cap) {
+		size_t cap = L->stack_cap ? L->stack_cap * 2 : 16;
+		L->stack = sl_arena_grow(L->a, L->stack, L->depth, cap, sizeof *L->stack);
+		L->stack_cap = cap;
+	}
+	L->stack[L->depth].node = n;
+	L->stack[L->depth].cap = 0;
+	L->stack[L->depth].pending_key = NULL;
+	L->depth++;
+}
+
+static void pop(struct loader *L, yaml_mark_t end)
+{
+	struct sl_node *n = L->stack[L->depth - 1].node;
+	L->depth--;
+	/* a block collection ends with its last child, not where the next token starts */
+	size_t e;
+	if (n->style == SL_STYLE_FLOW) {
+		e = mark_byte(L, end);
+	} else if (n->kind == SL_NODE_SEQ && n->n) {
+		e = n->items[n->n - 1]->span.end;
+	} else if (n->kind == SL_NODE_MAP && n->n) {
+		e = n->pairs[n->n - 1].value->span.end;
+		if (n->pairs[n->n - 1].key->span.end > e)
+			e = n->pairs[n->n - 1].key->span.end;
+	} else {
+		e = mark_byte(L, end);
+	}
+	if (e < n->span.start)
+		e = n->span.start;
+	n->span = sl_source_span(L->src, n->span.start, e);
+	uint64_t w = 1;
+	if (n->kind == SL_NODE_SEQ)
+		for (size_t i = 0; i < n->n; i++)
+			w = sat_add(w, n->items[i]->weight);
+	else
+		for (size_t i = 0; i < n->n; i++)
+			w = sat_add(sat_add(w, n->pairs[i].key->weight), n->pairs[i].value->weight);
+	n->weight = w;
+	attach(L, n);
+}
+
+static enum sl_node_style scalar_style(yaml_scalar_style_t s)
+{
+	switch (s) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+		return SL_STYLE_SINGLE;
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		return SL_STYLE_DOUBLE;
+	case YAML_LITERAL_SCALAR_STYLE:
+		return SL_STYLE_LITERAL;
+	case YAML_FOLDED_SCALAR_STYLE:
+		return SL_STYLE_FOLDED;
+	default:
+		return SL_STYLE_PLAIN;
+	}
+}
+
+static void parser_error(struct loader *L, yaml_parser_t *p)
+{
+	size_t off;
+	if (p->error == YAML_READER_ERROR) {
+		off = p->problem_offset;
+		if (off > L->src->len)
+			off = L->src->len;
+		const char *what = p->problem ? p->problem : "cannot read the input";
+		if (p->problem_value != -1 && strstr(what, "invalid") == NULL)
+			fail_at(L, off, "syntax error: %s", what);
+		else
+			fail_at(L, off, "syntax error: %s", what);
+		return;
+	}
+	off = mark_byte(L, p->problem_mark);
+	const char *problem = p->problem ? p->problem : "invalid YAML";
+	if (p->context) {
+		char *m = sl_arena_printf(L->a, "%s %s", problem, p->context);
+		fail_at(L, off, "syntax error: %s", m);
+	} else {
+		fail_at(L, off, "syntax error: %s", problem);
+	}
+}
+
+struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
+			      const struct sl_scalar_resolver *resolver, struct sl_diags *diags)
+{
+	struct sl_ydoc *doc = sl_arena_alloc(a, sizeof *doc);
+	doc->src = src;
+	struct loader L = {.a = a, .src = src, .res = resolver, .diags = diags};
+	if (!L.res)
+		L.res = sl_scalar_resolver_new(a);
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	bool have_ev = false;
+	if (!yaml_parser_initialize(&parser))
+		sl_oom();
+	yaml_parser_set_input_string(&parser, (const unsigned char *)src->bytes, src->len);
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	bool done = false;
+	while (!done && !L.failed) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			parser_error(&L, &parser);
+			break;
+		}
+		have_ev = true;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			doc->ndocs++;
+			if (doc->ndocs == 2) {
+				size_t off = mark_byte(&L, ev.start_mark);
+				fail_at(&L, off, "syntax error: %s",
+					"expected a single document in the stream, but found another document");
+			}
+			break;
+		case YAML_SCALAR_EVENT: {
+			struct sl_node *n = new_node(&L, SL_NODE_SCALAR, ev.start_mark, ev.end_mark,
+						     ev.data.scalar.anchor, ev.data.scalar.tag);
+			n->style = scalar_style(ev.data.scalar.style);
+			n->text = sl_arena_strndup(a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
+			n->text_len = ev.data.scalar.length;
+			bool plain = ev.data.scalar.plain_implicit && n->style == SL_STYLE_PLAIN;
+			const char *tag = n->tag;
+			if (tag && strcmp(tag, "!") == 0) {
+				tag = "tag:yaml.org,2002:str";
+				plain = false;
+			}
+			n->value = sl_scalar_resolve(L.res, n->text, n->text_len, plain, tag, NULL);
+			attach(&L, n);
+			break;
+		}
+		case YAML_ALIAS_EVENT: {
+			const char *name = (const char *)ev.data.alias.anchor;
+			struct anchor *an = L.anchors;
+			while (an && strcmp(an->name, name) != 0)
+				an = an->next;
+			size_t off = mark_byte(&L, ev.start_mark);
+			if (!an) {
+				fail_at(&L, off, "syntax error: found undefined alias %s", name);
+				break;
+			}
+			/* an alias to a collection still open is a recursive structure */
+			for (size_t i = 0; i < L.depth; i++)
+				if (L.stack[i].node == an->node) {
+					fail_at(&L, off, "syntax error: alias %s refers to a node that contains it",
+						name);
+					break;
+				}
+			/* what aliases expand to is bounded: consumers walk the tree as if expanded */
+			L.total = sat_add(L.total, an->node->weight);
+			if (!L.failed && L.total > SL_YDOC_MAX_EXPANSION)
+				fail_at(&L, off, "syntax error: aliases expand to more than %s nodes (an alias bomb?)",
+					"1000000");
+			if (!L.failed)
+				attach(&L, an->node);
+			break;
+		}
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT: {
+			bool seq = ev.type == YAML_SEQUENCE_START_EVENT;
+			if (L.depth >= SL_YDOC_MAX_DEPTH) {
+				fail_at(&L, mark_byte(&L, ev.start_mark),
+					"syntax error: nesting deeper than %s levels", "512");
+				break;
+			}
+			struct sl_node *n = new_node(&L, seq ? SL_NODE_SEQ : SL_NODE_MAP, ev.start_mark,
+						     ev.end_mark, seq ? ev.data.sequence_start.anchor
+								      : ev.data.mapping_start.anchor,
+						     seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag);
+			bool flow = seq ? ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+					: ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+			n->style = flow ? SL_STYLE_FLOW : SL_STYLE_BLOCK;
+			push(&L, n);
+			break;
+		}
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (L.depth)
+				pop(&L, ev.end_mark);
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+		have_ev = false;
+	}
+	if (have_ev)
+		yaml_event_delete(&ev);
+	yaml_parser_delete(&parser);
+	doc->ok = !L.failed;
+	doc->root = L.failed ? NULL : L.root;
+	return doc;
+}
+
+static struct sl_node *map_get_rec(const struct sl_node *map, const char *key, size_t klen, int depth)
+{
+	if (!map || map->kind != SL_NODE_MAP || depth > 32)
+		return NULL;
+	for (size_t i = map->n; i-- > 0;) {
+		const struct sl_node *k = map->pairs[i].key;
+		if (k->kind == SL_NODE_SCALAR && k->text_len == klen && memcmp(k->text, key, klen) == 0 &&
+		    !(k->style == SL_STYLE_PLAIN && klen == 2 && memcmp(key, "<<", 2) == 0))
+			return map->pairs[i].value;
+	}
+	/* merge keys: explicit keys win; among merged maps, the first listed wins */
+	for (size_t i = 0; i < map->n; i++) {
+		const struct sl_node *k = map->pairs[i].key;
+		if (k->kind != SL_NODE_SCALAR || k->style != SL_STYLE_PLAIN || strcmp(k->text, "<<") != 0)
+			continue;
+		const struct sl_node *v = map->pairs[i].value;
+		if (v->kind == SL_NODE_MAP) {
+			struct sl_node *r = map_get_rec(v, key, klen, depth + 1);
+			if (r)
+				return r;
+		} else if (v->kind == SL_NODE_SEQ) {
+			for (size_t j = 0; j < v->n; j++) {
+				struct sl_node *r = map_get_rec(v->items[j], key, klen, depth + 1);
+				if (r)
+					return r;
+			}
+		}
+	}
+	return NULL;
+}
+
+struct sl_node *sl_map_get(const struct sl_node *map, const char *key)
+{
+	return map_get_rec(map, key, strlen(key), 0);
+}
+
+const struct sl_pair *sl_map_pair(const struct sl_node *map, const char *key)
+{
+	if (!map || map->kind != SL_NODE_MAP)
+		return NULL;
+	const struct sl_node *v = sl_map_get(map, key);
+	if (!v)
+		return NULL;
+	for (size_t i = map->n; i-- > 0;)
+		if (map->pairs[i].value == v && map->pairs[i].key->kind == SL_NODE_SCALAR &&
+		    strcmp(map->pairs[i].key->text, key) == 0)
+			return &map->pairs[i];
+	return NULL;
+}
+
+bool sl_node_is(const struct sl_node *node, enum sl_vtype t)
+{
+	return node && node->kind == SL_NODE_SCALAR && node->value.type == t;
+}
+
+const char *sl_node_describe(const struct sl_node *node)
+{
+	if (!node)
+		return "nothing";
+	switch (node->kind) {
+	case SL_NODE_SEQ:
+		return "a list";
+	case SL_NODE_MAP:
+		return "a mapping";
+	default:
+		break;
+	}
+	switch (node->value.type) {
+	case SL_V_NULL:
+		return "null";
+	case SL_V_BOOL:
+		return "a boolean";
+	case SL_V_INT:
+		return "an integer";
+	case SL_V_FLOAT:
+		return "a float";
+	case SL_V_TIMESTAMP:
+		return "a timestamp";
+	case SL_V_BINARY:
+		return "binary data";
+	default:
+		return "a string";
+	}
+}
