@@ -1,0 +1,121 @@
+/*
+ * roles: which sweep and trainer-config keys the memory model reads. Keys
+ * map to roles (DESIGN §3) through PCRE2 patterns from rules/keys.yaml,
+ * extended and overridden per project (.sweeplint.yaml); values are parsed
+ * into role values that sl_settings_apply() folds into a run's settings.
+ * The key map, its compiled patterns and parsed strings live in the run
+ * arena (PCRE2 codes are registered for teardown).
+ */
+#ifndef SWEEPLINT_ROLES_H
+#define SWEEPLINT_ROLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweeplint/memory.h"
+#include "sweeplint/scalar.h"
+
+struct sl_arena;
+struct sl_diags;
+struct sl_node;
+struct sl_source;
+
+enum sl_role {
+	SL_ROLE_MODEL,
+	SL_ROLE_TASK,
+	SL_ROLE_BATCH_SIZE,
+	SL_ROLE_EVAL_BATCH_SIZE,
+	SL_ROLE_GRAD_ACCUM,
+	SL_ROLE_SEQ_LEN,
+	SL_ROLE_TARGET_LEN,
+	SL_ROLE_DTYPE,
+	SL_ROLE_AMP,
+	SL_ROLE_GRADIENT_CHECKPOINTING,
+	SL_ROLE_OPTIMIZER,
+	SL_ROLE_LORA_R,
+	SL_ROLE_LORA_TARGETS,
+	SL_ROLE_QUANT,
+	SL_ROLE_ATTN,
+	SL_ROLE_ZERO_STAGE,
+	SL_ROLE_OFFLOAD,
+	SL_ROLE_NUM_GPUS,
+	SL_ROLE_NUM_WORKERS,
+	SL_ROLE_TEXTS_PER_EXAMPLE,
+	SL_ROLE_MINI_BATCH_SIZE,
+	SL_ROLE_ZERO3_INIT,
+	SL_ROLE_PIN_MEMORY,
+	SL_ROLE_DEEPSPEED,        /* a path to a DeepSpeed JSON config (overlaid by trainer.c) */
+	SL_ROLE__COUNT
+};
+
+/* "batch_size", ...; sl_role_parse returns -1 for an unknown name. */
+const char *sl_role_name(enum sl_role r);
+int sl_role_parse(const char *name);
+
+/* One key rule: a pattern, its role, and how its values translate. */
+struct sl_key_rule {
+	const char *pattern;      /* PCRE2, matched against the full dotted key */
+	enum sl_role role;
+	const char *if_true;      /* role value text when the key's value is true (e.g. fp16: true -> "fp16") */
+	const char *if_false;     /* ... when false ("off"); NULL: booleans are taken as they are */
+	int add;                  /* added to an integer value (num_negatives: 3 -> texts_per_example 5) */
+	const char *origin;       /* "rules/keys.yaml" or the project config path */
+	void *code;               /* compiled pattern (pcre2_code *) */
+};
+
+struct sl_keymap {
+	struct sl_key_rule *rules; /* in priority order: project rules first */
+	size_t n, cap;
+	void *match_data;          /* pcre2_match_data * shared by matches */
+};
+
+/*
+ * The built-in key map from the embedded rules/keys.yaml. Problems are
+ * diagnostics in diags (with positions in keys.yaml); returns NULL then.
+ */
+struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags);
+
+/*
+ * Add a rule ahead of the built-in ones (project overrides). On a bad
+ * pattern returns -SL_ECONFIG and sets *why (PCRE2's message and offset).
+ */
+int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *pattern, enum sl_role role,
+		      const char *if_true, const char *if_false, const char *origin, const char **why);
+
+/* The first rule whose pattern matches key[0..len), or NULL (not memory-relevant). */
+const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len);
+
+/* A parsed role value. */
+struct sl_role_value {
+	enum sl_role role;
+	uint64_t u;           /* counts and sizes; booleans as 0/1; enums as their value */
+	const char *s;        /* model names and paths (arena) */
+	bool is_auto;         /* amp/dtype "auto": decided by the GPU (bf16 when supported) */
+	bool negates;         /* a boolean key set false (fp16: false): clears only its own value */
+	uint64_t negated;     /* with negates: the value it clears (amp fp16) */
+};
+
+/*
+ * Parse a value for role r from a YAML scalar (text + PyYAML typing) or, for
+ * lora_targets, a sequence. rule may be NULL (a --set or estimate argument).
+ * On failure returns -SL_EPARSE and sets *why to a message such as
+ * "batch_size must be a positive integer, not \"abc\"".
+ */
+int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
+			    const char *text, const struct sl_value *typed, struct sl_role_value *out,
+			    const char **why);
+int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
+			    const struct sl_node *node, struct sl_role_value *out, const char **why);
+
+/*
+ * Fold v into settings. amp/dtype "auto" resolve against gpu_bf16 (bf16 when
+ * the GPU supports it, else fp16). Model, deepspeed and task-by-model are not
+ * settings fields: the caller handles SL_ROLE_MODEL and SL_ROLE_DEEPSPEED.
+ */
+void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16);
+
+/* LoRA target names (q_proj, query, wi, all-linear, ...) to SL_LORA_* bits; 0 when none known. */
+uint32_t sl_lora_targets_parse(const char *list);
+
+#endif

@@ -1,0 +1,699 @@
+/* roles: key -> role mapping (rules/keys.yaml via libcyaml, PCRE2) and role value parsing. */
+#include "sweeplint/roles.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <cyaml/cyaml.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/data.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/ydoc.h"
+
+static const char *const role_names[SL_ROLE__COUNT] = {
+	[SL_ROLE_MODEL] = "model",
+	[SL_ROLE_TASK] = "task",
+	[SL_ROLE_BATCH_SIZE] = "batch_size",
+	[SL_ROLE_EVAL_BATCH_SIZE] = "eval_batch_size",
+	[SL_ROLE_GRAD_ACCUM] = "grad_accum",
+	[SL_ROLE_SEQ_LEN] = "seq_len",
+	[SL_ROLE_TARGET_LEN] = "target_len",
+	[SL_ROLE_DTYPE] = "dtype",
+	[SL_ROLE_AMP] = "amp",
+	[SL_ROLE_GRADIENT_CHECKPOINTING] = "gradient_checkpointing",
+	[SL_ROLE_OPTIMIZER] = "optimizer",
+	[SL_ROLE_LORA_R] = "lora_r",
+	[SL_ROLE_LORA_TARGETS] = "lora_targets",
+	[SL_ROLE_QUANT] = "quant",
+	[SL_ROLE_ATTN] = "attn",
+	[SL_ROLE_ZERO_STAGE] = "zero_stage",
+	[SL_ROLE_OFFLOAD] = "offload",
+	[SL_ROLE_NUM_GPUS] = "num_gpus",
+	[SL_ROLE_NUM_WORKERS] = "num_workers",
+	[SL_ROLE_TEXTS_PER_EXAMPLE] = "texts_per_example",
+	[SL_ROLE_MINI_BATCH_SIZE] = "mini_batch_size",
+	[SL_ROLE_ZERO3_INIT] = "zero3_init",
+	[SL_ROLE_PIN_MEMORY] = "pin_memory",
+	[SL_ROLE_DEEPSPEED] = "deepspeed",
+};
+
+const char *sl_role_name(enum sl_role r)
+{
+	return (unsigned)r < SL_ROLE__COUNT ? role_names[r] : "?";
+}
+
+int sl_role_parse(const char *name)
+{
+	for (int i = 0; i < SL_ROLE__COUNT; i++)
+		if (strcmp(name, role_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- rules/keys.yaml ------------------------------------------------------------------ */
+
+struct key_entry {
+	char *role;
+	char **patterns;
+	unsigned patterns_count;
+	char *if_true;
+	char *if_false;
+	int add;
+};
+
+struct key_file {
+	struct key_entry *keys;
+	unsigned keys_count;
+};
+
+static const cyaml_schema_value_t string_ptr_schema = {
+	CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 0, CYAML_UNLIMITED),
+};
+
+static const cyaml_schema_field_t entry_fields[] = {
+	CYAML_FIELD_STRING_PTR("role", CYAML_FLAG_POINTER, struct key_entry, role, 1, 64),
+	CYAML_FIELD_SEQUENCE("patterns", CYAML_FLAG_POINTER, struct key_entry, patterns, &string_ptr_schema, 1,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_STRING_PTR("if_true", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct key_entry, if_true, 0,
+			       64),
+	CYAML_FIELD_STRING_PTR("if_false", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct key_entry, if_false,
+			       0, 64),
+	CYAML_FIELD_INT("add", CYAML_FLAG_OPTIONAL, struct key_entry, add),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_value_t entry_schema = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct key_entry, entry_fields),
+};
+
+static const cyaml_schema_field_t file_fields[] = {
+	CYAML_FIELD_SEQUENCE("keys", CYAML_FLAG_POINTER, struct key_file, keys, &entry_schema, 1, CYAML_UNLIMITED),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_value_t file_schema = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct key_file, file_fields),
+};
+
+struct cyaml_log_ctx {
+	struct sl_arena *a;
+	struct sl_buf msg;
+};
+
+static void cyaml_log_to_buf(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
+{
+	struct cyaml_log_ctx *c = ctx;
+	if (level < CYAML_LOG_ERROR)
+		return;
+	sl_buf_vaddf(&c->msg, fmt, args);
+}
+
+struct cyaml_free_ctx {
+	const cyaml_config_t *cfg;
+	void *data;
+};
+
+static const cyaml_config_t cyaml_cfg_base = {
+	.log_level = CYAML_LOG_ERROR,
+	.mem_fn = cyaml_mem,
+	.flags = CYAML_CFG_DEFAULT,
+};
+
+static void free_key_file(void *p)
+{
+	cyaml_free(&cyaml_cfg_base, &file_schema, p, 0);
+}
+
+static void free_code(void *p)
+{
+	pcre2_code_free(p);
+}
+
+static void free_match_data(void *p)
+{
+	pcre2_match_data_free(p);
+}
+
+static int compile_rule(struct sl_arena *a, struct sl_key_rule *r, const char **why)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode,
+					 &erroff, NULL);
+	if (!code) {
+		PCRE2_UCHAR buf[256];
+		pcre2_get_error_message(errcode, buf, sizeof buf);
+		if (why)
+			*why = sl_arena_printf(a, "bad key pattern \"%s\" at offset %zu: %s", r->pattern,
+					       (size_t)erroff, (const char *)buf);
+		return -SL_ECONFIG;
+	}
+	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	sl_arena_defer(a, free_code, code);
+	r->code = code;
+	return 0;
+}
+
+static void keymap_reserve(struct sl_arena *a, struct sl_keymap *km, size_t more)
+{
+	if (km->n + more <= km->cap)
+		return;
+	size_t cap = km->cap ? km->cap * 2 : 64;
+	while (cap < km->n + more)
+		cap *= 2;
+	km->rules = sl_arena_grow(a, km->rules, km->n, cap, sizeof *km->rules);
+	km->cap = cap;
+}
+
+struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
+{
+	const struct sl_blob *blob = sl_data_get("keys.yaml");
+	struct sl_source *src = sl_source_from_bytes(a, "rules/keys.yaml", blob ? blob->bytes : "", blob ? blob->len : 0);
+	struct cyaml_log_ctx lc = {.a = a};
+	sl_buf_init(&lc.msg, a);
+	cyaml_config_t cfg = cyaml_cfg_base;
+	cfg.log_fn = cyaml_log_to_buf;
+	cfg.log_ctx = &lc;
+	struct key_file *kf = NULL;
+	cyaml_err_t err = cyaml_load_data((const uint8_t *)src->bytes, src->len, &cfg, &file_schema,
+					  (cyaml_data_t **)&kf, NULL);
+	if (err != CYAML_OK) {
+		sl_diags_add(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0),
+			     "cannot load the key map: %s%s%s", cyaml_strerror(err), lc.msg.len ? ": " : "",
+			     lc.msg.buf);
+		return NULL;
+	}
+	sl_arena_defer(a, free_key_file, kf);
+	struct sl_keymap *km = sl_arena_alloc(a, sizeof *km);
+	for (unsigned i = 0; i < kf->keys_count; i++) {
+		const struct key_entry *e = &kf->keys[i];
+		int role = sl_role_parse(e->role);
+		if (role < 0) {
+			sl_diags_add(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0),
+				     "unknown role \"%s\" in the key map", e->role);
+			return NULL;
+		}
+		keymap_reserve(a, km, e->patterns_count);
+		for (unsigned j = 0; j < e->patterns_count; j++) {
+			struct sl_key_rule *r = &km->rules[km->n];
+			r->pattern = sl_arena_strdup(a, e->patterns[j]);
+			r->role = (enum sl_role)role;
+			r->if_true = e->if_true ? sl_arena_strdup(a, e->if_true) : NULL;
+			r->if_false = e->if_false ? sl_arena_strdup(a, e->if_false) : NULL;
+			r->add = e->add;
+			r->origin = "rules/keys.yaml";
+			const char *why = NULL;
+			if (compile_rule(a, r, &why) < 0) {
+				sl_diags_add(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), "%s",
+					     why);
+				return NULL;
+			}
+			km->n++;
+		}
+	}
+	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+	if (!md)
+		sl_oom();
+	sl_arena_defer(a, free_match_data, md);
+	km->match_data = md;
+	return km;
+}
+
+int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *pattern, enum sl_role role,
+		      const char *if_true, const char *if_false, const char *origin, const char **why)
+{
+	struct sl_key_rule r = {
+		.pattern = sl_arena_strdup(a, pattern),
+		.role = role,
+		.if_true = if_true ? sl_arena_strdup(a, if_true) : NULL,
+		.if_false = if_false ? sl_arena_strdup(a, if_false) : NULL,
+		.origin = origin ? sl_arena_strdup(a, origin) : "project",
+	};
+	int rc = compile_rule(a, &r, why);
+	if (rc < 0)
+		return rc;
+	keymap_reserve(a, km, 1);
+	memmove(km->rules + 1, km->rules, km->n * sizeof *km->rules);
+	km->rules[0] = r;
+	km->n++;
+	return 0;
+}
+
+const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len)
+{
+	if (!km)
+		return NULL;
+	for (size_t i = 0; i < km->n; i++) {
+		int rc = pcre2_match(km->rules[i].code, (PCRE2_SPTR)key, len, 0, 0, km->match_data, NULL);
+		if (rc >= 0)
+			return &km->rules[i];
+	}
+	return NULL;
+}
+
+/* ---- values --------------------------------------------------------------------------- */
+
+struct name_map {
+	const char *name;
+	int value;
+};
+
+static const struct name_map amp_names[] = {
+	{"off", SL_AMP_OFF}, {"no", SL_AMP_OFF}, {"none", SL_AMP_OFF}, {"false", SL_AMP_OFF},
+	{"fp32", SL_AMP_OFF}, {"float32", SL_AMP_OFF}, {"32", SL_AMP_OFF}, {"32-true", SL_AMP_OFF},
+	{"fp16", SL_AMP_FP16}, {"float16", SL_AMP_FP16}, {"half", SL_AMP_FP16}, {"16", SL_AMP_FP16},
+	{"16-mixed", SL_AMP_FP16}, {"bf16", SL_AMP_BF16}, {"bfloat16", SL_AMP_BF16}, {"bf16-mixed", SL_AMP_BF16},
+	{NULL, 0},
+};
+
+static const struct name_map dtype_names[] = {
+	{"fp32", SL_DTYPE_FP32}, {"float32", SL_DTYPE_FP32}, {"float", SL_DTYPE_FP32}, {"32", SL_DTYPE_FP32},
+	{"torch.float32", SL_DTYPE_FP32}, {"bf16", SL_DTYPE_BF16}, {"bfloat16", SL_DTYPE_BF16},
+	{"torch.bfloat16", SL_DTYPE_BF16}, {"bf16-true", SL_DTYPE_BF16}, {"fp16", SL_DTYPE_FP16},
+	{"float16", SL_DTYPE_FP16}, {"half", SL_DTYPE_FP16}, {"torch.float16", SL_DTYPE_FP16},
+	{"16-true", SL_DTYPE_FP16}, {NULL, 0},
+};
+
+static const struct name_map quant_names[] = {
+	{"none", SL_QUANT_NONE}, {"no", SL_QUANT_NONE}, {"off", SL_QUANT_NONE}, {"false", SL_QUANT_NONE},
+	{"16", SL_QUANT_NONE}, {"int8", SL_QUANT_INT8}, {"8", SL_QUANT_INT8}, {"8bit", SL_QUANT_INT8},
+	{"llm.int8", SL_QUANT_INT8}, {"nf4", SL_QUANT_NF4}, {"fp4", SL_QUANT_NF4}, {"4", SL_QUANT_NF4},
+	{"4bit", SL_QUANT_NF4}, {"int4", SL_QUANT_NF4}, {"qlora", SL_QUANT_NF4}, {NULL, 0},
+};
+
+static const struct name_map attn_names[] = {
+	{"default", SL_ATTN_DEFAULT}, {"auto", SL_ATTN_DEFAULT}, {"eager", SL_ATTN_EAGER},
+	{"sdpa", SL_ATTN_SDPA}, {"flash", SL_ATTN_FLASH}, {"flash_attention_2", SL_ATTN_FLASH},
+	{"flash_attention_3", SL_ATTN_FLASH}, {"flash_attn", SL_ATTN_FLASH}, {"flash-attn", SL_ATTN_FLASH},
+	{"kernels-community/flash-attn", SL_ATTN_FLASH}, {NULL, 0},
+};
+
+static const struct name_map offload_names[] = {
+	{"none", SL_OFFLOAD_NONE}, {"no", SL_OFFLOAD_NONE}, {"off", SL_OFFLOAD_NONE},
+	{"optimizer", SL_OFFLOAD_OPTIMIZER}, {"all", SL_OFFLOAD_ALL}, {"param", SL_OFFLOAD_ALL},
+	{"params", SL_OFFLOAD_ALL}, {NULL, 0},
+};
+
+static int lookup(const struct name_map *m, const char *s)
+{
+	for (; m->name; m++)
+		if (strcasecmp(m->name, s) == 0)
+			return m->value;
+	return -1;
+}
+
+/* true/false of a boolean-like value; -1 when it is neither */
+static int truthy(const char *text, const struct sl_value *v)
+{
+	if (v) {
+		switch (v->type) {
+		case SL_V_BOOL:
+			return v->b;
+		case SL_V_INT:
+			return v->big || v->i != 0;
+		case SL_V_FLOAT:
+			return v->f != 0;
+		case SL_V_NULL:
+			return 0;
+		default:
+			break;
+		}
+	}
+	static const char *const yes[] = {"true", "yes", "on", "y", "1", "cpu", "nvme", "unsloth", "enable",
+					  "enabled", NULL};
+	static const char *const no[] = {"false", "no", "off", "n", "0", "none", "", "disable", "disabled", NULL};
+	for (int i = 0; yes[i]; i++)
+		if (strcasecmp(text, yes[i]) == 0)
+			return 1;
+	for (int i = 0; no[i]; i++)
+		if (strcasecmp(text, no[i]) == 0)
+			return 0;
+	return -1;
+}
+
+/* a positive integer from an int, an integral float, or a string of digits */
+static int positive_int(const char *text, const struct sl_value *v, uint64_t max, uint64_t *out)
+{
+	if (v && v->type == SL_V_INT && !v->big) {
+		if (v->i <= 0 || (uint64_t)v->i > max)
+			return -1;
+		*out = (uint64_t)v->i;
+		return 0;
+	}
+	if (v && v->type == SL_V_FLOAT) {
+		if (!(v->f >= 1) || v->f > (double)max || floor(v->f) != v->f)
+			return -1;
+		*out = (uint64_t)v->f;
+		return 0;
+	}
+	if (v && v->type != SL_V_STR)
+		return -1;
+	if (!text || !*text || strlen(text) > 19)
+		return -1;
+	for (const char *p = text; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return -1;
+	errno = 0;
+	unsigned long long n = strtoull(text, NULL, 10);
+	if (errno || n == 0 || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* the value text for messages */
+static const char *show(struct sl_arena *a, const char *text)
+{
+	if (!text)
+		return "null";
+	if (strlen(text) > 40)
+		return sl_arena_printf(a, "\"%.37s...\"", text);
+	return sl_arena_printf(a, "\"%s\"", text);
+}
+
+#define MAX_COUNT ((uint64_t)1 << 40) /* batch sizes, lengths: past this nothing is physical */
+
+int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
+			    const char *text, const struct sl_value *typed, struct sl_role_value *out,
+			    const char **why)
+{
+	memset(out, 0, sizeof *out);
+	out->role = r;
+	if (!text)
+		text = "";
+	const char *t = text;
+	/* boolean-like keys: fp16: true means amp=fp16 */
+	if (rule && (rule->if_true || rule->if_false)) {
+		if (strcasecmp(text, "auto") == 0 && (r == SL_ROLE_AMP || r == SL_ROLE_DTYPE)) {
+			t = rule->if_true ? rule->if_true : "auto";
+		} else {
+			int b = truthy(text, typed);
+			if (b < 0 && r != SL_ROLE_QUANT && r != SL_ROLE_ATTN && r != SL_ROLE_AMP)
+				goto bad;
+			if (b == 1 && rule->if_true)
+				t = rule->if_true;
+			else if (b == 0 && rule->if_false) {
+				t = rule->if_false;
+				/* "fp16: false" only turns fp16 off; it says nothing about bf16 */
+				struct sl_role_value pos;
+				if (rule->if_true && strcasecmp(rule->if_true, "auto") != 0 &&
+				    sl_role_value_from_text(a, r, NULL, rule->if_true, NULL, &pos, NULL) == 0) {
+					out->negates = true;
+					out->negated = pos.u;
+				}
+			}
+		}
+	}
+	switch (r) {
+	case SL_ROLE_MODEL:
+	case SL_ROLE_DEEPSPEED:
+		if (typed && typed->type != SL_V_STR)
+			goto bad;
+		if (!*t)
+			goto bad;
+		out->s = sl_arena_strdup(a, t);
+		return 0;
+	case SL_ROLE_TASK: {
+		int k = sl_task_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_BATCH_SIZE:
+	case SL_ROLE_EVAL_BATCH_SIZE:
+	case SL_ROLE_GRAD_ACCUM:
+	case SL_ROLE_SEQ_LEN:
+	case SL_ROLE_TARGET_LEN:
+	case SL_ROLE_LORA_R:
+	case SL_ROLE_NUM_GPUS:
+	case SL_ROLE_MINI_BATCH_SIZE:
+	case SL_ROLE_TEXTS_PER_EXAMPLE: {
+		uint64_t n;
+		if (positive_int(t, t == text ? typed : NULL, MAX_COUNT, &n) < 0)
+			goto bad;
+		if (rule && rule->add > 0)
+			n += (uint64_t)rule->add;
+		out->u = n;
+		return 0;
+	}
+	case SL_ROLE_NUM_WORKERS:
+	case SL_ROLE_ZERO_STAGE: {
+		if (typed && typed->type == SL_V_INT && !typed->big && typed->i == 0 && t == text) {
+			out->u = 0;
+			return 0;
+		}
+		uint64_t n;
+		if (strcmp(t, "0") == 0) {
+			out->u = 0;
+			return 0;
+		}
+		if (positive_int(t, t == text ? typed : NULL, r == SL_ROLE_ZERO_STAGE ? 3 : 4096, &n) < 0)
+			goto bad;
+		out->u = n;
+		return 0;
+	}
+	case SL_ROLE_GRADIENT_CHECKPOINTING:
+	case SL_ROLE_ZERO3_INIT:
+	case SL_ROLE_PIN_MEMORY: {
+		int b = truthy(t, t == text ? typed : NULL);
+		if (b < 0)
+			goto bad;
+		out->u = (uint64_t)b;
+		return 0;
+	}
+	case SL_ROLE_AMP: {
+		if (strcasecmp(t, "auto") == 0 || (t == text && truthy(t, typed) == 1 && lookup(amp_names, t) < 0)) {
+			out->is_auto = true;
+			out->u = SL_AMP_BF16;
+			return 0;
+		}
+		int k = lookup(amp_names, t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_DTYPE: {
+		if (strcasecmp(t, "auto") == 0) {
+			out->is_auto = true;
+			out->u = SL_DTYPE_BF16;
+			return 0;
+		}
+		int k = lookup(dtype_names, t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_OPTIMIZER: {
+		int k = sl_optim_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_LORA_TARGETS: {
+		uint32_t bits = sl_lora_targets_parse(t);
+		if (!bits)
+			goto bad;
+		out->u = bits;
+		return 0;
+	}
+	case SL_ROLE_QUANT: {
+		int k = lookup(quant_names, t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_ATTN: {
+		int k = lookup(attn_names, t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_OFFLOAD: {
+		int k = lookup(offload_names, t);
+		if (k < 0) {
+			/* offload devices: cpu / nvme move the states off the GPU */
+			int b = truthy(t, NULL);
+			if (b < 0)
+				goto bad;
+			k = b ? SL_OFFLOAD_OPTIMIZER : SL_OFFLOAD_NONE;
+		}
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	default:
+		break;
+	}
+bad:
+	if (why)
+		*why = sl_arena_printf(a, "%s %s is not a value sweeplint understands for role %s", r == SL_ROLE_MODEL ? "model" : "value",
+				       show(a, text), sl_role_name(r));
+	return -SL_EPARSE;
+}
+
+int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
+			    const struct sl_node *node, struct sl_role_value *out, const char **why)
+{
+	if (node && node->kind == SL_NODE_SEQ && r == SL_ROLE_LORA_TARGETS) {
+		struct sl_buf b;
+		sl_buf_init(&b, a);
+		for (size_t i = 0; i < node->n; i++) {
+			if (node->items[i]->kind != SL_NODE_SCALAR)
+				continue;
+			if (b.len)
+				sl_buf_addc(&b, ',');
+			sl_buf_adds(&b, node->items[i]->text);
+		}
+		return sl_role_value_from_text(a, r, rule, b.buf, NULL, out, why);
+	}
+	if (!node || node->kind != SL_NODE_SCALAR) {
+		memset(out, 0, sizeof *out);
+		out->role = r;
+		if (why)
+			*why = sl_arena_printf(a, "role %s needs a single value, not %s", sl_role_name(r),
+					       sl_node_describe(node));
+		return -SL_EPARSE;
+	}
+	return sl_role_value_from_text(a, r, rule, node->text, &node->value, out, why);
+}
+
+void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16)
+{
+	uint64_t u = v->u;
+	switch (v->role) {
+	case SL_ROLE_TASK:
+		s->task = (enum sl_task)u;
+		break;
+	case SL_ROLE_BATCH_SIZE:
+		s->batch_size = u;
+		break;
+	case SL_ROLE_EVAL_BATCH_SIZE:
+		s->eval_batch_size = u;
+		break;
+	case SL_ROLE_GRAD_ACCUM:
+		s->grad_accum = u;
+		break;
+	case SL_ROLE_SEQ_LEN:
+		s->seq_len = u;
+		break;
+	case SL_ROLE_TARGET_LEN:
+		s->target_len = u;
+		break;
+	case SL_ROLE_DTYPE:
+		s->dtype = v->is_auto ? (gpu_bf16 ? SL_DTYPE_BF16 : SL_DTYPE_FP16) : (enum sl_dtype)u;
+		break;
+	case SL_ROLE_AMP:
+		if (v->negates) {
+			/* fp16: false turns fp16 off, leaves bf16 alone */
+			if (s->amp == (enum sl_amp)v->negated)
+				s->amp = (enum sl_amp)u;
+			break;
+		}
+		s->amp = v->is_auto ? (gpu_bf16 ? SL_AMP_BF16 : SL_AMP_FP16) : (enum sl_amp)u;
+		break;
+	case SL_ROLE_GRADIENT_CHECKPOINTING:
+		s->gradient_checkpointing = u != 0;
+		break;
+	case SL_ROLE_OPTIMIZER:
+		s->optimizer = (enum sl_optim)u;
+		break;
+	case SL_ROLE_LORA_R:
+		s->lora_r = (uint32_t)u;
+		break;
+	case SL_ROLE_LORA_TARGETS:
+		s->lora_targets = (uint32_t)u;
+		break;
+	case SL_ROLE_QUANT:
+		if (!v->negates || s->quant == (enum sl_quant)v->negated)
+			s->quant = (enum sl_quant)u;
+		break;
+	case SL_ROLE_ATTN:
+		if (!v->negates || s->attn == (enum sl_attn)v->negated)
+			s->attn = (enum sl_attn)u;
+		break;
+	case SL_ROLE_ZERO_STAGE:
+		s->zero_stage = (uint32_t)u;
+		break;
+	case SL_ROLE_OFFLOAD:
+		if (v->negates) {
+			if (s->offload == (enum sl_offload)v->negated)
+				s->offload = (enum sl_offload)u;
+			break;
+		}
+		if ((enum sl_offload)u > s->offload || u == SL_OFFLOAD_NONE)
+			s->offload = (enum sl_offload)u;
+		break;
+	case SL_ROLE_NUM_GPUS:
+		s->num_gpus = (uint32_t)u;
+		break;
+	case SL_ROLE_NUM_WORKERS:
+		s->num_workers = (uint32_t)u;
+		break;
+	case SL_ROLE_TEXTS_PER_EXAMPLE:
+		s->texts_per_example = (uint32_t)u;
+		break;
+	case SL_ROLE_MINI_BATCH_SIZE:
+		s->mini_batch_size = u;
+		break;
+	case SL_ROLE_ZERO3_INIT:
+		s->zero3_init = u != 0;
+		break;
+	case SL_ROLE_PIN_MEMORY:
+		s->pin_memory = u != 0;
+		break;
+	default:
+		break;
+	}
+}
+
+uint32_t sl_lora_targets_parse(const char *list)
+{
+	static const struct {
+		const char *name;
+		uint32_t bits;
+	} names[] = {
+		{"q_proj", SL_LORA_Q}, {"query", SL_LORA_Q}, {"q", SL_LORA_Q}, {"wq", SL_LORA_Q},
+		{"k_proj", SL_LORA_K}, {"key", SL_LORA_K}, {"k", SL_LORA_K}, {"wk", SL_LORA_K},
+		{"v_proj", SL_LORA_V}, {"value", SL_LORA_V}, {"v", SL_LORA_V}, {"wv", SL_LORA_V},
+		{"o_proj", SL_LORA_O}, {"out_proj", SL_LORA_O}, {"o", SL_LORA_O}, {"wo_attn", SL_LORA_O},
+		{"dense", SL_LORA_O}, {"output_proj", SL_LORA_O}, {"c_proj", SL_LORA_O},
+		{"qkv_proj", SL_LORA_Q | SL_LORA_K | SL_LORA_V}, {"c_attn", SL_LORA_Q | SL_LORA_K | SL_LORA_V},
+		{"query_key_value", SL_LORA_Q | SL_LORA_K | SL_LORA_V},
+		{"gate_proj", SL_LORA_GATE}, {"w1", SL_LORA_GATE}, {"wi_0", SL_LORA_GATE},
+		{"up_proj", SL_LORA_UP}, {"w3", SL_LORA_UP}, {"wi_1", SL_LORA_UP}, {"wi", SL_LORA_UP},
+		{"intermediate.dense", SL_LORA_UP}, {"fc1", SL_LORA_UP}, {"c_fc", SL_LORA_UP},
+		{"dense_h_to_4h", SL_LORA_UP},
+		{"down_proj", SL_LORA_DOWN}, {"w2", SL_LORA_DOWN}, {"wo", SL_LORA_DOWN}, {"fc2", SL_LORA_DOWN},
+		{"output.dense", SL_LORA_DOWN}, {"dense_4h_to_h", SL_LORA_DOWN}, {"mlp.c_proj", SL_LORA_DOWN},
+		{"all", SL_LORA_ALL}, {"all-linear", SL_LORA_ALL}, {"all_linear", SL_LORA_ALL}, {"true", SL_LORA_ALL},
+	};
+	uint32_t bits = 0;
+	const char *p = list;
+	while (p && *p) {
+		while (*p == ' ' || *p == ',' || *p == '[' || *p == ']' || *p == '\'' || *p == '"')
+			p++;
+		const char *e = p;
+		while (*e && *e != ',' && *e != ' ' && *e != ']' && *e != '\'' && *e != '"')
+			e++;
+		size_t n = (size_t)(e - p);
+		for (size_t i = 0; n && i < sizeof names / sizeof names[0]; i++)
+			if (strlen(names[i].name) == n && strncasecmp(names[i].name, p, n) == 0) {
+				bits |= names[i].bits;
+				break;
+			}
+		p = e;
+	}
+	return bits;
+}

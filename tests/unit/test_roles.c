@@ -1,0 +1,200 @@
+#include <stdlib.h>
+/* test_roles: key -> role mapping from rules/keys.yaml and role value parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/roles.h"
+
+struct fx {
+	struct sl_arena *a;
+	struct sl_diags d;
+	struct sl_keymap *km;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	f->a = sl_arena_new();
+	sl_diags_init(&f->d, f->a);
+	f->km = sl_keymap_new(f->a, &f->d);
+	*state = f;
+	return f->km ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	sl_arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+static int role_of(struct fx *f, const char *key)
+{
+	const struct sl_key_rule *r = sl_keymap_match(f->km, key, strlen(key));
+	return r ? (int)r->role : -1;
+}
+
+static void test_key_roles(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *key;
+		int role;
+	} cases[] = {
+		{"per_device_train_batch_size", SL_ROLE_BATCH_SIZE},
+		{"training.per_device_train_batch_size", SL_ROLE_BATCH_SIZE},
+		{"data.batches.bi", SL_ROLE_BATCH_SIZE},
+		{"micro_batch_size", SL_ROLE_BATCH_SIZE},
+		{"batch_size", SL_ROLE_BATCH_SIZE},
+		{"per_device_eval_batch_size", SL_ROLE_EVAL_BATCH_SIZE},
+		{"xlsum_mt5.inference.batch_size", SL_ROLE_EVAL_BATCH_SIZE},
+		{"eval_batch_size", SL_ROLE_EVAL_BATCH_SIZE},
+		{"gradient_accumulation_steps", SL_ROLE_GRAD_ACCUM},
+		{"model.max_len", SL_ROLE_SEQ_LEN},
+		{"max_seq_length", SL_ROLE_SEQ_LEN},
+		{"cutoff_len", SL_ROLE_SEQ_LEN},
+		{"sequence_len", SL_ROLE_SEQ_LEN},
+		{"max_target_length", SL_ROLE_TARGET_LEN},
+		{"fp16", SL_ROLE_AMP},
+		{"training.bf16", SL_ROLE_AMP},
+		{"trainer.use_amp", SL_ROLE_AMP},
+		{"trainer.gradient_checkpointing", SL_ROLE_GRADIENT_CHECKPOINTING},
+		{"optim", SL_ROLE_OPTIMIZER},
+		{"lora_r", SL_ROLE_LORA_R},
+		{"r", SL_ROLE_LORA_R},
+		{"target_modules", SL_ROLE_LORA_TARGETS},
+		{"load_in_4bit", SL_ROLE_QUANT},
+		{"quantization_bit", SL_ROLE_QUANT},
+		{"flash_attention", SL_ROLE_ATTN},
+		{"attn_implementation", SL_ROLE_ATTN},
+		{"zero_optimization.stage", SL_ROLE_ZERO_STAGE},
+		{"zero_optimization.offload_optimizer.device", SL_ROLE_OFFLOAD},
+		{"dataloader_num_workers", SL_ROLE_NUM_WORKERS},
+		{"model.bi_model", SL_ROLE_MODEL},
+		{"model_name_or_path", SL_ROLE_MODEL},
+		{"model", SL_ROLE_MODEL},
+		{"deepspeed", SL_ROLE_DEEPSPEED},
+		{"learning_rate", -1},
+		{"trainer.lr", -1},
+		{"seed", -1},
+		{"lora_alpha", -1},
+		{"warmup_ratio", -1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int got = role_of(f, cases[i].key);
+		if (got != cases[i].role)
+			fail_msg("%s: expected role %d, got %d", cases[i].key, cases[i].role, got);
+	}
+}
+
+static void test_prepend_overrides(void **state)
+{
+	struct fx *f = *state;
+	const char *why = NULL;
+	assert_int_equal(role_of(f, "my_len"), -1);
+	assert_int_equal(sl_keymap_prepend(f->a, f->km, "^my_len$", SL_ROLE_SEQ_LEN, NULL, NULL, "test", &why), 0);
+	assert_int_equal(role_of(f, "my_len"), SL_ROLE_SEQ_LEN);
+	/* a project rule wins over the built-in one */
+	assert_int_equal(sl_keymap_prepend(f->a, f->km, "^batch_size$", SL_ROLE_EVAL_BATCH_SIZE, NULL, NULL, "test",
+					   &why),
+			 0);
+	assert_int_equal(role_of(f, "batch_size"), SL_ROLE_EVAL_BATCH_SIZE);
+	/* a bad pattern is refused with PCRE2's message */
+	assert_int_equal(sl_keymap_prepend(f->a, f->km, "(unclosed", SL_ROLE_SEQ_LEN, NULL, NULL, "test", &why),
+			 -SL_ECONFIG);
+	assert_non_null(strstr(why, "offset"));
+}
+
+static void test_values(void **state)
+{
+	struct fx *f = *state;
+	struct sl_role_value v;
+	const char *why = NULL;
+	struct sl_value vint = {.type = SL_V_INT, .i = 256, .f = 256};
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_BATCH_SIZE, NULL, "256", &vint, &v, &why), 0);
+	assert_int_equal(v.u, 256);
+	struct sl_value vneg = {.type = SL_V_INT, .i = -4, .f = -4};
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_BATCH_SIZE, NULL, "-4", &vneg, &v, &why),
+			 -SL_EPARSE);
+	assert_non_null(strstr(why, "batch_size"));
+	struct sl_value vstr = {.type = SL_V_STR};
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_SEQ_LEN, NULL, "abc", &vstr, &v, &why), -SL_EPARSE);
+	struct sl_value vfl = {.type = SL_V_FLOAT, .f = 0.5};
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_SEQ_LEN, NULL, "0.5", &vfl, &v, &why), -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_ATTN, NULL, "flash_attention_2", &vstr, &v, &why), 0);
+	assert_int_equal(v.u, SL_ATTN_FLASH);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "bf16-mixed", &vstr, &v, &why), 0);
+	assert_int_equal(v.u, SL_AMP_BF16);
+	assert_int_equal(sl_lora_targets_parse("q_proj,v_proj"), SL_LORA_Q | SL_LORA_V);
+	assert_int_equal(sl_lora_targets_parse("all-linear"), SL_LORA_ALL);
+	assert_int_equal(sl_lora_targets_parse("[query, value]"), SL_LORA_Q | SL_LORA_V);
+}
+
+static void test_boolean_keys(void **state)
+{
+	struct fx *f = *state;
+	struct sl_settings s;
+	sl_settings_default(&s);
+	struct sl_role_value v;
+	const char *why = NULL;
+	struct sl_value yes = {.type = SL_V_BOOL, .b = true}, no = {.type = SL_V_BOOL, .b = false};
+	const struct sl_key_rule *fp16 = sl_keymap_match(f->km, "fp16", 4);
+	const struct sl_key_rule *bf16 = sl_keymap_match(f->km, "bf16", 4);
+	const struct sl_key_rule *use_amp = sl_keymap_match(f->km, "use_amp", 7);
+	/* bf16: true then fp16: false keeps bf16; fp16: false then bf16: true too */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, bf16, "true", &yes, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_BF16);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, fp16, "false", &no, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_BF16);
+	/* fp16: true, then fp16: false (a sweep value overriding the config) turns it off */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, fp16, "true", &yes, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_FP16);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, fp16, "false", &no, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_OFF);
+	/* use_amp: true picks bf16 on a bf16 GPU and fp16 on a V100 */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, use_amp, "true", &yes, &v, &why), 0);
+	sl_settings_apply(&s, &v, false);
+	assert_int_equal(s.amp, SL_AMP_FP16);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_BF16);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, use_amp, "false", &no, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_OFF);
+	/* load_in_4bit: true -> nf4; texts_per_example from num_negatives */
+	const struct sl_key_rule *l4 = sl_keymap_match(f->km, "load_in_4bit", 12);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_QUANT, l4, "true", &yes, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.quant, SL_QUANT_NF4);
+	const struct sl_key_rule *neg = sl_keymap_match(f->km, "num_negatives", 13);
+	struct sl_value three = {.type = SL_V_INT, .i = 3, .f = 3};
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_TEXTS_PER_EXAMPLE, neg, "3", &three, &v, &why), 0);
+	assert_int_equal(v.u, 5);
+	/* gradient_checkpointing: "unsloth" is on */
+	struct sl_value str = {.type = SL_V_STR};
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_GRADIENT_CHECKPOINTING, NULL, "unsloth", &str, &v, &why),
+			 0);
+	assert_int_equal(v.u, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_key_roles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prepend_overrides, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boolean_keys, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
