@@ -28,6 +28,7 @@ struct sl_value {
 	bool big;       /* SL_V_INT past 64 bits: only f (approximate) is valid */
 	double f;       /* SL_V_FLOAT; for SL_V_INT also the value as a double */
 	bool looks_numeric; /* SL_V_STR that a person reads as a number (1e-5, 5E-3, 1,000) */
+	bool merge;     /* a plain "<<": PyYAML's merge key, valid only as a mapping key (type SL_V_STR) */
 };
 
 struct sl_scalar_resolver;
@@ -40,7 +41,8 @@ struct sl_scalar_resolver *sl_scalar_resolver_new(struct sl_arena *a);
  * Type a scalar. plain is true for a plain (unquoted) scalar; tag is the
  * explicit tag (full form "tag:yaml.org,2002:int") or NULL. An explicit tag
  * whose construction PyYAML would fail (!!int abc) types as SL_V_STR and
- * sets *tag_error when tag_error is not NULL.
+ * sets *tag_error when tag_error is not NULL; so does a plain scalar whose
+ * implicit type PyYAML cannot construct (2024-02-30, 0b_, "=").
  */
 struct sl_value sl_scalar_resolve(const struct sl_scalar_resolver *r, const char *text, size_t len,
 				  bool plain, const char *tag, bool *tag_error);

@@ -137,6 +137,21 @@ static void pop(struct loader *L, yaml_mark_t end)
 	if (e < n->span.start)
 		e = n->span.start;
 	n->span = sl_source_span(L->src, n->span.start, e);
+	/* PyYAML's flatten_mapping: a merge key takes a mapping or a list of mappings */
+	for (size_t i = 0; n->kind == SL_NODE_MAP && i < n->n; i++) {
+		const struct sl_node *k = n->pairs[i].key, *v = n->pairs[i].value;
+		if (k->kind != SL_NODE_SCALAR || !k->value.merge)
+			continue;
+		bool ok = v->kind == SL_NODE_MAP;
+		if (v->kind == SL_NODE_SEQ) {
+			ok = true;
+			for (size_t j = 0; j < v->n; j++)
+				ok = ok && v->items[j]->kind == SL_NODE_MAP;
+		}
+		if (!ok)
+			fail_at(L, v->span.start, "syntax error: %s",
+				"expected a mapping or list of mappings for merging");
+	}
 	uint64_t w = 1;
 	if (n->kind == SL_NODE_SEQ)
 		for (size_t i = 0; i < n->n; i++)
@@ -228,13 +243,24 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			n->style = scalar_style(ev.data.scalar.style);
 			n->text = sl_arena_strndup(a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
 			n->text_len = ev.data.scalar.length;
-			bool plain = ev.data.scalar.plain_implicit && n->style == SL_STYLE_PLAIN;
+			/* libyaml sets plain_implicit for plain scalars and for the non-specific tag "!",
+			 * which PyYAML then resolves implicitly even on a quoted scalar */
+			bool plain = ev.data.scalar.plain_implicit;
 			const char *tag = n->tag;
-			if (tag && strcmp(tag, "!") == 0) {
-				tag = "tag:yaml.org,2002:str";
-				plain = false;
+			if (tag && strcmp(tag, "!") == 0)
+				tag = NULL;
+			bool tag_error = false;
+			n->value = sl_scalar_resolve(L.res, n->text, n->text_len, plain, tag, &tag_error);
+			bool is_key = L.depth && L.stack[L.depth - 1].node->kind == SL_NODE_MAP &&
+				      !L.stack[L.depth - 1].pending_key;
+			if (tag_error || (n->value.merge && !is_key)) {
+				/* PyYAML's constructor raises: safe_load fails on the whole file */
+				fail_at(&L, n->span.start, "syntax error: %s",
+					tag ? sl_arena_printf(a, "cannot construct %s from '%s'", n->tag, n->text)
+					    : sl_arena_printf(a, "PyYAML cannot load the plain scalar '%s' "
+								 "(quote it to make it a string)", n->text));
+				break;
 			}
-			n->value = sl_scalar_resolve(L.res, n->text, n->text_len, plain, tag, NULL);
 			attach(&L, n);
 			break;
 		}
