@@ -1,0 +1,144 @@
+/*
+ * eval: every combination of a sweep through the memory model. The sweep's
+ * memory-relevant parameters (keys with a role), the trainer configs' values,
+ * literal command options and --set fixes become axes; only the product of
+ * the axes is evaluated, multiplied by the count of the other combinations,
+ * and never materialised. Each axis value collects how many combinations it
+ * takes part in fit, run out of memory or are unknown, and its worst case.
+ * Everything lives in the run arena.
+ */
+#ifndef SWEEPLINT_EVAL_H
+#define SWEEPLINT_EVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweeplint/memory.h"
+#include "sweeplint/roles.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+
+struct sl_arena;
+struct sl_diags;
+struct sl_trainer;
+
+/* Where an axis came from (application order: config, command, sweep, command after ${args}, --set). */
+enum sl_axis_origin {
+	SL_AXIS_CONFIG,      /* a trainer-config value (fixed) */
+	SL_AXIS_COMMAND,     /* a literal --key=value in command: (fixed) */
+	SL_AXIS_SWEEP,       /* a sweep parameter (value: is a one-value axis) */
+	SL_AXIS_SET,         /* --set KEY=VALUE / a default the user fixed */
+	SL_AXIS__COUNT
+};
+
+/* A classification of one combination. */
+enum sl_verdict {
+	SL_VERDICT_FIT,      /* at or below the planning headroom */
+	SL_VERDICT_NEAR,     /* above the headroom, at or below capacity */
+	SL_VERDICT_OOM,      /* above capacity */
+	SL_VERDICT_UNKNOWN,  /* an unknown model or a value sweeplint cannot read */
+	SL_VERDICT__COUNT
+};
+
+struct sl_eval_value {
+	const struct sl_node *node;      /* the value's node (findings go here); NULL when computed */
+	struct sl_span span;             /* its span (the parameter's bound for computed values) */
+	const char *text;                /* as written, for messages */
+	struct sl_role_value *rv;        /* parsed role values (a DeepSpeed config value carries several) */
+	size_t nrv;
+	bool ok;                         /* parsed; false: its combinations are unknown */
+	const char *why;                 /* why it could not be read */
+	const struct sl_model *model;    /* SL_ROLE_MODEL: resolved, or NULL (unknown model) */
+	/* results over the combinations it takes part in, weighted by the non-memory axes */
+	struct sl_count n[SL_VERDICT__COUNT];
+	uint64_t worst, best;            /* largest / smallest peak (bytes) among its known combinations */
+	uint32_t *worst_combo;           /* value index per axis of that worst combination */
+};
+
+struct sl_eval_axis {
+	enum sl_axis_origin origin;
+	const char *key;                 /* dotted key as written */
+	enum sl_role role;
+	const struct sl_key_rule *rule;  /* NULL for --set */
+	const struct sl_param *param;    /* sweep axes */
+	const struct sl_source *src;     /* the file its nodes are in */
+	struct sl_eval_value *values;
+	size_t n;
+	bool bounds;                     /* a range evaluated at its bounds (continuous or huge) */
+};
+
+/* A key that was read (or skipped) for -v. */
+struct sl_eval_note {
+	const char *key;
+	const char *where;               /* "sweep", "config train.yaml", "command", "--set" */
+	int role;                        /* enum sl_role, or -1 when not memory-relevant */
+	const char *detail;              /* the value, or why it was not used */
+};
+
+struct sl_eval_opts {
+	const struct sl_catalog *cat;
+	const struct sl_gpu *gpu;
+	const struct sl_keymap *keys;
+	const struct sl_trainer *const *configs; /* applied in order before the sweep */
+	size_t nconfigs;
+	const char *const *sets;         /* "role=value" or "key=value" fixes, applied last */
+	size_t nsets;
+	const char *base_dir;            /* the sweep's folder: local model paths, deepspeed configs */
+	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */
+	uint64_t max_combos;             /* evaluation bound (0: SL_EVAL_MAX_COMBOS) */
+};
+
+#define SL_EVAL_MAX_COMBOS ((uint64_t)50000000)
+
+struct sl_eval {
+	const struct sl_sweep *sweep;
+	const struct sl_gpu *gpu;
+	const struct sl_catalog *cat;
+	uint64_t capacity;               /* gpu->bytes */
+	uint64_t plan;                   /* capacity × headroom */
+	struct sl_eval_axis *axes;
+	size_t naxes;
+	struct sl_count others;          /* combinations of parameters memory does not depend on */
+	struct sl_count n[SL_VERDICT__COUNT]; /* weighted counts; total = sum */
+	struct sl_count total;
+	uint64_t evaluated;              /* estimates computed */
+	bool truncated;                  /* too many combinations: some axes were cut to their bounds */
+	uint64_t worst;                  /* largest known peak */
+	uint32_t *worst_combo;
+	struct sl_eval_note *notes;
+	size_t nnotes;
+	bool has_model;                  /* some axis sets the model */
+};
+
+/*
+ * Evaluate sw. Problems that stop nothing (a --set the key map does not know,
+ * a deepspeed file that cannot be read) are diagnostics in diags. Returns 0,
+ * or -SL_EUSAGE for a malformed --set (with *why set).
+ */
+int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
+		struct sl_diags *diags, struct sl_eval **out, const char **why);
+
+/*
+ * The settings and model of one combination (idx: a value index per axis).
+ * Returns false when the combination is unknown (model or value unreadable).
+ */
+bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
+		      const struct sl_model **model);
+
+/* Estimate one combination; false when unknown. */
+bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_breakdown *bd);
+
+/* The verdict for a peak. */
+enum sl_verdict sl_eval_classify(const struct sl_eval *ev, uint64_t total);
+
+/* The first axis with this role whose origin is a sweep parameter, else any, else NULL. */
+const struct sl_eval_axis *sl_eval_axis_for(const struct sl_eval *ev, enum sl_role r);
+
+/* "256 × bge-m3-ko × max_len 512" style description of a combination (multi-valued axes). */
+const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx);
+
+/* Bytes as "93.4 GiB" / "812 MiB" (in a). */
+const char *sl_bytes_str(struct sl_arena *a, uint64_t bytes);
+
+#endif

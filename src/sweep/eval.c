@@ -1,0 +1,557 @@
+/* eval: axes from configs, command, sweep and --set; enumeration of their product; per-value statistics. */
+#include "sweeplint/eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/scalar.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+#define MAX_AXIS_VALUES 4096 /* a longer integer range on a memory axis is evaluated at its bounds */
+
+struct builder {
+	struct sl_arena *a;
+	struct sl_eval *ev;
+	const struct sl_eval_opts *o;
+	struct sl_diags *diags;
+	const struct sl_scalar_resolver *res;
+	size_t cap_axes, cap_notes;
+	unsigned ds_depth;
+};
+
+const char *sl_bytes_str(struct sl_arena *a, uint64_t b)
+{
+	double gib = (double)b / (1024.0 * 1024.0 * 1024.0);
+	if (gib >= 1000)
+		return sl_arena_printf(a, "%.0f GiB", gib);
+	if (gib >= 1)
+		return sl_arena_printf(a, "%.1f GiB", gib);
+	return sl_arena_printf(a, "%.0f MiB", (double)b / (1024.0 * 1024.0));
+}
+
+static void note(struct builder *B, const char *key, const char *where, int role, const char *detail)
+{
+	struct sl_eval *ev = B->ev;
+	if (ev->nnotes == B->cap_notes) {
+		size_t cap = B->cap_notes ? B->cap_notes * 2 : 32;
+		ev->notes = sl_arena_grow(B->a, ev->notes, ev->nnotes, cap, sizeof *ev->notes);
+		B->cap_notes = cap;
+	}
+	ev->notes[ev->nnotes++] = (struct sl_eval_note){key, where, role, detail};
+}
+
+static struct sl_eval_axis *new_axis(struct builder *B, enum sl_axis_origin origin, const char *key,
+				     enum sl_role role, const struct sl_key_rule *rule, const struct sl_source *src,
+				     size_t nvalues)
+{
+	struct sl_eval *ev = B->ev;
+	if (ev->naxes == B->cap_axes) {
+		size_t cap = B->cap_axes ? B->cap_axes * 2 : 16;
+		ev->axes = sl_arena_grow(B->a, ev->axes, ev->naxes, cap, sizeof *ev->axes);
+		B->cap_axes = cap;
+	}
+	struct sl_eval_axis *ax = &ev->axes[ev->naxes++];
+	memset(ax, 0, sizeof *ax);
+	ax->origin = origin;
+	ax->key = key;
+	ax->role = role;
+	ax->rule = rule;
+	ax->src = src;
+	ax->values = sl_arena_array(B->a, nvalues ? nvalues : 1, sizeof *ax->values);
+	ax->n = 0;
+	if (role == SL_ROLE_MODEL)
+		ev->has_model = true;
+	return ax;
+}
+
+static bool is_local_path(const char *s)
+{
+	return s[0] == '/' || s[0] == '.' || s[0] == '~' || strstr(s, "config.json") != NULL;
+}
+
+static const struct sl_model *resolve_model(struct builder *B, const char *name)
+{
+	const struct sl_model *m = B->o->cat ? sl_catalog_find_model(B->o->cat, name) : NULL;
+	if (m)
+		return m;
+	/* a local HF folder or config.json, relative to the sweep */
+	struct stat st;
+	const char *path = name;
+	if (B->o->base_dir && name[0] != '/' && stat(name, &st) != 0)
+		path = sl_arena_printf(B->a, "%s/%s", B->o->base_dir, name);
+	if (stat(path, &st) != 0)
+		return NULL;
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, B->a);
+	m = sl_model_from_config(B->a, path, is_local_path(name) ? B->diags : &quiet);
+	return m;
+}
+
+/* Fill value v of role r from a node (or text) and parse it. */
+static void fill_value(struct builder *B, struct sl_eval_value *v, enum sl_role r, const struct sl_key_rule *rule,
+		       const struct sl_node *node, const char *text, const struct sl_value *typed)
+{
+	v->node = node;
+	if (node)
+		v->span = node->span;
+	v->text = node && node->kind == SL_NODE_SCALAR ? node->text : text ? text : "";
+	v->rv = sl_arena_alloc(B->a, sizeof *v->rv);
+	v->nrv = 1;
+	const char *why = NULL;
+	int rc = node ? sl_role_value_from_node(B->a, r, rule, node, v->rv, &why)
+		      : sl_role_value_from_text(B->a, r, rule, text, typed, v->rv, &why);
+	v->ok = rc == 0;
+	v->why = why;
+	v->best = UINT64_MAX;
+	if (v->ok && r == SL_ROLE_MODEL)
+		v->model = resolve_model(B, v->rv->s);
+}
+
+static void add_entries_of(struct builder *B, const struct sl_trainer *t);
+
+/* A deepspeed: path value becomes the role values of that config. */
+static void expand_deepspeed(struct builder *B, const char *path, const char *dir)
+{
+	if (B->ds_depth > 2)
+		return;
+	struct sl_trainer *ds = NULL;
+	if (sl_trainer_load(B->a, path, dir, B->res, B->diags, &ds) == 0) {
+		B->ds_depth++;
+		add_entries_of(B, ds);
+		B->ds_depth--;
+	}
+}
+
+static void add_entries_of(struct builder *B, const struct sl_trainer *t)
+{
+	const char *where = sl_arena_printf(B->a, "config %s", t->src->display);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct sl_cfg_entry *e = &t->entries[i];
+		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, e->key, strlen(e->key));
+		if (!rule) {
+			note(B, e->key, where, -1, "not memory-relevant");
+			continue;
+		}
+		if (e->is_auto) {
+			note(B, e->key, where, (int)rule->role, "\"auto\": filled from the trainer's arguments");
+			continue;
+		}
+		/* DeepSpeed's train_batch_size is global (world × micro × accumulation) */
+		if (t->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) {
+			note(B, e->key, where, -1, "global batch in a DeepSpeed config: not a per-device setting");
+			continue;
+		}
+		if (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL) {
+			note(B, e->key, where, (int)rule->role, "empty: not set");
+			continue;
+		}
+		struct sl_eval_value tmp = {0};
+		fill_value(B, &tmp, rule->role, rule, e->node, NULL, NULL);
+		if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
+			note(B, e->key, where, (int)rule->role, tmp.why);
+			continue;
+		}
+		if (rule->role == SL_ROLE_DEEPSPEED) {
+			note(B, e->key, where, (int)rule->role, tmp.rv->s);
+			expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path));
+			continue;
+		}
+		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_CONFIG, e->key, rule->role, rule, t->src, 1);
+		ax->values[0] = tmp;
+		ax->n = 1;
+		note(B, e->key, where, (int)rule->role, tmp.text);
+	}
+}
+
+static bool after_args(const struct sl_sweep *sw, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (sw->cmd[j].kind >= SL_CMD_ARGS && sw->cmd[j].kind <= SL_CMD_ARGS_JSON_FILE)
+			return true;
+	return false;
+}
+
+static void add_command_options(struct builder *B, bool late)
+{
+	const struct sl_sweep *sw = B->ev->sweep;
+	for (size_t i = 0; i < sw->ncmd; i++) {
+		const struct sl_cmd_item *c = &sw->cmd[i];
+		if (c->kind != SL_CMD_OPTION || c->value_is_macro || !c->key || after_args(sw, i) != late)
+			continue;
+		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, c->key, strlen(c->key));
+		if (!rule) {
+			note(B, c->key, "command", -1, "not memory-relevant");
+			continue;
+		}
+		struct sl_value typed = sl_scalar_resolve(B->res, c->value ? c->value : "", c->value ? strlen(c->value) : 0,
+							  true, NULL, NULL);
+		struct sl_eval_value tmp = {0};
+		fill_value(B, &tmp, rule->role, rule, NULL, c->value, &typed);
+		tmp.node = c->value_node;
+		if (c->value_node)
+			tmp.span = c->value_node->span;
+		if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
+			note(B, c->key, "command", (int)rule->role, tmp.why);
+			continue;
+		}
+		if (rule->role == SL_ROLE_DEEPSPEED) {
+			expand_deepspeed(B, tmp.rv->s, B->o->base_dir);
+			continue;
+		}
+		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_COMMAND, c->key, rule->role, rule, sw->doc->src, 1);
+		ax->values[0] = tmp;
+		ax->n = 1;
+		note(B, c->key, late ? "command (after ${args}: overrides the sweep)" : "command", (int)rule->role,
+		     tmp.text);
+	}
+}
+
+static void add_sweep_params(struct builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	const struct sl_sweep *sw = ev->sweep;
+	ev->others = (struct sl_count){.value = 1};
+	for (size_t i = 0; i < sw->nparams; i++) {
+		const struct sl_param *p = &sw->params[i];
+		if (p->is_dict)
+			continue;
+		struct sl_count cnt = sl_param_grid_count(p);
+		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, p->path, strlen(p->path));
+		if (!rule) {
+			note(B, p->path, "sweep", -1, "not memory-relevant");
+			/* a continuous parameter memory does not depend on counts once */
+			if (cnt.infinite || p->dist == SL_DIST_NONE)
+				cnt = (struct sl_count){.value = 1};
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
+		enum sl_role r = rule->role;
+		struct sl_eval_axis *ax = NULL;
+		switch (p->dist) {
+		case SL_DIST_CONSTANT:
+			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, 1);
+			fill_value(B, &ax->values[ax->n++], r, rule, p->value, NULL, NULL);
+			break;
+		case SL_DIST_CATEGORICAL:
+		case SL_DIST_CATEGORICAL_W_PROBABILITIES:
+			if (!p->values || p->values->kind != SL_NODE_SEQ || p->values->n == 0)
+				break;
+			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, p->values->n);
+			for (size_t j = 0; j < p->values->n; j++)
+				fill_value(B, &ax->values[ax->n++], r, rule, p->values->items[j], NULL, NULL);
+			break;
+		case SL_DIST_INT_UNIFORM:
+		case SL_DIST_Q_UNIFORM:
+			if (!cnt.infinite && !cnt.saturated && cnt.value > 0 && cnt.value <= MAX_AXIS_VALUES) {
+				ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, (size_t)cnt.value);
+				for (uint64_t j = 0; j < cnt.value; j++) {
+					struct sl_value v;
+					const struct sl_node *vn = NULL;
+					if (!sl_param_grid_value(p, j, &v, &vn))
+						continue;
+					char text[64];
+					if (v.type == SL_V_INT)
+						snprintf(text, sizeof text, "%lld", (long long)v.i);
+					else
+						snprintf(text, sizeof text, "%.17g", v.f);
+					struct sl_eval_value *ev_v = &ax->values[ax->n++];
+					fill_value(B, ev_v, r, rule, NULL, sl_arena_strdup(B->a, text), &v);
+					/* a computed value is reported at the bound it equals, else the key */
+					const struct sl_node *at = j == 0 ? p->min : j + 1 == cnt.value ? p->max : p->key;
+					ev_v->node = at;
+					ev_v->span = at ? at->span : p->key->span;
+				}
+				break;
+			}
+			/* a huge range is evaluated at its bounds */
+			__attribute__((fallthrough));
+		case SL_DIST_UNIFORM:
+		case SL_DIST_LOG_UNIFORM_VALUES:
+		case SL_DIST_INV_LOG_UNIFORM_VALUES:
+		case SL_DIST_Q_LOG_UNIFORM_VALUES:
+			if (!p->min || !p->max || isnan(p->minv) || isnan(p->maxv))
+				break;
+			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, 2);
+			ax->bounds = true;
+			fill_value(B, &ax->values[ax->n++], r, rule, p->min, NULL, NULL);
+			fill_value(B, &ax->values[ax->n++], r, rule, p->max, NULL, NULL);
+			/* a float bound of an integer role reads as its floor for batch sizes and lengths */
+			break;
+		default:
+			break;
+		}
+		if (!ax) {
+			note(B, p->path, "sweep", (int)r,
+			     sl_arena_printf(B->a, "%s is not evaluated on a memory axis", sl_dist_name(p->dist)));
+			ev->others = sl_count_mul(ev->others, cnt.infinite ? (struct sl_count){.value = 1} : cnt);
+			continue;
+		}
+		ax->param = p;
+		note(B, p->path, "sweep", (int)r, sl_arena_printf(B->a, "%zu value%s", ax->n, ax->n == 1 ? "" : "s"));
+	}
+}
+
+static int add_sets(struct builder *B, const char **why)
+{
+	for (size_t i = 0; i < B->o->nsets; i++) {
+		const char *s = B->o->sets[i];
+		const char *eq = strchr(s, '=');
+		if (!eq || eq == s) {
+			*why = sl_arena_printf(B->a, "--set expects KEY=VALUE, not \"%s\"", s);
+			return -SL_EUSAGE;
+		}
+		const char *key = sl_arena_strndup(B->a, s, (size_t)(eq - s));
+		const char *val = eq + 1;
+		int role = sl_role_parse(key);
+		const struct sl_key_rule *rule = NULL;
+		if (role < 0) {
+			rule = sl_keymap_match(B->o->keys, key, strlen(key));
+			if (!rule) {
+				*why = sl_arena_printf(B->a,
+						       "--set %s: \"%s\" is neither a role nor a key sweeplint maps to one",
+						       s, key);
+				return -SL_EUSAGE;
+			}
+			role = (int)rule->role;
+		}
+		struct sl_value typed = sl_scalar_resolve(B->res, val, strlen(val), true, NULL, NULL);
+		struct sl_eval_value tmp = {0};
+		fill_value(B, &tmp, (enum sl_role)role, rule, NULL, val, &typed);
+		if (!tmp.ok) {
+			*why = sl_arena_printf(B->a, "--set %s: %s", s, tmp.why);
+			return -SL_EUSAGE;
+		}
+		if (role == SL_ROLE_DEEPSPEED) {
+			expand_deepspeed(B, tmp.rv->s, NULL);
+			continue;
+		}
+		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_SET, key, (enum sl_role)role, rule, NULL, 1);
+		ax->values[0] = tmp;
+		ax->n = 1;
+		note(B, key, "--set", role, val);
+	}
+	return 0;
+}
+
+/* ---- one combination ------------------------------------------------------------------ */
+
+bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
+		      const struct sl_model **model)
+{
+	sl_settings_default(s);
+	const struct sl_model *m = NULL;
+	bool task_set = false, known = true;
+	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		const struct sl_eval_value *v = &ax->values[ax->n == 1 ? 0 : idx[i]];
+		if (!v->ok) {
+			known = false;
+			continue;
+		}
+		if (ax->role == SL_ROLE_MODEL) {
+			m = v->model;
+			continue;
+		}
+		for (size_t k = 0; k < v->nrv; k++) {
+			if (v->rv[k].role == SL_ROLE_TASK)
+				task_set = true;
+			sl_settings_apply(s, &v->rv[k], bf16);
+		}
+	}
+	if (m && !task_set)
+		s->task = m->task;
+	*model = m;
+	return known && m != NULL;
+}
+
+enum sl_verdict sl_eval_classify(const struct sl_eval *ev, uint64_t total)
+{
+	if (total > ev->capacity)
+		return SL_VERDICT_OOM;
+	if (total > ev->plan)
+		return SL_VERDICT_NEAR;
+	return SL_VERDICT_FIT;
+}
+
+bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_breakdown *bd)
+{
+	struct sl_settings s;
+	const struct sl_model *m;
+	if (!sl_eval_settings(ev, idx, &s, &m))
+		return false;
+	sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, bd);
+	return true;
+}
+
+static struct sl_count count_add(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
+	if (x.value > UINT64_MAX - y.value) {
+		r.value = UINT64_MAX;
+		r.saturated = true;
+	} else {
+		r.value = x.value + y.value;
+	}
+	return r;
+}
+
+static void record(struct sl_arena *a, struct sl_eval *ev, struct sl_eval_value *v, enum sl_verdict vd,
+		   uint64_t total, const uint32_t *idx, struct sl_count w)
+{
+	v->n[vd] = count_add(v->n[vd], w);
+	if (vd == SL_VERDICT_UNKNOWN)
+		return;
+	if (total < v->best)
+		v->best = total;
+	if (total > v->worst || !v->worst_combo) {
+		v->worst = total;
+		if (!v->worst_combo)
+			v->worst_combo = sl_arena_array(a, ev->naxes ? ev->naxes : 1, sizeof *idx);
+		memcpy(v->worst_combo, idx, ev->naxes * sizeof *idx);
+	}
+}
+
+/* Cut the largest numeric axes to their bounds until the product fits the bound. */
+static void limit_axes(struct builder *B, uint64_t limit)
+{
+	struct sl_eval *ev = B->ev;
+	for (;;) {
+		double prod = 1;
+		for (size_t i = 0; i < ev->naxes; i++)
+			prod *= (double)ev->axes[i].n;
+		if (prod <= (double)limit)
+			return;
+		struct sl_eval_axis *big = NULL;
+		for (size_t i = 0; i < ev->naxes; i++)
+			if (ev->axes[i].n > 2 && (!big || ev->axes[i].n > big->n))
+				big = &ev->axes[i];
+		if (!big)
+			return;
+		/* keep the smallest and largest value of a numeric axis; for others, the first and last */
+		size_t lo = 0, hi = 0;
+		for (size_t j = 0; j < big->n; j++) {
+			if (!big->values[j].ok)
+				continue;
+			if (big->values[j].rv->u < big->values[lo].rv->u)
+				lo = j;
+			if (big->values[j].rv->u > big->values[hi].rv->u)
+				hi = j;
+		}
+		if (lo == hi)
+			hi = big->n - 1;
+		struct sl_eval_value keep[2] = {big->values[lo], big->values[hi]};
+		big->values[0] = keep[0];
+		big->values[1] = keep[1];
+		big->n = 2;
+		big->bounds = true;
+		ev->truncated = true;
+	}
+}
+
+static void enumerate(struct builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	struct sl_arena *a = B->a;
+	size_t n = ev->naxes;
+	uint32_t *idx = sl_arena_array(a, n ? n : 1, sizeof *idx);
+	ev->worst_combo = sl_arena_array(a, n ? n : 1, sizeof *idx);
+	struct sl_count w = ev->others;
+	for (;;) {
+		struct sl_breakdown bd;
+		bool known = sl_eval_estimate(ev, idx, &bd);
+		ev->evaluated++;
+		enum sl_verdict vd = known ? sl_eval_classify(ev, bd.total) : SL_VERDICT_UNKNOWN;
+		ev->n[vd] = count_add(ev->n[vd], w);
+		ev->total = count_add(ev->total, w);
+		if (known && bd.total > ev->worst) {
+			ev->worst = bd.total;
+			memcpy(ev->worst_combo, idx, n * sizeof *idx);
+		}
+		for (size_t i = 0; i < n; i++)
+			record(a, ev, &ev->axes[i].values[idx[i]], vd, known ? bd.total : 0, idx, w);
+		/* odometer, last axis fastest */
+		size_t i = n;
+		while (i > 0) {
+			i--;
+			if (++idx[i] < ev->axes[i].n)
+				break;
+			idx[i] = 0;
+			if (i == 0) {
+				i = SIZE_MAX;
+				break;
+			}
+		}
+		if (n == 0 || i == SIZE_MAX)
+			break;
+	}
+}
+
+int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
+		struct sl_diags *diags, struct sl_eval **out, const char **why)
+{
+	struct sl_eval *ev = sl_arena_alloc(a, sizeof *ev);
+	*out = ev;
+	ev->sweep = sw;
+	ev->gpu = o->gpu;
+	ev->cat = o->cat;
+	ev->capacity = o->gpu ? o->gpu->bytes : 0;
+	double h = o->headroom > 0 && o->headroom <= 1 ? o->headroom : 1.0;
+	ev->plan = (uint64_t)((double)ev->capacity * h);
+	struct builder B = {.a = a, .ev = ev, .o = o, .diags = diags, .res = sl_scalar_resolver_new(a)};
+	for (size_t i = 0; i < o->nconfigs; i++)
+		add_entries_of(&B, o->configs[i]);
+	add_command_options(&B, false);
+	add_sweep_params(&B);
+	add_command_options(&B, true);
+	int rc = add_sets(&B, why);
+	if (rc < 0)
+		return rc;
+	/* empty axes (a malformed parameter) contribute nothing */
+	size_t k = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		if (ev->axes[i].n)
+			ev->axes[k++] = ev->axes[i];
+	ev->naxes = k;
+	limit_axes(&B, o->max_combos ? o->max_combos : SL_EVAL_MAX_COMBOS);
+	enumerate(&B);
+	return 0;
+}
+
+const struct sl_eval_axis *sl_eval_axis_for(const struct sl_eval *ev, enum sl_role r)
+{
+	const struct sl_eval_axis *any = NULL;
+	for (size_t i = ev->naxes; i-- > 0;) {
+		if (ev->axes[i].role != r)
+			continue;
+		if (ev->axes[i].origin == SL_AXIS_SWEEP)
+			return &ev->axes[i];
+		if (!any)
+			any = &ev->axes[i];
+	}
+	return any;
+}
+
+const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (ax->n < 2)
+			continue;
+		const struct sl_eval_value *v = &ax->values[idx[i]];
+		if (b.len)
+			sl_buf_adds(&b, " × ");
+		if (ax->role == SL_ROLE_MODEL)
+			sl_buf_adds(&b, v->text);
+		else
+			sl_buf_addf(&b, "%s %s", ax->key, v->text);
+	}
+	return b.len ? b.buf : "the configured run";
+}
