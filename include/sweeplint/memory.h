@@ -14,6 +14,7 @@
 
 struct sl_arena;
 struct sl_diags;
+struct sl_source;
 
 /* HF model_type families the architecture code knows. */
 enum sl_family {
@@ -68,7 +69,11 @@ struct sl_arch {
 	bool emb_norm;           /* a norm right after the embeddings (bert family) */
 	bool qkv_bias_only;      /* qwen2: bias on q/k/v only */
 	bool scale_emb;          /* learned absolute positions table (bart, gpt2) is max_pos (+2 for bart) */
+	uint32_t emb_dim;        /* electra embedding_size (factorised embeddings); 0: hidden */
 };
+
+/* Fill *a with the family's defaults (kind, biases, norms, ties, pooler); shape fields zero. */
+void sl_arch_init(struct sl_arch *a, enum sl_family f);
 
 /* Tasks: what head is trained and what the loss sees. */
 enum sl_task {
@@ -257,8 +262,25 @@ const struct sl_gpu *sl_catalog_find_gpu(struct sl_arena *a, const struct sl_cat
  */
 const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path, struct sl_diags *diags);
 
+/*
+ * sl_catalog_load over given sources instead of the embedded files (tests,
+ * project catalogs): models or gpus NULL takes the embedded one. Diagnostics
+ * point into the given sources.
+ */
+int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl_source *gpus,
+			 struct sl_catalog **out, struct sl_diags *diags);
+
+/*
+ * A raw memory size: "24GiB", "24GB", "24G", "16384MiB", "0.5TiB". Units
+ * are binary whatever their spelling (GPU marketing "80GB" is 80 GiB):
+ * K/KB/KiB = 2^10, M/MB/MiB = 2^20, G/GB/GiB = 2^30, T/TB/TiB = 2^40, case
+ * ignored; a bare number is GiB. Returns false when s is not a size.
+ */
+bool sl_size_parse(const char *s, uint64_t *bytes);
+
 /* Names for enums (for messages, JSON and parsing). */
-const char *sl_family_name(enum sl_family f);
+const char *sl_family_name(enum sl_family f);   /* the HF model_type: "xlm-roberta", "gpt_neox" */
+int sl_family_parse(const char *s);             /* HF model_type; -1 when unknown */
 const char *sl_task_name(enum sl_task t);
 int sl_task_parse(const char *s);       /* -1 when unknown */
 const char *sl_dtype_name(enum sl_dtype d);

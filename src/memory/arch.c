@@ -1,4 +1,421 @@
-/* memory/arch: not written yet */
-static const int placeholder_arch = 0;
-const int *sl_placeholder_arch(void);
-const int *sl_placeholder_arch(void) { return &placeholder_arch; }
+/*
+ * arch: parameter counts and layer shapes per family, computed from the
+ * shape in struct sl_arch, module by module as the Hugging Face classes
+ * build them (docs/models.md has the formulas). Nothing here allocates.
+ *
+ * What the counts mean:
+ *  - sl_arch_params: model.num_parameters() of the class the checkpoint is
+ *    published as — the base model for encoders (BertModel, XLMRobertaModel:
+ *    embeddings + layers + pooler), the generative class for decoders and
+ *    encoder-decoders (LlamaForCausalLM, T5ForConditionalGeneration: the LM
+ *    head is counted when untied, a tied head counts once).
+ *  - sl_arch_params_for_task: the class the task trains (…ForSequence-
+ *    Classification with 2 labels, …ForMaskedLM, the bare AutoModel for a
+ *    bi-encoder encoder, …).
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "sweeplint/memory.h"
+
+/* HF num_labels default: the classifier heads have two outputs. */
+#define NUM_LABELS 2u
+
+static const char *const family_names[SL_FAMILY__COUNT] = {
+	[SL_FAMILY_BERT] = "bert",
+	[SL_FAMILY_ROBERTA] = "roberta",
+	[SL_FAMILY_XLM_ROBERTA] = "xlm-roberta",
+	[SL_FAMILY_ELECTRA] = "electra",
+	[SL_FAMILY_T5] = "t5",
+	[SL_FAMILY_MT5] = "mt5",
+	[SL_FAMILY_BART] = "bart",
+	[SL_FAMILY_MBART] = "mbart",
+	[SL_FAMILY_LLAMA] = "llama",
+	[SL_FAMILY_MISTRAL] = "mistral",
+	[SL_FAMILY_QWEN2] = "qwen2",
+	[SL_FAMILY_GEMMA] = "gemma",
+	[SL_FAMILY_GPT2] = "gpt2",
+	[SL_FAMILY_GPT_NEOX] = "gpt_neox",
+};
+
+const char *sl_family_name(enum sl_family f)
+{
+	return (unsigned)f < SL_FAMILY__COUNT ? family_names[f] : "?";
+}
+
+int sl_family_parse(const char *s)
+{
+	for (int i = 0; i < SL_FAMILY__COUNT; i++)
+		if (strcmp(s, family_names[i]) == 0)
+			return i;
+	/* spellings HF uses elsewhere (architectures, older configs) */
+	if (strcmp(s, "xlm_roberta") == 0)
+		return SL_FAMILY_XLM_ROBERTA;
+	if (strcmp(s, "gpt-neox") == 0)
+		return SL_FAMILY_GPT_NEOX;
+	return -1;
+}
+
+static const char *const task_names[SL_TASK__COUNT] = {
+	[SL_TASK_SEQ_CLS] = "seq-cls",
+	[SL_TASK_TOKEN_CLS] = "token-cls",
+	[SL_TASK_QA] = "qa",
+	[SL_TASK_MLM] = "mlm",
+	[SL_TASK_CAUSAL_LM] = "causal-lm",
+	[SL_TASK_SEQ2SEQ] = "seq2seq",
+	[SL_TASK_BI_ENCODER] = "bi-encoder",
+};
+
+const char *sl_task_name(enum sl_task t)
+{
+	return (unsigned)t < SL_TASK__COUNT ? task_names[t] : "?";
+}
+
+int sl_task_parse(const char *s)
+{
+	for (int i = 0; i < SL_TASK__COUNT; i++)
+		if (strcasecmp(s, task_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+void sl_arch_init(struct sl_arch *a, enum sl_family f)
+{
+	memset(a, 0, sizeof *a);
+	a->family = f;
+	switch (f) {
+	case SL_FAMILY_BERT:
+	case SL_FAMILY_ROBERTA:
+	case SL_FAMILY_XLM_ROBERTA:
+	case SL_FAMILY_ELECTRA:
+		a->kind = SL_ARCH_ENCODER;
+		a->bias = true;
+		a->emb_norm = true;
+		a->tied = true;                    /* the MLM decoder shares the word embeddings */
+		a->pooler = f != SL_FAMILY_ELECTRA; /* ElectraModel has none */
+		a->type_vocab = f == SL_FAMILY_BERT || f == SL_FAMILY_ELECTRA ? 2 : 1;
+		break;
+	case SL_FAMILY_T5:
+	case SL_FAMILY_MT5:
+		a->kind = SL_ARCH_ENCDEC;
+		a->rmsnorm = true;                 /* T5LayerNorm: weight only */
+		a->final_norm = true;
+		a->rel_buckets = 32;
+		a->tied = f == SL_FAMILY_T5;       /* MT5Config: tie_word_embeddings=False */
+		a->gated_ffn = f == SL_FAMILY_MT5; /* MT5Config: feed_forward_proj="gated-gelu" */
+		break;
+	case SL_FAMILY_BART:
+	case SL_FAMILY_MBART:
+		a->kind = SL_ARCH_ENCDEC;
+		a->bias = true;
+		a->emb_norm = true;                /* layernorm_embedding */
+		a->final_norm = f == SL_FAMILY_MBART; /* encoder/decoder layer_norm */
+		a->tied = true;
+		a->scale_emb = true;
+		break;
+	case SL_FAMILY_LLAMA:
+	case SL_FAMILY_MISTRAL:
+	case SL_FAMILY_QWEN2:
+	case SL_FAMILY_GEMMA:
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->gated_ffn = true;
+		a->qkv_bias_only = f == SL_FAMILY_QWEN2;
+		a->tied = f == SL_FAMILY_GEMMA;
+		break;
+	case SL_FAMILY_GPT2:
+	case SL_FAMILY_GPT_NEOX:
+		a->kind = SL_ARCH_DECODER;
+		a->bias = true;
+		a->final_norm = true;
+		a->tied = f == SL_FAMILY_GPT2;
+		a->scale_emb = f == SL_FAMILY_GPT2;
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- shapes ------------------------------------------------------------- */
+
+static uint64_t emb_dim(const struct sl_arch *a)
+{
+	return a->emb_dim ? a->emb_dim : a->hidden;
+}
+
+static uint64_t head_dim(const struct sl_arch *a)
+{
+	if (a->head_dim)
+		return a->head_dim;
+	return a->heads ? a->hidden / a->heads : 0;
+}
+
+/* Width of q (and of o's input): heads × head_dim. */
+static uint64_t q_width(const struct sl_arch *a)
+{
+	return a->heads * head_dim(a);
+}
+
+/* Width of k and v: key/value heads × head_dim. */
+static uint64_t kv_width(const struct sl_arch *a)
+{
+	return (a->kv_heads ? a->kv_heads : a->heads) * head_dim(a);
+}
+
+static uint64_t dec_layers(const struct sl_arch *a)
+{
+	return a->dec_layers ? a->dec_layers : a->layers;
+}
+
+static bool fused_qkv(const struct sl_arch *a)
+{
+	return a->family == SL_FAMILY_GPT2 || a->family == SL_FAMILY_GPT_NEOX;
+}
+
+static bool llama_like(const struct sl_arch *a)
+{
+	return a->family == SL_FAMILY_LLAMA || a->family == SL_FAMILY_MISTRAL || a->family == SL_FAMILY_QWEN2 ||
+	       a->family == SL_FAMILY_GEMMA;
+}
+
+static bool t5_like(const struct sl_arch *a)
+{
+	return a->family == SL_FAMILY_T5 || a->family == SL_FAMILY_MT5;
+}
+
+static bool bart_like(const struct sl_arch *a)
+{
+	return a->family == SL_FAMILY_BART || a->family == SL_FAMILY_MBART;
+}
+
+static uint64_t linear(const struct sl_arch *a, uint64_t in, uint64_t out)
+{
+	return in * out + (a->bias ? out : 0);
+}
+
+static uint64_t norm(const struct sl_arch *a, uint64_t h)
+{
+	return a->rmsnorm ? h : 2 * h;
+}
+
+/* Rows of the learned absolute position table, 0 when positions are relative or rotary. */
+static uint64_t pos_rows(const struct sl_arch *a)
+{
+	switch (a->family) {
+	case SL_FAMILY_BERT:
+	case SL_FAMILY_ROBERTA:
+	case SL_FAMILY_XLM_ROBERTA:
+	case SL_FAMILY_ELECTRA:
+	case SL_FAMILY_GPT2:
+		return a->max_pos;
+	case SL_FAMILY_BART:
+	case SL_FAMILY_MBART:
+		return a->max_pos ? a->max_pos + 2u : 0; /* BartLearnedPositionalEmbedding offset */
+	default:
+		return 0;
+	}
+}
+
+/* Self-attention of one layer: q, k, v, o (with their biases). */
+static uint64_t attention(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a);
+	uint64_t n = h * q + 2 * h * kv + q * h;
+	if (a->bias)
+		n += q + 2 * kv + h;
+	else if (a->qkv_bias_only)
+		n += q + 2 * kv;
+	return n;
+}
+
+/* Feed-forward of one layer: two matrices, three when gated. */
+static uint64_t ffn(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, i = a->intermediate;
+	uint64_t n = (a->gated_ffn ? 3 : 2) * h * i;
+	if (a->bias)
+		n += (a->gated_ffn ? 2 * i : i) + h;
+	return n;
+}
+
+/* The parts of sl_arch_params, so that task heads can swap them. */
+struct parts {
+	uint64_t embeddings; /* word (+ position, type, norm, projection) embeddings, counted once */
+	uint64_t body;       /* the layers and final norms */
+	uint64_t pooler;     /* bert-style pooler */
+	uint64_t lm_head;    /* an untied LM head */
+	uint64_t decoder;    /* the decoder stack of an encoder-decoder (part of body) */
+};
+
+static void count(const struct sl_arch *a, struct parts *p)
+{
+	uint64_t V = a->vocab, h = a->hidden, L = a->layers;
+	memset(p, 0, sizeof *p);
+
+	switch (a->kind) {
+	case SL_ARCH_ENCODER: {
+		uint64_t E = emb_dim(a);
+		p->embeddings = (V + pos_rows(a) + a->type_vocab) * E + (a->emb_norm ? norm(a, E) : 0);
+		if (E != h)
+			p->embeddings += linear(a, E, h); /* electra embeddings_project */
+		p->body = L * (attention(a) + norm(a, h) + ffn(a) + norm(a, h));
+		p->pooler = a->pooler ? linear(a, h, h) : 0;
+		break;
+	}
+	case SL_ARCH_DECODER:
+		p->embeddings = V * h + pos_rows(a) * h;
+		if (fused_qkv(a) || llama_like(a))
+			p->body = L * (attention(a) + ffn(a) + 2 * norm(a, h));
+		p->body += a->final_norm ? norm(a, h) : 0;
+		p->lm_head = a->tied ? 0 : V * h;
+		break;
+	case SL_ARCH_ENCDEC:
+		p->embeddings = V * h;
+		if (t5_like(a)) {
+			uint64_t rel = (uint64_t)a->rel_buckets * a->heads; /* layer 0 of each stack */
+			uint64_t enc = L * (attention(a) + ffn(a) + 2 * norm(a, h)) + rel + norm(a, h);
+			p->decoder = dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h)) + rel + norm(a, h);
+			p->body = enc + p->decoder;
+		} else if (bart_like(a)) {
+			uint64_t stack = pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0) +
+					 (a->final_norm ? norm(a, h) : 0);
+			uint64_t enc = stack + L * (attention(a) + ffn(a) + 2 * norm(a, h));
+			p->decoder = stack + dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h));
+			p->body = enc + p->decoder;
+		}
+		p->lm_head = a->tied ? 0 : V * h;
+		break;
+	default:
+		break;
+	}
+}
+
+uint64_t sl_arch_params(const struct sl_arch *a)
+{
+	struct parts p;
+	count(a, &p);
+	return p.embeddings + p.body + p.pooler + p.lm_head;
+}
+
+uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t)
+{
+	struct parts p;
+	count(a, &p);
+	uint64_t h = a->hidden, V = a->vocab;
+	uint64_t base = p.embeddings + p.body;
+	uint64_t labels = (uint64_t)NUM_LABELS * h + NUM_LABELS; /* nn.Linear(h, num_labels) */
+
+	switch (a->kind) {
+	case SL_ARCH_ENCODER:
+		switch (t) {
+		case SL_TASK_SEQ_CLS:
+			if (a->family == SL_FAMILY_BERT)     /* pooler + classifier */
+				return base + p.pooler + labels;
+			/* roberta/electra: no pooler; ClassificationHead dense + out_proj */
+			return base + linear(a, h, h) + labels;
+		case SL_TASK_TOKEN_CLS:
+		case SL_TASK_QA:
+			return base + labels;                /* add_pooling_layer=False */
+		case SL_TASK_MLM:
+		case SL_TASK_CAUSAL_LM: {
+			/* transform (dense + LayerNorm) and a decoder tied to the word embeddings + bias */
+			uint64_t E = emb_dim(a);
+			uint64_t head = linear(a, h, E) + norm(a, E) + V;
+			return base + head + (a->tied ? 0 : V * E);
+		}
+		case SL_TASK_SEQ2SEQ:
+		case SL_TASK_BI_ENCODER:
+		default:
+			return base + p.pooler;              /* AutoModel, as sentence-transformers loads it */
+		}
+	case SL_ARCH_DECODER:
+		switch (t) {
+		case SL_TASK_SEQ_CLS:
+			return base + (uint64_t)NUM_LABELS * h; /* score: no bias */
+		case SL_TASK_TOKEN_CLS:
+		case SL_TASK_QA:
+			return base + labels;
+		case SL_TASK_BI_ENCODER:
+			return base;                         /* AutoModel: no LM head */
+		default:
+			return base + p.lm_head;
+		}
+	case SL_ARCH_ENCDEC:
+		switch (t) {
+		case SL_TASK_SEQ_CLS:
+		case SL_TASK_TOKEN_CLS:
+		case SL_TASK_QA:
+			/* …ForSequenceClassification: no LM head, a dense + out_proj head */
+			return base + linear(a, h, h) + labels;
+		case SL_TASK_BI_ENCODER:
+			return base - p.decoder;             /* the encoder alone (T5EncoderModel) */
+		default:
+			return base + p.lm_head;
+		}
+	default:
+		return base;
+	}
+}
+
+uint64_t sl_arch_largest_layer(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, i = a->intermediate, q = q_width(a), kv = kv_width(a);
+	uint64_t best = a->vocab * (a->kind == SL_ARCH_ENCODER ? emb_dim(a) : h);
+	uint64_t cand[8] = {
+		a->tied ? 0 : a->vocab * h,
+		pos_rows(a) * h,
+		linear(a, h, i),
+		linear(a, i, h),
+		fused_qkv(a) ? linear(a, h, 3 * h) : 0,
+		linear(a, h, q) + (a->qkv_bias_only ? q : 0),
+		linear(a, h, kv) + (a->qkv_bias_only ? kv : 0),
+		linear(a, q, h),
+	};
+	for (size_t k = 0; k < sizeof cand / sizeof cand[0]; k++)
+		if (cand[k] > best)
+			best = cand[k];
+	return best;
+}
+
+/* r·(in + out) for one adapted linear: A is r×in, B is out×r, no bias. */
+static uint64_t lora(uint64_t r, uint64_t in, uint64_t out)
+{
+	return r * (in + out);
+}
+
+uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets)
+{
+	uint64_t h = a->hidden, I = a->intermediate, q = q_width(a), kv = kv_width(a);
+	if (targets == 0)
+		targets = SL_LORA_Q | SL_LORA_V; /* PEFT's default for every family here */
+
+	/* one attention block: q, k, v, o (fused qkv counts once) */
+	uint64_t attn = 0;
+	if (fused_qkv(a)) {
+		if (targets & (SL_LORA_Q | SL_LORA_K | SL_LORA_V))
+			attn += lora(r, h, 3 * h); /* c_attn / query_key_value */
+	} else {
+		if (targets & SL_LORA_Q)
+			attn += lora(r, h, q);
+		if (targets & SL_LORA_K)
+			attn += lora(r, h, kv);
+		if (targets & SL_LORA_V)
+			attn += lora(r, h, kv);
+	}
+	if (targets & SL_LORA_O)
+		attn += lora(r, q, h);
+
+	/* one feed-forward block: gate only exists when gated */
+	uint64_t mlp = 0;
+	if ((targets & SL_LORA_GATE) && a->gated_ffn)
+		mlp += lora(r, h, I);
+	if (targets & SL_LORA_UP)
+		mlp += lora(r, h, I);
+	if (targets & SL_LORA_DOWN)
+		mlp += lora(r, I, h);
+
+	if (a->kind == SL_ARCH_ENCDEC) /* decoder layers hold self- and cross-attention */
+		return a->layers * (attn + mlp) + dec_layers(a) * (2 * attn + mlp);
+	return a->layers * (attn + mlp);
+}
