@@ -1,7 +1,7 @@
 /*
  * memory: architectures, the model and GPU catalogs, run settings and the
  * estimator of peak device memory (DESIGN §4). Catalog data is loaded from
- * the embedded rules/*.yaml with libcyaml and lives in the run arena (the
+ * the embedded rules/ catalogs with libcyaml and lives in the run arena (the
  * libcyaml objects are registered for teardown); sl_estimate() is a pure
  * function that allocates nothing.
  */
