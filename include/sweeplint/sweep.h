@@ -117,6 +117,17 @@ struct sl_cmd_item {
 	bool value_is_macro;             /* the value is a ${name} macro (W&B substitutes the parameter) */
 };
 
+/*
+ * Something W&B's validation rejects (its JSON schema, or the checks of
+ * wandb/sweeps config/cfg.py and schema.py), positioned at a node.
+ */
+struct sl_sweep_problem {
+	const struct sl_node *at;        /* the offending node (never NULL) */
+	const char *message;             /* git style: lower case, values quoted, no final period */
+	const char *hint;                /* the fix, or NULL */
+	bool yaml11;                     /* caused by a PyYAML string a person reads as a number */
+};
+
 struct sl_sweep {
 	const struct sl_ydoc *doc;
 	const struct sl_node *root;      /* the document's root mapping, or NULL */
@@ -142,10 +153,21 @@ struct sl_sweep {
 
 	struct sl_param *params;               /* flattened, pre-order */
 	size_t nparams;
+
+	struct sl_sweep_problem *problems;     /* what W&B rejects, in document order (is_sweep only) */
+	size_t nproblems;
 };
 
 /* The W&B view of doc. Never NULL; is_sweep is false for documents that are not sweeps. */
 struct sl_sweep *sl_sweep_load(struct sl_arena *a, const struct sl_ydoc *doc);
+
+/*
+ * The pairs of a mapping as PyYAML constructs the dict: merge keys ("<<")
+ * expanded, a repeated key in its first position with its last value.
+ * Returns the count; *out is an arena array (NULL when empty).
+ */
+struct sl_pair;
+size_t sl_sweep_map_items(struct sl_arena *a, const struct sl_node *map, struct sl_pair **out);
 
 /* The parameter with this dotted path, or NULL. */
 const struct sl_param *sl_sweep_param(const struct sl_sweep *s, const char *path);

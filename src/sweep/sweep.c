@@ -1,4 +1,660 @@
-/* sweep/sweep: not written yet */
-static const int placeholder_sweep = 0;
-const int *sl_placeholder_sweep(void);
-const int *sl_placeholder_sweep(void) { return &placeholder_sweep; }
+/*
+ * sweep: the W&B view of a sweep document. Parameters resolve to a
+ * distribution as wandb/sweeps' fill_parameter() does: the first of the
+ * schema's `parameter.anyOf` forms that validates wins (form.c holds the
+ * forms). Grid counts follow grid_search.py.
+ */
+#include "sweeplint/sweep.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sweep_internal.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/ydoc.h"
+
+static const char *const dist_names[SL_DIST__COUNT] = {
+	[SL_DIST_NONE] = "none",
+	[SL_DIST_CONSTANT] = "constant",
+	[SL_DIST_CATEGORICAL] = "categorical",
+	[SL_DIST_CATEGORICAL_W_PROBABILITIES] = "categorical_w_probabilities",
+	[SL_DIST_INT_UNIFORM] = "int_uniform",
+	[SL_DIST_UNIFORM] = "uniform",
+	[SL_DIST_Q_UNIFORM] = "q_uniform",
+	[SL_DIST_LOG_UNIFORM] = "log_uniform",
+	[SL_DIST_LOG_UNIFORM_VALUES] = "log_uniform_values",
+	[SL_DIST_INV_LOG_UNIFORM] = "inv_log_uniform",
+	[SL_DIST_INV_LOG_UNIFORM_VALUES] = "inv_log_uniform_values",
+	[SL_DIST_Q_LOG_UNIFORM] = "q_log_uniform",
+	[SL_DIST_Q_LOG_UNIFORM_VALUES] = "q_log_uniform_values",
+	[SL_DIST_NORMAL] = "normal",
+	[SL_DIST_Q_NORMAL] = "q_normal",
+	[SL_DIST_LOG_NORMAL] = "log_normal",
+	[SL_DIST_Q_LOG_NORMAL] = "q_log_normal",
+	[SL_DIST_BETA] = "beta",
+	[SL_DIST_Q_BETA] = "q_beta",
+};
+
+const char *sl_dist_name(enum sl_dist d)
+{
+	return (unsigned)d < SL_DIST__COUNT ? dist_names[d] : "none";
+}
+
+enum sl_dist sl_dist_parse(const char *s)
+{
+	for (int d = 1; d < SL_DIST__COUNT; d++)
+		if (s && strcmp(s, dist_names[d]) == 0)
+			return (enum sl_dist)d;
+	return SL_DIST_NONE;
+}
+
+bool sl_dist_deprecated(enum sl_dist d)
+{
+	return d == SL_DIST_LOG_UNIFORM || d == SL_DIST_INV_LOG_UNIFORM || d == SL_DIST_Q_LOG_UNIFORM;
+}
+
+enum sl_dist sl_dist_replacement(enum sl_dist d)
+{
+	switch (d) {
+	case SL_DIST_LOG_UNIFORM:
+		return SL_DIST_LOG_UNIFORM_VALUES;
+	case SL_DIST_INV_LOG_UNIFORM:
+		return SL_DIST_INV_LOG_UNIFORM_VALUES;
+	case SL_DIST_Q_LOG_UNIFORM:
+		return SL_DIST_Q_LOG_UNIFORM_VALUES;
+	default:
+		return d;
+	}
+}
+
+bool sl_dist_grid_allowed(enum sl_dist d)
+{
+	return d == SL_DIST_CONSTANT || d == SL_DIST_CATEGORICAL || d == SL_DIST_INT_UNIFORM || d == SL_DIST_Q_UNIFORM;
+}
+
+const char *sl_method_name(enum sl_method m)
+{
+	static const char *const names[SL_METHOD__COUNT] = {"none", "grid", "random", "bayes", "custom"};
+	return (unsigned)m < SL_METHOD__COUNT ? names[m] : "none";
+}
+
+/* ---- mappings as PyYAML constructs them: merge keys first, the last duplicate's value ---- */
+
+static void items_rec(struct sl_arena *a, const struct sl_node *map, struct sl_pair **v, size_t *n, size_t *cap,
+		      int depth)
+{
+	if (!map || map->kind != SL_NODE_MAP || depth > 32)
+		return;
+	/* flatten_mapping: merged maps (a list: the last listed first, so the first listed wins) */
+	for (size_t i = 0; i < map->n; i++) {
+		const struct sl_node *k = map->pairs[i].key;
+		if (k->kind != SL_NODE_SCALAR || !k->value.merge)
+			continue;
+		const struct sl_node *mv = map->pairs[i].value;
+		if (mv->kind == SL_NODE_MAP)
+			items_rec(a, mv, v, n, cap, depth + 1);
+		else if (mv->kind == SL_NODE_SEQ)
+			for (size_t j = mv->n; j-- > 0;)
+				items_rec(a, mv->items[j], v, n, cap, depth + 1);
+	}
+	for (size_t i = 0; i < map->n; i++) {
+		const struct sl_node *k = map->pairs[i].key;
+		if (k->kind == SL_NODE_SCALAR && k->value.merge)
+			continue;
+		/* a dict keeps the first position and takes the last value */
+		size_t j = 0;
+		for (; j < *n; j++) {
+			const struct sl_node *kj = (*v)[j].key;
+			if (kj->kind == SL_NODE_SCALAR && k->kind == SL_NODE_SCALAR && kj->text_len == k->text_len &&
+			    memcmp(kj->text, k->text, k->text_len) == 0)
+				break;
+		}
+		if (j < *n) {
+			(*v)[j] = map->pairs[i];
+			continue;
+		}
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 8;
+			*v = sl_arena_grow(a, *v, *n, nc, sizeof **v);
+			*cap = nc;
+		}
+		(*v)[(*n)++] = map->pairs[i];
+	}
+}
+
+size_t sl_sweep_map_items(struct sl_arena *a, const struct sl_node *map, struct sl_pair **out)
+{
+	struct sl_pair *v = NULL;
+	size_t n = 0, cap = 0;
+	items_rec(a, map, &v, &n, &cap, 0);
+	*out = v;
+	return n;
+}
+
+/* ---- command ---- */
+
+static const struct {
+	const char *text;
+	enum sl_cmd_kind kind;
+} macros[] = {
+	{"${env}", SL_CMD_ENV},
+	{"${interpreter}", SL_CMD_INTERPRETER},
+	{"${program}", SL_CMD_PROGRAM},
+	{"${args}", SL_CMD_ARGS},
+	{"${args_no_boolean_flags}", SL_CMD_ARGS_NO_BOOLEAN_FLAGS},
+	{"${args_no_hyphens}", SL_CMD_ARGS_NO_HYPHENS},
+	{"${args_json}", SL_CMD_ARGS_JSON},
+	{"${args_json_file}", SL_CMD_ARGS_JSON_FILE},
+};
+
+static bool is_macro_text(const char *s)
+{
+	size_t n = strlen(s);
+	return n >= 4 && s[0] == '$' && s[1] == '{' && s[n - 1] == '}';
+}
+
+static bool key_char(char c, bool first)
+{
+	if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_')
+		return true;
+	return !first && ((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '/');
+}
+
+/* "name=" at s (Hydra's + and ~ prefixes allowed): the length of name, or 0. */
+static size_t option_key(const char *s)
+{
+	size_t i = 0;
+	while (s[i] == '+' || s[i] == '~')
+		i++;
+	size_t start = i;
+	if (!key_char(s[i], true))
+		return 0;
+	while (key_char(s[i], false))
+		i++;
+	return s[i] == '=' && i > start ? i : 0;
+}
+
+static void parse_command(struct sl_arena *a, struct sl_sweep *s)
+{
+	const struct sl_node *c = s->command;
+	if (!c || c->kind != SL_NODE_SEQ)
+		return;
+	s->cmd = sl_arena_array(a, c->n ? c->n : 1, sizeof *s->cmd);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sl_node *it = c->items[i];
+		struct sl_cmd_item *ci = &s->cmd[s->ncmd++];
+		ci->kind = SL_CMD_LITERAL;
+		ci->node = it;
+		if (it->kind != SL_NODE_SCALAR)
+			continue;
+		const char *t = it->text;
+		bool found = false;
+		for (size_t m = 0; m < sizeof macros / sizeof macros[0]; m++)
+			if (strcmp(t, macros[m].text) == 0) {
+				ci->kind = macros[m].kind;
+				found = true;
+			}
+		if (found)
+			continue;
+		if (strncmp(t, "${envvar:", 9) == 0 && is_macro_text(t)) {
+			ci->kind = SL_CMD_ENVVAR;
+			ci->envvar = sl_arena_strndup(a, t + 9, strlen(t) - 10);
+			continue;
+		}
+		size_t dashes = 0;
+		while (dashes < 2 && t[dashes] == '-')
+			dashes++;
+		size_t klen = option_key(t + dashes);
+		if (klen) {
+			ci->kind = SL_CMD_OPTION;
+			ci->hyphens = dashes > 0;
+			ci->key = sl_arena_strndup(a, t + dashes, klen);
+			ci->value = sl_arena_strdup(a, t + dashes + klen + 1);
+			ci->value_node = it;
+			ci->value_is_macro = is_macro_text(ci->value);
+			continue;
+		}
+		/* --key value: the next item, when it is a plain value (not an option, not a macro) */
+		if (dashes && key_char(t[dashes], true) && i + 1 < c->n) {
+			const struct sl_node *nx = c->items[i + 1];
+			size_t j = dashes;
+			while (key_char(t[j], false))
+				j++;
+			if (t[j] == '\0' && nx->kind == SL_NODE_SCALAR && nx->text[0] != '-' &&
+			    !(is_macro_text(nx->text) && (strncmp(nx->text, "${args", 6) == 0 ||
+							   strcmp(nx->text, "${program}") == 0 ||
+							   strcmp(nx->text, "${env}") == 0 ||
+							   strcmp(nx->text, "${interpreter}") == 0))) {
+				ci->kind = SL_CMD_OPTION;
+				ci->hyphens = true;
+				ci->key = sl_arena_strdup(a, t + dashes);
+				ci->value = nx->text;
+				ci->value_node = nx;
+				ci->value_is_macro = is_macro_text(nx->text);
+				i++;
+			}
+		}
+	}
+}
+
+/* ---- parameters ---- */
+
+static double num_or_nan(const struct sl_node *n)
+{
+	if (n && n->kind == SL_NODE_SCALAR && (n->value.type == SL_V_INT || n->value.type == SL_V_FLOAT))
+		return n->value.f;
+	return NAN;
+}
+
+static const char *const param_keys[SL_PKEY__COUNT] = {
+	[SL_PKEY_DISTRIBUTION] = "distribution", [SL_PKEY_VALUE] = "value",
+	[SL_PKEY_VALUES] = "values",             [SL_PKEY_PROBABILITIES] = "probabilities",
+	[SL_PKEY_MIN] = "min",                   [SL_PKEY_MAX] = "max",
+	[SL_PKEY_Q] = "q",                       [SL_PKEY_MU] = "mu",
+	[SL_PKEY_SIGMA] = "sigma",               [SL_PKEY_A] = "a",
+	[SL_PKEY_B] = "b",                       [SL_PKEY_PARAMETERS] = "parameters",
+};
+
+const char *sl_sweep_pkey_name(enum sl_pkey k)
+{
+	return (unsigned)k < SL_PKEY__COUNT ? param_keys[k] : "?";
+}
+
+enum sl_pkey sl_sweep_pkey_parse(const char *s)
+{
+	for (int k = 0; k < SL_PKEY__COUNT; k++)
+		if (strcmp(s, param_keys[k]) == 0)
+			return (enum sl_pkey)k;
+	return SL_PKEY__COUNT;
+}
+
+struct walker {
+	struct sl_arena *a;
+	struct sl_sweep *s;
+	size_t cap;
+};
+
+static struct sl_param *new_param(struct walker *w)
+{
+	if (w->s->nparams == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 16;
+		w->s->params = sl_arena_grow(w->a, w->s->params, w->s->nparams, nc, sizeof *w->s->params);
+		w->cap = nc;
+	}
+	return &w->s->params[w->s->nparams++];
+}
+
+static void fill_param(struct sl_param *p)
+{
+	const struct sl_node *n = p->node;
+	const struct sl_node **slot[SL_PKEY__COUNT] = {
+		[SL_PKEY_DISTRIBUTION] = &p->distribution, [SL_PKEY_VALUE] = &p->value,
+		[SL_PKEY_VALUES] = &p->values,             [SL_PKEY_PROBABILITIES] = &p->probabilities,
+		[SL_PKEY_MIN] = &p->min,                   [SL_PKEY_MAX] = &p->max,
+		[SL_PKEY_Q] = &p->q,                       [SL_PKEY_MU] = &p->mu,
+		[SL_PKEY_SIGMA] = &p->sigma,               [SL_PKEY_A] = &p->a,
+		[SL_PKEY_B] = &p->b,                       [SL_PKEY_PARAMETERS] = &p->parameters,
+	};
+	if (n->kind == SL_NODE_MAP)
+		for (int k = 0; k < SL_PKEY__COUNT; k++)
+			*slot[k] = sl_map_get(n, param_keys[k]);
+	p->dist_explicit = p->distribution != NULL;
+	p->dist = sl_sweep_form_match(n, NULL);
+	p->is_dict = p->dist == SL_DIST_NONE && p->parameters && p->parameters->kind == SL_NODE_MAP;
+	p->minv = num_or_nan(p->min);
+	p->maxv = num_or_nan(p->max);
+	/* the defaults the schema fills for the matched form */
+	bool quantized = p->dist == SL_DIST_Q_UNIFORM || p->dist == SL_DIST_Q_LOG_UNIFORM ||
+			 p->dist == SL_DIST_Q_LOG_UNIFORM_VALUES || p->dist == SL_DIST_Q_NORMAL ||
+			 p->dist == SL_DIST_Q_LOG_NORMAL || p->dist == SL_DIST_Q_BETA;
+	bool normal = p->dist == SL_DIST_NORMAL || p->dist == SL_DIST_Q_NORMAL || p->dist == SL_DIST_LOG_NORMAL ||
+		      p->dist == SL_DIST_Q_LOG_NORMAL;
+	bool beta = p->dist == SL_DIST_BETA || p->dist == SL_DIST_Q_BETA;
+	p->qv = p->q ? num_or_nan(p->q) : quantized ? 1.0 : NAN;
+	p->q_int = p->q && sl_node_is(p->q, SL_V_INT);
+	p->muv = p->mu ? num_or_nan(p->mu) : normal ? 0.0 : NAN;
+	p->sigmav = p->sigma ? num_or_nan(p->sigma) : normal ? 1.0 : NAN;
+	p->av = p->a ? num_or_nan(p->a) : beta ? 1.0 : NAN;
+	p->bv = p->b ? num_or_nan(p->b) : beta ? 1.0 : NAN;
+}
+
+static void walk_params(struct walker *w, const struct sl_node *map, const struct sl_param *parent, unsigned depth,
+			const char *prefix)
+{
+	if (!map || map->kind != SL_NODE_MAP || depth > 64)
+		return;
+	struct sl_pair *items;
+	size_t n = sl_sweep_map_items(w->a, map, &items);
+	for (size_t i = 0; i < n; i++) {
+		size_t idx = w->s->nparams;
+		struct sl_param *p = new_param(w);
+		p->key = items[i].key;
+		p->node = items[i].value;
+		p->name = p->key->kind == SL_NODE_SCALAR ? p->key->text : "?";
+		p->path = prefix ? sl_arena_printf(w->a, "%s.%s", prefix, p->name) : p->name;
+		p->parent = parent;
+		p->depth = depth;
+		fill_param(p);
+		if (p->is_dict) {
+			const char *path = p->path;
+			const struct sl_node *sub = p->parameters;
+			walk_params(w, sub, p, depth + 1, path);
+			/* the array may have moved: p is re-read by index where needed */
+			(void)idx;
+		}
+	}
+}
+
+/* Parents were recorded as pointers into an array that grew: re-point them. */
+static void fix_parents(struct sl_sweep *s)
+{
+	/* a child's parent is the nearest preceding dict parameter one level up */
+	for (size_t i = 0; i < s->nparams; i++) {
+		struct sl_param *p = &s->params[i];
+		p->parent = NULL;
+		if (!p->depth)
+			continue;
+		for (size_t j = i; j-- > 0;)
+			if (s->params[j].depth == p->depth - 1 && s->params[j].is_dict) {
+				p->parent = &s->params[j];
+				break;
+			}
+	}
+}
+
+struct sl_sweep *sl_sweep_load(struct sl_arena *a, const struct sl_ydoc *doc)
+{
+	struct sl_sweep *s = sl_arena_alloc(a, sizeof *s);
+	s->doc = doc;
+	const struct sl_node *root = doc ? doc->root : NULL;
+	if (!root || root->kind != SL_NODE_MAP)
+		return s;
+	s->root = root;
+	s->method_node = sl_map_get(root, "method");
+	s->parameters = sl_map_get(root, "parameters");
+	s->program = sl_map_get(root, "program");
+	s->is_sweep = s->method_node || s->parameters || s->program;
+	if (s->method_node && s->method_node->kind == SL_NODE_SCALAR && s->method_node->value.type == SL_V_STR)
+		for (int m = 1; m < SL_METHOD__COUNT; m++)
+			if (strcmp(s->method_node->text, sl_method_name((enum sl_method)m)) == 0)
+				s->method = (enum sl_method)m;
+	s->metric = sl_map_get(root, "metric");
+	s->metric_name = sl_map_get(s->metric, "name");
+	s->metric_goal = sl_map_get(s->metric, "goal");
+	s->early_terminate = sl_map_get(root, "early_terminate");
+	s->run_cap = sl_map_get(root, "run_cap");
+	if (s->run_cap && s->run_cap->kind == SL_NODE_SCALAR) {
+		const struct sl_value *v = &s->run_cap->value;
+		/* JSON schema draft 7 "integer" also takes an integral float */
+		if (v->type == SL_V_INT && (v->big ? v->f > 0 : v->i > 0)) {
+			s->has_run_cap = true;
+			s->run_cap_value = v->big ? INT64_MAX : v->i;
+		} else if (v->type == SL_V_FLOAT && v->f > 0 && floor(v->f) == v->f && isfinite(v->f)) {
+			s->has_run_cap = true;
+			s->run_cap_value = v->f >= 9.2e18 ? INT64_MAX : (int64_t)v->f;
+		}
+	}
+	s->name = sl_map_get(root, "name");
+	s->command = sl_map_get(root, "command");
+	s->default_command = s->command == NULL;
+	parse_command(a, s);
+	struct walker w = {.a = a, .s = s};
+	walk_params(&w, s->parameters, NULL, 0, NULL);
+	fix_parents(s);
+	s->problems = NULL;
+	s->nproblems = sl_sweep_validate(a, s, &s->problems);
+	return s;
+}
+
+const struct sl_param *sl_sweep_param(const struct sl_sweep *s, const char *path)
+{
+	for (size_t i = 0; i < s->nparams; i++)
+		if (strcmp(s->params[i].path, path) == 0)
+			return &s->params[i];
+	return NULL;
+}
+
+/* ---- counts ---- */
+
+struct sl_count sl_count_mul(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {0};
+	bool xzero = !x.infinite && !x.saturated && x.value == 0;
+	bool yzero = !y.infinite && !y.saturated && y.value == 0;
+	if (xzero || yzero)
+		return r;
+	if (x.infinite || y.infinite) {
+		r.infinite = true;
+		return r;
+	}
+	if (x.saturated || y.saturated || (y.value && x.value > UINT64_MAX / y.value)) {
+		r.value = UINT64_MAX;
+		r.saturated = true;
+		return r;
+	}
+	r.value = x.value * y.value;
+	return r;
+}
+
+const char *sl_count_str(struct sl_arena *a, struct sl_count c)
+{
+	if (c.infinite)
+		return "infinite";
+	if (c.saturated)
+		return sl_arena_printf(a, "more than %" PRIu64, UINT64_MAX);
+	return sl_arena_printf(a, "%" PRIu64, c.value);
+}
+
+/* numpy.arange(min, max, q): its length and dtype (int64 when all three are ints) */
+static bool arange_params(const struct sl_param *p, bool *ints, double *delta)
+{
+	if (!sl_node_is(p->min, SL_V_INT) && !sl_node_is(p->min, SL_V_FLOAT))
+		return false;
+	if (!sl_node_is(p->max, SL_V_INT) && !sl_node_is(p->max, SL_V_FLOAT))
+		return false;
+	*ints = sl_node_is(p->min, SL_V_INT) && sl_node_is(p->max, SL_V_INT) && p->q_int && !p->min->value.big &&
+		!p->max->value.big && !p->q->value.big;
+	/* arange fills start + i*delta with delta = (start + step) - start */
+	*delta = (p->minv + p->qv) - p->minv;
+	return true;
+}
+
+static struct sl_count arange_len(const struct sl_param *p)
+{
+	struct sl_count c = {0};
+	bool ints;
+	double delta;
+	if (!arange_params(p, &ints, &delta) || !(p->qv > 0))
+		return c;
+	/* Python: (stop - start) / step, the subtraction exact for ints, then ceil */
+	double len;
+	if (ints) {
+		__int128 diff = (__int128)p->max->value.i - p->min->value.i;
+		/* int / int true division is correctly rounded; int128 -> long double keeps 64 bits */
+		len = (double)((long double)diff / (long double)p->q->value.i);
+	} else {
+		double diff;
+		if (sl_node_is(p->min, SL_V_INT) && sl_node_is(p->max, SL_V_INT) && !p->min->value.big &&
+		    !p->max->value.big)
+			diff = (double)((__int128)p->max->value.i - p->min->value.i);
+		else
+			diff = p->maxv - p->minv;
+		len = diff / p->qv;
+	}
+	len = ceil(len);
+	if (!(len > 0))
+		return c;
+	if (len >= 1.8e19) {
+		c.value = UINT64_MAX;
+		c.saturated = true;
+		return c;
+	}
+	c.value = (uint64_t)len;
+	return c;
+}
+
+struct sl_count sl_param_grid_count(const struct sl_param *p)
+{
+	struct sl_count c = {0};
+	if (p->is_dict)
+		return c;
+	switch (p->dist) {
+	case SL_DIST_CONSTANT:
+		c.value = 1;
+		return c;
+	case SL_DIST_CATEGORICAL:
+	case SL_DIST_CATEGORICAL_W_PROBABILITIES:
+		c.value = p->values && p->values->kind == SL_NODE_SEQ ? p->values->n : 0;
+		return c;
+	case SL_DIST_INT_UNIFORM: {
+		const struct sl_value *lo = &p->min->value, *hi = &p->max->value;
+		if (lo->big || hi->big) {
+			c.value = UINT64_MAX;
+			c.saturated = true;
+			return c;
+		}
+		__int128 n = (__int128)hi->i - lo->i + 1;
+		if (n <= 0)
+			return c;
+		if (n > (__int128)UINT64_MAX) {
+			c.value = UINT64_MAX;
+			c.saturated = true;
+			return c;
+		}
+		c.value = (uint64_t)n;
+		return c;
+	}
+	case SL_DIST_Q_UNIFORM:
+		return arange_len(p);
+	case SL_DIST_NONE:
+		return c;
+	default:
+		c.infinite = true;
+		return c;
+	}
+}
+
+struct sl_count sl_sweep_grid_size(const struct sl_sweep *s)
+{
+	struct sl_count total = {.value = 1};
+	for (size_t i = 0; i < s->nparams; i++) {
+		const struct sl_param *p = &s->params[i];
+		if (p->is_dict || p->dist == SL_DIST_NONE)
+			continue;
+		total = sl_count_mul(total, sl_param_grid_count(p));
+	}
+	return total;
+}
+
+bool sl_param_grid_value(const struct sl_param *p, uint64_t i, struct sl_value *out, const struct sl_node **node)
+{
+	struct sl_count c = sl_param_grid_count(p);
+	*node = NULL;
+	memset(out, 0, sizeof *out);
+	if (c.infinite || (!c.saturated && i >= c.value))
+		return false;
+	switch (p->dist) {
+	case SL_DIST_CONSTANT:
+		*node = p->value;
+		if (p->value->kind == SL_NODE_SCALAR)
+			*out = p->value->value;
+		return true;
+	case SL_DIST_CATEGORICAL:
+	case SL_DIST_CATEGORICAL_W_PROBABILITIES:
+		*node = p->values->items[i];
+		if ((*node)->kind == SL_NODE_SCALAR)
+			*out = (*node)->value;
+		return true;
+	case SL_DIST_INT_UNIFORM:
+		if (p->min->value.i > INT64_MAX - (int64_t)i)
+			return false;
+		out->type = SL_V_INT;
+		out->i = p->min->value.i + (int64_t)i;
+		out->f = (double)out->i;
+		return true;
+	case SL_DIST_Q_UNIFORM: {
+		bool ints;
+		double delta;
+		if (!arange_params(p, &ints, &delta))
+			return false;
+		if (ints) {
+			out->type = SL_V_INT;
+			out->i = p->min->value.i + (int64_t)i * p->q->value.i;
+			out->f = (double)out->i;
+		} else {
+			out->type = SL_V_FLOAT;
+			out->f = i == 0 ? p->minv : i == 1 ? p->minv + p->qv : p->minv + (double)i * delta;
+		}
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* ---- equality of YAML values ---- */
+
+static bool num_equal(const struct sl_value *x, const struct sl_value *y)
+{
+	if (x->type == SL_V_INT && y->type == SL_V_INT && !x->big && !y->big)
+		return x->i == y->i;
+	if (x->type == SL_V_INT && !x->big && y->type == SL_V_FLOAT)
+		return (long double)x->i == (long double)y->f;
+	if (y->type == SL_V_INT && !y->big && x->type == SL_V_FLOAT)
+		return (long double)y->i == (long double)x->f;
+	return x->f == y->f;
+}
+
+bool sl_node_equal(const struct sl_node *x, const struct sl_node *y)
+{
+	if (x == y)
+		return true;
+	if (!x || !y || x->kind != y->kind)
+		return false;
+	switch (x->kind) {
+	case SL_NODE_SCALAR: {
+		const struct sl_value *a = &x->value, *b = &y->value;
+		bool anum = a->type == SL_V_INT || a->type == SL_V_FLOAT;
+		bool bnum = b->type == SL_V_INT || b->type == SL_V_FLOAT;
+		if (anum && bnum)
+			return num_equal(a, b);
+		if (a->type != b->type)
+			return false;
+		switch (a->type) {
+		case SL_V_NULL:
+			return true;
+		case SL_V_BOOL:
+			return a->b == b->b;
+		default:
+			return x->text_len == y->text_len && memcmp(x->text, y->text, x->text_len) == 0;
+		}
+	}
+	case SL_NODE_SEQ:
+		if (x->n != y->n)
+			return false;
+		for (size_t i = 0; i < x->n; i++)
+			if (!sl_node_equal(x->items[i], y->items[i]))
+				return false;
+		return true;
+	case SL_NODE_MAP: {
+		size_t found = 0;
+		for (size_t i = 0; i < x->n; i++) {
+			const struct sl_pair *px = &x->pairs[i];
+			if (px->key->kind != SL_NODE_SCALAR)
+				return false;
+			const struct sl_node *vy = sl_map_get(y, px->key->text);
+			if (!vy || !sl_node_equal(sl_map_get(x, px->key->text), vy))
+				return false;
+			found++;
+		}
+		for (size_t i = 0; i < y->n; i++)
+			if (y->pairs[i].key->kind != SL_NODE_SCALAR || !sl_map_get(x, y->pairs[i].key->text))
+				return false;
+		return found == x->n;
+	}
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,946 @@
+/*
+ * validate: what W&B rejects in a sweep, as findings a person understands.
+ * The parameter forms are wandb/sweeps' config/schema.json `parameter.anyOf`
+ * in order (fill_parameter() takes the first that validates); the top level
+ * follows the schema's properties and cfg.py's extra checks (parameters
+ * required unless scheduler.search_space, metric/metrics, scheduler), and
+ * schema.py's min < max and probability checks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sweep_internal.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/scalar.h"
+#include "sweeplint/ydoc.h"
+
+/* ---- the forms ---- */
+
+enum ktype {
+	KT_ANY,
+	KT_NUMBER,       /* "type": "number" */
+	KT_INT_FMT,      /* "type": "integer", "format": "integer": a Python int */
+	KT_FLOAT_FMT,    /* "type": "number", "format": "float": a Python float */
+	KT_ARRAY1,       /* "type": "array", "minItems": 1 */
+	KT_PROBS,        /* array, minItems 1, items number >= 0 */
+	KT_PARAMS,       /* #/definitions/parameters */
+};
+
+enum kcons {
+	KC_NONE,
+	KC_MIN0,         /* "minimum": 0 */
+	KC_EXCL0,        /* "exclusiveMinimum": 0 */
+};
+
+struct keyspec {
+	enum sl_pkey key;
+	enum ktype type;
+	enum kcons cons;
+};
+
+#define K(k) (1u << (k))
+
+struct form {
+	enum sl_dist dist;     /* what it resolves to (NONE: param_dict) */
+	const char *schema;    /* its name in schema.json */
+	unsigned required;     /* K() bits, distribution included */
+	bool has_dist;         /* "distribution" is an allowed key (enum [dist]) */
+	struct keyspec keys[4];
+};
+
+static const struct form forms[] = {
+	{SL_DIST_Q_BETA, "param_qbeta", K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_A, KT_NUMBER, KC_MIN0}, {SL_PKEY_B, KT_NUMBER, KC_MIN0}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
+	{SL_DIST_BETA, "param_beta", K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_A, KT_NUMBER, KC_MIN0}, {SL_PKEY_B, KT_NUMBER, KC_MIN0}}},
+	{SL_DIST_CATEGORICAL, "param_categorical", K(SL_PKEY_VALUES), true, {{SL_PKEY_VALUES, KT_ARRAY1, KC_NONE}}},
+	{SL_DIST_CATEGORICAL_W_PROBABILITIES, "param_categorical_w_probabilities",
+	 K(SL_PKEY_VALUES) | K(SL_PKEY_PROBABILITIES), true,
+	 {{SL_PKEY_VALUES, KT_ARRAY1, KC_NONE}, {SL_PKEY_PROBABILITIES, KT_PROBS, KC_NONE}}},
+	{SL_DIST_INT_UNIFORM, "param_int_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MAX, KT_INT_FMT, KC_NONE}, {SL_PKEY_MIN, KT_INT_FMT, KC_NONE}}},
+	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX) | K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
+	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_FLOAT_FMT, KC_NONE}, {SL_PKEY_MAX, KT_FLOAT_FMT, KC_NONE}}},
+	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_FLOAT_FMT, KC_NONE}}},
+	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_FLOAT_FMT, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
+	{SL_DIST_LOG_NORMAL, "param_lognormal", K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
+	{SL_DIST_LOG_UNIFORM, "param_loguniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
+	{SL_DIST_INV_LOG_UNIFORM, "param_inv_loguniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX),
+	 true, {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
+	{SL_DIST_NORMAL, "param_normal", K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
+	{SL_DIST_Q_LOG_NORMAL, "param_qlognormal", K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_Q, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
+	{SL_DIST_Q_LOG_UNIFORM, "param_qloguniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
+	{SL_DIST_Q_NORMAL, "param_qnormal", K(SL_PKEY_DISTRIBUTION), true,
+	 {{SL_PKEY_Q, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
+	{SL_DIST_Q_UNIFORM, "param_quniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
+	{SL_DIST_CONSTANT, "param_single_value", K(SL_PKEY_VALUE), true, {{SL_PKEY_VALUE, KT_ANY, KC_NONE}}},
+	{SL_DIST_INV_LOG_UNIFORM_VALUES, "param_inv_loguniform_v2",
+	 K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
+	{SL_DIST_LOG_UNIFORM_VALUES, "param_loguniform_v2", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX),
+	 true, {{SL_PKEY_MIN, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
+	{SL_DIST_Q_LOG_UNIFORM_VALUES, "param_qloguniform_v2",
+	 K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+	 {{SL_PKEY_MIN, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
+	{SL_DIST_NONE, "param_dict", K(SL_PKEY_PARAMETERS), false, {{SL_PKEY_PARAMETERS, KT_PARAMS, KC_NONE}}},
+};
+
+#define NFORMS (sizeof forms / sizeof forms[0])
+
+static bool is_number(const struct sl_node *n)
+{
+	return n && n->kind == SL_NODE_SCALAR && (n->value.type == SL_V_INT || n->value.type == SL_V_FLOAT);
+}
+
+/* Every key of an (effective) mapping, merged maps included: calls fn until it returns false. */
+static bool each_key(const struct sl_node *map, bool (*fn)(const struct sl_node *key, void *ctx), void *ctx,
+		     int depth)
+{
+	if (!map || map->kind != SL_NODE_MAP || depth > 32)
+		return true;
+	for (size_t i = 0; i < map->n; i++) {
+		const struct sl_node *k = map->pairs[i].key, *v = map->pairs[i].value;
+		if (k->kind == SL_NODE_SCALAR && k->value.merge) {
+			if (v->kind == SL_NODE_MAP && !each_key(v, fn, ctx, depth + 1))
+				return false;
+			if (v->kind == SL_NODE_SEQ)
+				for (size_t j = 0; j < v->n; j++)
+					if (!each_key(v->items[j], fn, ctx, depth + 1))
+						return false;
+			continue;
+		}
+		if (!fn(k, ctx))
+			return false;
+	}
+	return true;
+}
+
+static const struct keyspec *form_key(const struct form *f, enum sl_pkey k)
+{
+	for (size_t i = 0; i < sizeof f->keys / sizeof f->keys[0]; i++)
+		if (f->keys[i].type != KT_ANY || f->keys[i].key == k)
+			if (f->keys[i].key == k && (f->keys[i].type != KT_ANY || k == SL_PKEY_VALUE))
+				return &f->keys[i];
+	return NULL;
+}
+
+static bool form_allows(const struct form *f, enum sl_pkey k)
+{
+	return (k == SL_PKEY_DISTRIBUTION && f->has_dist) || form_key(f, k) != NULL;
+}
+
+struct allowed_ctx {
+	const struct form *f;
+	const struct sl_node *bad; /* the first key the form does not allow */
+};
+
+static bool key_allowed(const struct sl_node *key, void *p)
+{
+	struct allowed_ctx *c = p;
+	enum sl_pkey k = key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR ? sl_sweep_pkey_parse(key->text)
+										      : SL_PKEY__COUNT;
+	if (k == SL_PKEY__COUNT || !form_allows(c->f, k)) {
+		c->bad = key;
+		return false;
+	}
+	return true;
+}
+
+static bool name_ok(const struct sl_node *key)
+{
+	/* ^[A-Za-z_][A-Za-z0-9_.-]*$ ; a key PyYAML does not read as a string escapes the pattern */
+	if (key->kind != SL_NODE_SCALAR || key->value.type != SL_V_STR)
+		return true;
+	const char *s = key->text;
+	size_t n = key->text_len;
+	if (n && s[n - 1] == '\n') /* Python's $ matches before a final newline */
+		n--;
+	if (!n || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+		      c == '.' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static bool value_ok(const struct sl_node *v, const struct keyspec *ks);
+
+struct params_ctx {
+	const struct sl_node *map;
+	bool ok;
+	size_t n;
+};
+
+static bool param_entry_ok(const struct sl_node *key, void *p)
+{
+	struct params_ctx *c = p;
+	c->n++;
+	if (!name_ok(key)) {
+		c->ok = false;
+		return false;
+	}
+	const struct sl_node *v = key->kind == SL_NODE_SCALAR ? sl_map_get(c->map, key->text) : NULL;
+	bool dict;
+	if (!v || (sl_sweep_form_match(v, &dict) == SL_DIST_NONE && !dict)) {
+		c->ok = false;
+		return false;
+	}
+	return true;
+}
+
+static bool value_ok(const struct sl_node *v, const struct keyspec *ks)
+{
+	switch (ks->type) {
+	case KT_ANY:
+		return true;
+	case KT_NUMBER:
+		if (!is_number(v))
+			return false;
+		break;
+	case KT_INT_FMT:
+		if (!sl_node_is(v, SL_V_INT))
+			return false;
+		break;
+	case KT_FLOAT_FMT:
+		if (!sl_node_is(v, SL_V_FLOAT))
+			return false;
+		break;
+	case KT_ARRAY1:
+		return v->kind == SL_NODE_SEQ && v->n >= 1;
+	case KT_PROBS:
+		if (v->kind != SL_NODE_SEQ || v->n < 1)
+			return false;
+		for (size_t i = 0; i < v->n; i++)
+			if (!is_number(v->items[i]) || v->items[i]->value.f < 0)
+				return false;
+		return true;
+	case KT_PARAMS: {
+		if (v->kind != SL_NODE_MAP)
+			return false;
+		struct params_ctx c = {.map = v, .ok = true};
+		each_key(v, param_entry_ok, &c, 0);
+		return c.ok && c.n >= 1;
+	}
+	}
+	/* numbers: NaN passes minimum/exclusiveMinimum, as Python's comparisons make it */
+	if (ks->cons == KC_MIN0 && v->value.f < 0)
+		return false;
+	if (ks->cons == KC_EXCL0 && v->value.f <= 0)
+		return false;
+	return true;
+}
+
+static bool form_ok(const struct form *f, const struct sl_node *node)
+{
+	if (!node || node->kind != SL_NODE_MAP)
+		return false;
+	struct allowed_ctx ac = {.f = f};
+	each_key(node, key_allowed, &ac, 0);
+	if (ac.bad)
+		return false;
+	for (int k = 0; k < SL_PKEY__COUNT; k++)
+		if ((f->required & K(k)) && !sl_map_get(node, sl_sweep_pkey_name((enum sl_pkey)k)))
+			return false;
+	const struct sl_node *d = sl_map_get(node, "distribution");
+	if (d && !(d->kind == SL_NODE_SCALAR && d->value.type == SL_V_STR && strcmp(d->text, sl_dist_name(f->dist)) == 0))
+		return false;
+	for (size_t i = 0; i < sizeof f->keys / sizeof f->keys[0]; i++) {
+		const struct keyspec *ks = &f->keys[i];
+		if (ks->type == KT_ANY && ks->key != SL_PKEY_VALUE)
+			continue; /* an unused slot */
+		const struct sl_node *v = sl_map_get(node, sl_sweep_pkey_name(ks->key));
+		if (v && !value_ok(v, ks))
+			return false;
+	}
+	return true;
+}
+
+enum sl_dist sl_sweep_form_match(const struct sl_node *node, bool *is_dict)
+{
+	if (is_dict)
+		*is_dict = false;
+	for (size_t i = 0; i < NFORMS; i++)
+		if (form_ok(&forms[i], node)) {
+			if (forms[i].dist == SL_DIST_NONE && is_dict)
+				*is_dict = true;
+			return forms[i].dist;
+		}
+	return SL_DIST_NONE;
+}
+
+/* ---- problems ---- */
+
+struct out {
+	struct sl_arena *a;
+	struct sl_sweep_problem *v;
+	size_t n, cap;
+};
+
+static struct sl_sweep_problem *add(struct out *o, const struct sl_node *at, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static struct sl_sweep_problem *add(struct out *o, const struct sl_node *at, const char *hint, const char *fmt, ...)
+{
+	if (o->n == o->cap) {
+		size_t nc = o->cap ? o->cap * 2 : 8;
+		o->v = sl_arena_grow(o->a, o->v, o->n, nc, sizeof *o->v);
+		o->cap = nc;
+	}
+	struct sl_sweep_problem *p = &o->v[o->n++];
+	va_list ap;
+	va_start(ap, fmt);
+	p->message = sl_arena_vprintf(o->a, fmt, ap);
+	va_end(ap);
+	p->at = at;
+	p->hint = hint;
+	p->yaml11 = false;
+	return p;
+}
+
+/* A short quoted rendering of a node for messages. */
+static const char *show(struct sl_arena *a, const struct sl_node *n)
+{
+	if (!n)
+		return "nothing";
+	if (n->kind != SL_NODE_SCALAR)
+		return sl_node_describe(n);
+	if (n->text_len > 40)
+		return sl_arena_printf(a, "'%.37s...'", n->text);
+	return sl_arena_printf(a, "'%s'", n->text);
+}
+
+/*
+ * A value of the wrong type. A string that a person reads as a number gets
+ * the YAML 1.1 explanation and the spelling that works.
+ */
+static void wrong_type(struct out *o, const char *what, const struct sl_node *v, const char *want)
+{
+	if (v->kind == SL_NODE_SCALAR && v->value.type == SL_V_STR && v->value.looks_numeric &&
+	    v->style == SL_STYLE_PLAIN) {
+		char sp[128];
+		bool have = sl_scalar_numeric_spelling(v->text, v->text_len, sp, sizeof sp);
+		struct sl_sweep_problem *p =
+			add(o, v, sl_arena_printf(o->a, "or tag it: !!float %s", v->text),
+			    "%s is the string '%s', not a number: PyYAML (YAML 1.1) reads a number without a dot as "
+			    "a string%s%s",
+			    what, v->text, have ? "; write " : "", have ? sp : "");
+		p->yaml11 = true;
+		return;
+	}
+	add(o, v, NULL, "%s must be %s, not %s %s", what, want, sl_node_describe(v),
+	    v->kind == SL_NODE_SCALAR ? show(o->a, v) : "");
+	/* "not a list " leaves a trailing space: trim it */
+	char *m = (char *)o->v[o->n - 1].message;
+	size_t len = strlen(m);
+	if (len && m[len - 1] == ' ')
+		m[len - 1] = '\0';
+}
+
+static const char *type_word(enum ktype t)
+{
+	switch (t) {
+	case KT_INT_FMT:
+		return "an integer";
+	case KT_FLOAT_FMT:
+	case KT_NUMBER:
+		return "a number";
+	case KT_ARRAY1:
+	case KT_PROBS:
+		return "a non-empty list";
+	case KT_PARAMS:
+		return "a mapping of parameters";
+	default:
+		return "a value";
+	}
+}
+
+/* Distance for "did you mean" (Levenshtein, short strings). */
+static size_t edit_distance(const char *x, const char *y)
+{
+	size_t nx = strlen(x), ny = strlen(y);
+	if (nx > 40 || ny > 40)
+		return 99;
+	size_t d[41][41];
+	for (size_t i = 0; i <= nx; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= ny; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= nx; i++)
+		for (size_t j = 1; j <= ny; j++) {
+			size_t c = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			d[i][j] = c;
+		}
+	return d[nx][ny];
+}
+
+static const char *nearest(const char *s, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(s, names[i]);
+		if (d < bd || (d <= 3 && strlen(s) > 6 && d < bd + 1 && !best)) {
+			bd = d;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
+static const char *did_you_mean(struct sl_arena *a, const char *s, const char *const *names, size_t n)
+{
+	const char *b = nearest(s, names, n);
+	return b ? sl_arena_printf(a, "did you mean '%s'?", b) : NULL;
+}
+
+/* ---- explaining why a parameter matches no form ---- */
+
+static void check_param(struct out *o, const struct sl_param *p);
+
+struct extra_ctx {
+	struct out *o;
+	const struct form *f;
+	const struct sl_param *p;
+	const char *what;
+};
+
+static bool report_extra(const struct sl_node *key, void *ctx)
+{
+	struct extra_ctx *c = ctx;
+	enum sl_pkey k = key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR ? sl_sweep_pkey_parse(key->text)
+										      : SL_PKEY__COUNT;
+	if (k != SL_PKEY__COUNT && form_allows(c->f, k))
+		return true;
+	if (k == SL_PKEY__COUNT) {
+		static const char *const names[] = {"distribution", "value", "values", "probabilities", "min", "max",
+						    "q", "mu", "sigma", "a", "b", "parameters"};
+		add(c->o, key, did_you_mean(c->o->a, key->kind == SL_NODE_SCALAR ? key->text : "", names, 12),
+		    "unknown key %s in parameter '%s'", show(c->o->a, key), c->p->path);
+		return true;
+	}
+	const char *hint = NULL;
+	if ((k == SL_PKEY_VALUES && form_allows(c->f, SL_PKEY_VALUE)) ||
+	    (k == SL_PKEY_VALUE && form_allows(c->f, SL_PKEY_VALUES)))
+		hint = "use either 'value' (one constant) or 'values' (a list)";
+	else if (k == SL_PKEY_Q && c->f->dist == SL_DIST_INT_UNIFORM)
+		hint = "add 'distribution: q_uniform' for steps of q";
+	else if (k == SL_PKEY_Q && c->f->dist == SL_DIST_UNIFORM)
+		hint = "add 'distribution: q_uniform' to quantize";
+	else if ((k == SL_PKEY_MU || k == SL_PKEY_SIGMA) && !c->p->dist_explicit)
+		hint = "add 'distribution: normal' (or log_normal)";
+	else if (k == SL_PKEY_PROBABILITIES && c->f->dist == SL_DIST_CATEGORICAL)
+		hint = "remove 'distribution: categorical' or write 'distribution: categorical_w_probabilities'";
+	add(c->o, key, hint, "'%s' is not allowed in %s parameter ('%s')", key->text, c->what, c->p->path);
+	return true;
+}
+
+static void explain_form(struct out *o, const struct sl_param *p, const struct form *f, const char *what)
+{
+	const struct sl_node *n = p->node;
+	size_t before = o->n;
+	struct extra_ctx ec = {.o = o, .f = f, .p = p, .what = what};
+	each_key(n, report_extra, &ec, 0);
+	for (int k = 0; k < SL_PKEY__COUNT; k++)
+		if ((f->required & K(k)) && !sl_map_get(n, sl_sweep_pkey_name((enum sl_pkey)k)))
+			add(o, p->key, NULL, "%s parameter ('%s') needs '%s'", what, p->path,
+			    sl_sweep_pkey_name((enum sl_pkey)k));
+	for (size_t i = 0; i < sizeof f->keys / sizeof f->keys[0]; i++) {
+		const struct keyspec *ks = &f->keys[i];
+		if (ks->type == KT_ANY)
+			continue;
+		const char *kn = sl_sweep_pkey_name(ks->key);
+		const struct sl_node *v = sl_map_get(n, kn);
+		if (!v || value_ok(v, ks))
+			continue;
+		const char *label = sl_arena_printf(o->a, "%s of '%s'", kn, p->path);
+		switch (ks->type) {
+		case KT_NUMBER:
+		case KT_INT_FMT:
+		case KT_FLOAT_FMT:
+			if (ks->type == KT_INT_FMT && is_number(v))
+				add(o, v, sl_arena_printf(o->a, "use 'distribution: q_uniform' or integer bounds"),
+				    "%s must be an integer for int_uniform, not %s", label, show(o->a, v));
+			else if (!is_number(v))
+				wrong_type(o, label, v, type_word(ks->type));
+			else if (ks->cons == KC_MIN0)
+				add(o, v, NULL, "%s must be at least 0, not %s", label, v->text);
+			else
+				add(o, v,
+				    f->dist == SL_DIST_LOG_UNIFORM_VALUES || f->dist == SL_DIST_INV_LOG_UNIFORM_VALUES ||
+						    f->dist == SL_DIST_Q_LOG_UNIFORM_VALUES
+					    ? "the *_values distributions take the real bounds, which must be positive"
+					    : NULL,
+				    "%s must be greater than 0, not %s", label, v->text);
+			break;
+		case KT_ARRAY1:
+			if (v->kind == SL_NODE_SEQ)
+				add(o, v, NULL, "%s must not be empty", label);
+			else
+				add(o, v, v->kind == SL_NODE_SCALAR ? sl_arena_printf(o->a, "write [%s]", v->text) : NULL,
+				    "%s must be a list, not %s", label, sl_node_describe(v));
+			break;
+		case KT_PROBS:
+			if (v->kind != SL_NODE_SEQ || v->n == 0) {
+				add(o, v, NULL, "%s must be a non-empty list of numbers", label);
+				break;
+			}
+			for (size_t j = 0; j < v->n; j++) {
+				const struct sl_node *it = v->items[j];
+				if (!is_number(it))
+					wrong_type(o, sl_arena_printf(o->a, "probability %zu of '%s'", j + 1, p->path), it,
+						   "a number");
+				else if (it->value.f < 0)
+					add(o, it, NULL, "probability %s of '%s' is negative", it->text, p->path);
+			}
+			break;
+		case KT_PARAMS:
+			if (v->kind != SL_NODE_MAP)
+				add(o, v, NULL, "'parameters' of '%s' must be a mapping of parameters, not %s", p->path,
+				    sl_node_describe(v));
+			else if (v->n == 0)
+				add(o, v, NULL, "'parameters' of '%s' is empty", p->path);
+			/* nested parameters are checked on their own */
+			break;
+		default:
+			break;
+		}
+	}
+	if (o->n == before && f->dist != SL_DIST_NONE)
+		add(o, p->key, NULL, "parameter '%s' matches no W&B parameter form", p->path);
+}
+
+static const struct form *form_for(enum sl_dist d)
+{
+	for (size_t i = 0; i < NFORMS; i++)
+		if (forms[i].dist == d)
+			return &forms[i];
+	return NULL;
+}
+
+static void explain(struct out *o, const struct sl_param *p)
+{
+	const struct sl_node *n = p->node;
+	if (n->kind != SL_NODE_MAP) {
+		const char *hint = n->kind == SL_NODE_SEQ ? sl_arena_printf(o->a, "write %s: {values: [...]}", p->name)
+				   : n->kind == SL_NODE_SCALAR ? sl_arena_printf(o->a, "write %s: {value: %s}", p->name,
+										 n->text)
+							       : NULL;
+		add(o, n, hint, "parameter '%s' must be a mapping such as {value: ...} or {values: [...]}, not %s",
+		    p->path, sl_node_describe(n));
+		return;
+	}
+	if (p->distribution) {
+		const struct sl_node *d = p->distribution;
+		enum sl_dist dist = d->kind == SL_NODE_SCALAR && d->value.type == SL_V_STR ? sl_dist_parse(d->text)
+											   : SL_DIST_NONE;
+		if (dist == SL_DIST_NONE) {
+			const char *names[SL_DIST__COUNT - 1];
+			for (int i = 1; i < SL_DIST__COUNT; i++)
+				names[i - 1] = sl_dist_name((enum sl_dist)i);
+			add(o, d,
+			    did_you_mean(o->a, d->kind == SL_NODE_SCALAR ? d->text : "", names, SL_DIST__COUNT - 1),
+			    "unknown distribution %s for parameter '%s'", show(o->a, d), p->path);
+			return;
+		}
+		const char *what = sl_arena_printf(o->a, "a %s", sl_dist_name(dist));
+		explain_form(o, p, form_for(dist), what);
+		return;
+	}
+	if (p->parameters) {
+		explain_form(o, p, &forms[NFORMS - 1], "a nested");
+		return;
+	}
+	if (p->value) {
+		explain_form(o, p, form_for(SL_DIST_CONSTANT), "a constant");
+		return;
+	}
+	if (p->values) {
+		if (p->probabilities)
+			explain_form(o, p, form_for(SL_DIST_CATEGORICAL_W_PROBABILITIES), "a categorical");
+		else
+			explain_form(o, p, form_for(SL_DIST_CATEGORICAL), "a categorical");
+		return;
+	}
+	if (p->min || p->max) {
+		if (sl_node_is(p->min, SL_V_INT) && sl_node_is(p->max, SL_V_INT)) {
+			explain_form(o, p, form_for(SL_DIST_INT_UNIFORM), "an int_uniform");
+		} else {
+			/* implicit uniform: any numbers (one of them a float) */
+			static const struct form implicit_uniform = {
+				SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
+				{{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}};
+			explain_form(o, p, &implicit_uniform, "a uniform");
+		}
+		return;
+	}
+	const char *hint = p->mu || p->sigma ? "add 'distribution: normal'" : p->a || p->b ? "add 'distribution: beta'"
+									    : "give it value, values, or min and max";
+	add(o, p->key, hint, "parameter '%s' has no value, values, min/max, distribution or parameters", p->path);
+}
+
+static bool num_ge(const struct sl_node *x, const struct sl_node *y)
+{
+	const struct sl_value *a = &x->value, *b = &y->value;
+	if (a->type == SL_V_INT && b->type == SL_V_INT && !a->big && !b->big)
+		return a->i >= b->i;
+	if (a->type == SL_V_INT && !a->big && b->type == SL_V_FLOAT)
+		return (long double)a->i >= (long double)b->f;
+	if (b->type == SL_V_INT && !b->big && a->type == SL_V_FLOAT)
+		return (long double)a->f >= (long double)b->i;
+	return a->f >= b->f;
+}
+
+/* schema.py: validate_min_max and validate_categorical_prob, on numbers. */
+static void check_extra(struct out *o, const struct sl_param *p)
+{
+	if (is_number(p->min) && is_number(p->max) && num_ge(p->min, p->max))
+		add(o, p->min, sl_arena_printf(o->a, "min must be strictly less than max"),
+		    "min %s of '%s' is not less than max %s", p->min->text, p->path, p->max->text);
+	if (p->values && p->probabilities && p->values->kind == SL_NODE_SEQ &&
+	    p->probabilities->kind == SL_NODE_SEQ) {
+		if (p->values->n != p->probabilities->n) {
+			add(o, p->probabilities, NULL, "'%s' has %zu values but %zu probabilities", p->path,
+			    p->values->n, p->probabilities->n);
+		} else {
+			double sum = 0;
+			bool nums = true;
+			for (size_t i = 0; i < p->probabilities->n; i++) {
+				nums = nums && is_number(p->probabilities->items[i]);
+				sum += p->probabilities->items[i]->value.f;
+			}
+			/* np.isclose(sum, 1.0): |sum - 1| <= 1e-8 + 1e-5 * 1 */
+			if (nums && !(fabs(sum - 1.0) <= 1e-8 + 1e-5))
+				add(o, p->probabilities, NULL, "probabilities of '%s' sum to %g, not 1", p->path, sum);
+		}
+	}
+}
+
+static void check_param(struct out *o, const struct sl_param *p)
+{
+	if (!name_ok(p->key))
+		add(o, p->key, "names start with a letter or '_' and hold letters, digits, '_', '.', '-'",
+		    "parameter name %s is not allowed", show(o->a, p->key));
+	if (p->dist == SL_DIST_NONE && !p->is_dict) {
+		explain(o, p);
+		return;
+	}
+	if (p->is_dict) {
+		/* a dict parameter only takes 'parameters' (its children are checked on their own) */
+		if (!form_ok(&forms[NFORMS - 1], p->node)) {
+			size_t before = o->n;
+			struct extra_ctx ec = {.o = o, .f = &forms[NFORMS - 1], .p = p, .what = "a nested"};
+			each_key(p->node, report_extra, &ec, 0);
+			if (p->parameters->n == 0)
+				add(o, p->parameters, NULL, "'parameters' of '%s' is empty", p->path);
+			(void)before;
+		}
+		return;
+	}
+	check_extra(o, p);
+}
+
+/* ---- the top level ---- */
+
+struct top_ctx {
+	struct out *o;
+	const struct sl_sweep *s;
+};
+
+static const char *const top_keys[] = {
+	"apiVersion", "kind",  "controller", "description", "program", "job",     "image_uri",      "entity", "project",
+	"method",     "command", "name",     "run_cap",     "metric",  "metrics", "scheduler", "early_terminate", "parameters",
+};
+
+static bool top_key(const struct sl_node *key, void *ctx)
+{
+	struct top_ctx *c = ctx;
+	bool known = false;
+	if (key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR)
+		for (size_t i = 0; i < sizeof top_keys / sizeof top_keys[0]; i++)
+			known = known || strcmp(key->text, top_keys[i]) == 0;
+	if (!known)
+		add(c->o, key,
+		    did_you_mean(c->o->a, key->kind == SL_NODE_SCALAR ? key->text : "", top_keys,
+				 sizeof top_keys / sizeof top_keys[0]),
+		    "unknown top-level key %s: W&B allows only its sweep keys", show(c->o->a, key));
+	return true;
+}
+
+static bool is_str(const struct sl_node *n)
+{
+	return n && n->kind == SL_NODE_SCALAR && n->value.type == SL_V_STR;
+}
+
+static void want_string(struct out *o, const struct sl_node *root, const char *key)
+{
+	const struct sl_node *v = sl_map_get(root, key);
+	if (v && !is_str(v))
+		add(o, v, v->kind == SL_NODE_SCALAR ? sl_arena_printf(o->a, "quote it: '%s'", v->text) : NULL,
+		    "'%s' must be a string, not %s", key, sl_node_describe(v));
+}
+
+static void want_enum(struct out *o, const struct sl_node *v, const char *what, const char *const *names, size_t n,
+		      bool must_be_string)
+{
+	if (!v)
+		return;
+	if (is_str(v))
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(v->text, names[i]) == 0)
+				return;
+	(void)must_be_string;
+	struct sl_buf b;
+	sl_buf_init(&b, o->a);
+	for (size_t i = 0; i < n; i++)
+		sl_buf_addf(&b, "%s'%s'", i ? (i + 1 == n ? " or " : ", ") : "", names[i]);
+	const char *hint = v->kind == SL_NODE_SCALAR ? did_you_mean(o->a, v->text, names, n) : NULL;
+	add(o, v, hint, "%s must be %s, not %s", what, b.buf,
+	    is_str(v) ? show(o->a, v) : sl_node_describe(v));
+}
+
+/* draft 7 "integer": an int, or a float with no fraction */
+static bool is_integer(const struct sl_node *v)
+{
+	return sl_node_is(v, SL_V_INT) || (sl_node_is(v, SL_V_FLOAT) && isfinite(v->value.f) && floor(v->value.f) == v->value.f);
+}
+
+static void check_metric(struct out *o, const struct sl_node *m, const char *what)
+{
+	if (m->kind != SL_NODE_MAP) {
+		add(o, m, NULL, "%s must be a mapping with a 'name', not %s", what, sl_node_describe(m));
+		return;
+	}
+	static const char *const keys[] = {"name", "goal", "target", "impute", "impute_while_running"};
+	for (size_t i = 0; i < m->n; i++) {
+		const struct sl_node *k = m->pairs[i].key;
+		bool known = false;
+		for (size_t j = 0; j < 5; j++)
+			known = known || (is_str(k) && strcmp(k->text, keys[j]) == 0);
+		if (!known && !(k->kind == SL_NODE_SCALAR && k->value.merge))
+			add(o, k, did_you_mean(o->a, k->kind == SL_NODE_SCALAR ? k->text : "", keys, 5),
+			    "unknown key %s in %s", show(o->a, k), what);
+	}
+	const struct sl_node *name = sl_map_get(m, "name");
+	if (!name)
+		add(o, m, NULL, "%s needs a 'name'", what);
+	else if (!is_str(name))
+		add(o, name, name->kind == SL_NODE_SCALAR ? sl_arena_printf(o->a, "quote it: '%s'", name->text) : NULL,
+		    "%s name must be a string, not %s", what, sl_node_describe(name));
+	static const char *const goals[] = {"minimize", "maximize"};
+	want_enum(o, sl_map_get(m, "goal"), sl_arena_printf(o->a, "%s goal", what), goals, 2, true);
+	const struct sl_node *t = sl_map_get(m, "target");
+	if (t && !is_number(t))
+		wrong_type(o, sl_arena_printf(o->a, "%s target", what), t, "a number");
+	static const char *const imputes[] = {"latest", "best", "worst"};
+	want_enum(o, sl_map_get(m, "impute"), sl_arena_printf(o->a, "%s impute", what), imputes, 3, true);
+	static const char *const iwr[] = {"latest", "best", "worst", "false"};
+	const struct sl_node *w = sl_map_get(m, "impute_while_running");
+	if (w && sl_node_is(w, SL_V_BOOL) && !w->value.b)
+		add(o, w, "quote it: 'false'", "%s impute_while_running must be the string 'false', not a boolean",
+		    what);
+	else
+		want_enum(o, w, sl_arena_printf(o->a, "%s impute_while_running", what), iwr, 4, true);
+}
+
+static void check_early_terminate(struct out *o, const struct sl_node *e)
+{
+	if (e->kind != SL_NODE_MAP) {
+		add(o, e, NULL, "early_terminate must be a mapping such as {type: hyperband, min_iter: 3}, not %s",
+		    sl_node_describe(e));
+		return;
+	}
+	static const char *const keys[] = {"type", "max_iter", "min_iter", "s", "eta", "strict"};
+	for (size_t i = 0; i < e->n; i++) {
+		const struct sl_node *k = e->pairs[i].key;
+		bool known = false;
+		for (size_t j = 0; j < 6; j++)
+			known = known || (is_str(k) && strcmp(k->text, keys[j]) == 0);
+		if (!known && !(k->kind == SL_NODE_SCALAR && k->value.merge))
+			add(o, k, did_you_mean(o->a, k->kind == SL_NODE_SCALAR ? k->text : "", keys, 6),
+			    "unknown key %s in early_terminate", show(o->a, k));
+	}
+	const struct sl_node *type = sl_map_get(e, "type");
+	static const char *const types[] = {"hyperband"};
+	if (!type)
+		add(o, e, "add 'type: hyperband'", "early_terminate needs a 'type'");
+	else
+		want_enum(o, type, "early_terminate type", types, 1, true);
+	const struct sl_node *max_iter = sl_map_get(e, "max_iter"), *min_iter = sl_map_get(e, "min_iter"),
+			     *sv = sl_map_get(e, "s"), *eta = sl_map_get(e, "eta"), *strict = sl_map_get(e, "strict");
+	if (!(max_iter && sv) && !min_iter)
+		add(o, e, "give min_iter, or max_iter and s", "hyperband early_terminate needs 'min_iter', or 'max_iter' and 's'");
+	if (max_iter && !is_integer(max_iter))
+		wrong_type(o, "early_terminate max_iter", max_iter, "an integer");
+	if (min_iter && !is_integer(min_iter))
+		wrong_type(o, "early_terminate min_iter", min_iter, "an integer");
+	else if (min_iter && min_iter->value.f < 1)
+		add(o, min_iter, NULL, "early_terminate min_iter must be at least 1, not %s", min_iter->text);
+	if (sv && !is_number(sv))
+		wrong_type(o, "early_terminate s", sv, "a number");
+	if (eta && !is_number(eta))
+		wrong_type(o, "early_terminate eta", eta, "a number");
+	else if (eta && eta->value.f <= 1)
+		add(o, eta, NULL, "early_terminate eta must be greater than 1, not %s", eta->text);
+	if (strict && !sl_node_is(strict, SL_V_BOOL))
+		add(o, strict, NULL, "early_terminate strict must be true or false, not %s", sl_node_describe(strict));
+}
+
+static void check_scheduler(struct out *o, const struct sl_sweep *s, const struct sl_node *sc)
+{
+	const struct sl_node *root = s->root;
+	if (sc->kind != SL_NODE_MAP) {
+		add(o, sc, NULL, "scheduler must be a mapping with an 'engine', not %s", sl_node_describe(sc));
+		return;
+	}
+	static const char *const keys[] = {"engine", "source", "optimizer", "search_space"};
+	for (size_t i = 0; i < sc->n; i++) {
+		const struct sl_node *k = sc->pairs[i].key;
+		bool known = false;
+		for (size_t j = 0; j < 4; j++)
+			known = known || (is_str(k) && strcmp(k->text, keys[j]) == 0);
+		if (!known && !(k->kind == SL_NODE_SCALAR && k->value.merge))
+			add(o, k, did_you_mean(o->a, k->kind == SL_NODE_SCALAR ? k->text : "", keys, 4),
+			    "unknown key %s in scheduler", show(o->a, k));
+	}
+	const struct sl_node *engine = sl_map_get(sc, "engine");
+	static const char *const engines[] = {"optuna", "ax", "wandb"};
+	if (!engine)
+		add(o, sc, NULL, "scheduler needs an 'engine'");
+	else
+		want_enum(o, engine, "scheduler engine", engines, 3, true);
+	for (size_t j = 1; j < 4; j++) {
+		const struct sl_node *v = sl_map_get(sc, keys[j]);
+		if (v && !is_str(v))
+			add(o, v, NULL, "scheduler %s must be a string, not %s", keys[j], sl_node_describe(v));
+		if (v && j >= 2 && !sl_map_get(sc, "source"))
+			add(o, v, NULL, "scheduler %s needs 'source'", keys[j]);
+	}
+	const struct sl_node *ctl = sl_map_get(root, "controller");
+	const struct sl_node *ctype = sl_map_get(ctl, "type");
+	if (is_str(ctype) && strcmp(ctype->text, "local") == 0)
+		add(o, ctype, NULL, "a local controller cannot be used together with scheduler");
+	if (sl_map_get(root, "early_terminate"))
+		add(o, sl_map_get(root, "early_terminate"), NULL, "early_terminate cannot be used together with scheduler");
+	if (is_str(engine)) {
+		if (strcmp(engine->text, "wandb") != 0)
+			add(o, engine, NULL, "scheduler engine '%s' is not supported yet (only 'wandb')", engine->text);
+		else if (s->method != SL_METHOD_GRID && s->method != SL_METHOD_BAYES && s->method != SL_METHOD_RANDOM)
+			add(o, s->method_node ? s->method_node : engine, NULL,
+			    "scheduler engine 'wandb' needs method grid, bayes or random");
+	}
+}
+
+size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl_sweep_problem **outp)
+{
+	struct out o = {.a = a};
+	const struct sl_node *root = s->root;
+	*outp = NULL;
+	if (!s->is_sweep || !root)
+		return 0;
+	struct top_ctx tc = {.o = &o, .s = s};
+	each_key(root, top_key, &tc, 0);
+
+	static const char *const strings[] = {"apiVersion", "description", "program", "job",
+					      "image_uri",  "entity",      "project", "name"};
+	for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+		want_string(&o, root, strings[i]);
+	static const char *const kinds[] = {"sweep"};
+	want_enum(&o, sl_map_get(root, "kind"), "kind", kinds, 1, true);
+	const struct sl_node *ctl = sl_map_get(root, "controller");
+	if (ctl) {
+		static const char *const ctypes[] = {"local", "cloud"};
+		if (ctl->kind != SL_NODE_MAP)
+			add(&o, ctl, NULL, "controller must be a mapping such as {type: local}, not %s", sl_node_describe(ctl));
+		else if (!sl_map_get(ctl, "type"))
+			add(&o, ctl, NULL, "controller needs a 'type' (local or cloud)");
+		else
+			want_enum(&o, sl_map_get(ctl, "type"), "controller type", ctypes, 2, true);
+	}
+
+	static const char *const methods[] = {"bayes", "random", "grid", "custom"};
+	if (!s->method_node)
+		add(&o, root, "add 'method: grid', 'random' or 'bayes'", "the sweep has no 'method'");
+	else
+		want_enum(&o, s->method_node, "method", methods, 4, false);
+
+	const struct sl_node *sched = sl_map_get(root, "scheduler");
+	const struct sl_node *space = sched && sched->kind == SL_NODE_MAP ? sl_map_get(sched, "search_space") : NULL;
+	bool has_space = space && !(space->kind == SL_NODE_SCALAR &&
+				    (space->value.type == SL_V_NULL || (space->value.type == SL_V_STR && !space->text_len) ||
+				     (space->value.type == SL_V_BOOL && !space->value.b) ||
+				     (space->value.type == SL_V_INT && !space->value.big && space->value.i == 0)));
+	if (!s->parameters && !has_space)
+		add(&o, root, NULL, "the sweep has no 'parameters'");
+
+	const struct sl_node *cmd = s->command;
+	if (cmd && cmd->kind != SL_NODE_SEQ)
+		add(&o, cmd, cmd->kind == SL_NODE_SCALAR ? "write it as a list: [${env}, ${interpreter}, ${program}, ${args}]" : NULL,
+		    "command must be a list of arguments, not %s", sl_node_describe(cmd));
+
+	const struct sl_node *rc = s->run_cap;
+	if (rc && !is_integer(rc))
+		wrong_type(&o, "run_cap", rc, "an integer");
+	else if (rc && !(rc->value.f > 0))
+		add(&o, rc, NULL, "run_cap must be greater than 0, not %s", rc->text);
+
+	if (s->metric)
+		check_metric(&o, s->metric, "metric");
+	const struct sl_node *metrics = sl_map_get(root, "metrics");
+	if (metrics) {
+		if (metrics->kind != SL_NODE_SEQ || metrics->n < 2)
+			add(&o, metrics, NULL, "metrics must be a list of at least 2 metrics");
+		else
+			for (size_t i = 0; i < metrics->n; i++)
+				check_metric(&o, metrics->items[i], "metrics item");
+		if (s->metric)
+			add(&o, metrics, "use 'metric' for one objective, 'metrics' for several",
+			    "metric and metrics cannot both be set");
+		else if (s->method_node && s->method != SL_METHOD_CUSTOM)
+			add(&o, metrics, NULL, "metrics requires 'method: custom'");
+	}
+	if (sched)
+		check_scheduler(&o, s, sched);
+	if (s->early_terminate)
+		check_early_terminate(&o, s->early_terminate);
+
+	const struct sl_node *params = s->parameters;
+	if (params) {
+		if (params->kind != SL_NODE_MAP)
+			add(&o, params, NULL, "parameters must be a mapping of parameter names, not %s",
+			    sl_node_describe(params));
+		else if (s->nparams == 0)
+			add(&o, params, NULL, "parameters must hold at least one parameter");
+		for (size_t i = 0; i < s->nparams; i++)
+			check_param(&o, &s->params[i]);
+	}
+	/* document order */
+	for (size_t i = 1; i < o.n; i++) {
+		struct sl_sweep_problem t = o.v[i];
+		size_t j = i;
+		while (j > 0 && o.v[j - 1].at->span.start > t.at->span.start) {
+			o.v[j] = o.v[j - 1];
+			j--;
+		}
+		o.v[j] = t;
+	}
+	*outp = o.v;
+	return o.n;
+}
