@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""W&B's verdict on sweep files, computed the way W&B computes it.
+
+    wandb_verdict.py SCHEMA FILE...    one JSON object per line:
+                                       {"file", "verdict": "syntax"|"reject"|"ok"|"not-a-sweep", "reasons"}
+
+yaml.safe_load (PyYAML, as the wandb CLI reads sweep files), then what
+wandb/sweeps rejects (config/cfg.py schema_violations_from_proposed_config):
+the JSON schema with its "float"/"integer" format checkers, `parameters`
+required unless scheduler.search_space, metric/metrics and scheduler rules,
+and schema.py's validate_min_max / validate_categorical_prob — applied here to
+nested parameters too, since HyperParameterSet.from_config builds every leaf
+with fill_parameter (which runs validate_min_max). Deprecated distributions
+(log_uniform, ...) are reported by wandb as a validation message but still
+sample; they are not counted as a rejection (see docs/sweep-model.md).
+"""
+import json
+import sys
+
+try:
+    import jsonschema
+    import yaml
+except ImportError:
+    sys.exit(77)
+
+
+def format_checker():
+    fc = jsonschema.FormatChecker()
+    fc.checks("float")(lambda v: isinstance(v, float))
+    fc.checks("integer")(lambda v: isinstance(v, int))
+    return fc
+
+
+def param_leaves(params, prefix=""):
+    """(name, config) of every non-dict parameter, nested ones included."""
+    if not isinstance(params, dict):
+        return
+    for k, v in params.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict) and "parameters" in v and set(v) == {"parameters"}:
+            yield from param_leaves(v["parameters"], name + ".")
+        else:
+            yield name, v
+
+
+def violations(cfg, validator):
+    out = [e.message for e in validator.iter_errors(cfg)]
+    method = cfg.get("method")
+    sched = cfg.get("scheduler")
+    has_space = isinstance(sched, dict) and bool(sched.get("search_space"))
+    if "parameters" not in cfg and not has_space:
+        out.append("`parameters` is required unless `scheduler.search_space` is set.")
+    if "metric" in cfg and "metrics" in cfg:
+        out.append("`metric` and `metrics` cannot both be set")
+    elif "metrics" in cfg and method is not None and method != "custom":
+        out.append("`metrics` requires `method: custom`")
+    if sched is not None:
+        ctl = cfg.get("controller")
+        if isinstance(ctl, dict) and ctl.get("type") == "local":
+            out.append("local controller with scheduler")
+        if "early_terminate" in cfg:
+            out.append("early_terminate with scheduler")
+        if isinstance(sched, dict):
+            engine = sched.get("engine")
+            if engine != "wandb":
+                out.append(f"scheduler.engine {engine!r} is not supported")
+            elif method not in ("grid", "bayes", "random"):
+                out.append(f"engine wandb does not support method {method!r}")
+    for name, p in param_leaves(cfg.get("parameters")):
+        if not isinstance(p, dict):
+            out.append(f"Invalid configuration for hyperparameter {name!r}")
+            continue
+        if "min" in p and "max" in p:
+            try:
+                if p["min"] >= p["max"]:
+                    out.append(f"{name}: min {p['min']} is not less than max {p['max']}")
+            except TypeError as e:  # uncaught in wandb: the validation itself fails
+                out.append(f"{name}: {e}")
+        if "values" in p and "probabilities" in p:
+            try:
+                if len(p["values"]) != len(p["probabilities"]):
+                    out.append(f"{name}: values and probabilities are not the same length")
+                elif abs(sum(p["probabilities"]) - 1.0) > 1e-8 + 1e-5:  # np.isclose
+                    out.append(f"{name}: probabilities do not sum to 1")
+            except TypeError as e:
+                out.append(f"{name}: {e}")
+    return out
+
+
+def verdict(path, validator):
+    try:
+        with open(path, "rb") as f:
+            cfg = yaml.safe_load(f)
+    except Exception as e:  # a YAML error or a constructor failure: the CLI cannot read it
+        return "syntax", [str(e).splitlines()[0]]
+    if not isinstance(cfg, dict) or not ({"method", "parameters", "program"} & set(cfg)):
+        return "not-a-sweep", []
+    v = violations(cfg, validator)
+    return ("reject" if v else "ok"), v
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft7Validator(schema, format_checker=format_checker())
+    for path in sys.argv[2:]:
+        v, reasons = verdict(path, validator)
+        print(json.dumps({"file": path, "verdict": v, "reasons": reasons}))
+
+
+if __name__ == "__main__":
+    main()
