@@ -296,8 +296,13 @@ static int elements(const struct sl_edits *E, const struct sl_node *c, struct el
 	const struct sl_source *s = E->src;
 	if (c->span.end > s->len || c->n == 0)
 		return -SL_EUSAGE;
-	size_t cur = c->span.start, limit = c->span.end;
+	/*
+	 * A block collection's span ends with its last child's span, which for an
+	 * alias is the anchored node's, elsewhere: scan to the end of the source
+	 * (entries are found one after the other, so nothing past them is read).
+	 */
 	bool flow = c->style == SL_STYLE_FLOW;
+	size_t cur = c->span.start, limit = flow ? c->span.end : s->len;
 	if (flow) {
 		cur = skip_props(s, cur, limit);
 		if (cur >= limit || (s->bytes[cur] != '[' && s->bytes[cur] != '{') || limit < 1 ||
@@ -480,7 +485,9 @@ static int plan_flow(struct plan *p, const struct sl_node *c, const struct elem 
 				if (!is_hspace(s->bytes[k]))
 					same_line = false;
 			if (same_line) {
-				plan_del(p, cm, el[j].e);
+				/* with the blanks before the comma: "[ 1 , 2 ]" keeps its look */
+				size_t from = ws_back(s, cm);
+				plan_del(p, from > el[i - 1].e ? from : el[i - 1].e, el[j].e);
 			} else {
 				/* on a later line: the comma before stays as a trailing comma */
 				size_t t = comma_after(s, el[j].e, limit);
