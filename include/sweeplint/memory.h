@@ -68,7 +68,7 @@ struct sl_arch {
 	bool final_norm;         /* a norm after the last layer (decoders, T5 stacks) */
 	bool emb_norm;           /* a norm right after the embeddings (bert family) */
 	bool qkv_bias_only;      /* qwen2: bias on q/k/v only */
-	bool scale_emb;          /* learned absolute positions table (bart, gpt2) is max_pos (+2 for bart) */
+	bool scale_emb;          /* bart/mbart scale_embedding: embeddings × sqrt(d_model); no parameters */
 	uint32_t emb_dim;        /* electra embedding_size (factorised embeddings); 0: hidden */
 };
 
@@ -158,6 +158,9 @@ struct sl_calib {
 	uint64_t host_per_worker;     /* per DataLoader worker */
 	double host_load_factor;      /* model loading × factor */
 	double host_overhead_frac;    /* overhead fraction of the total */
+	/* added by the estimator (rules/calibration.yaml documents each) */
+	double flash_bwd_bytes;       /* bytes per b·s·a·d element alive in one SDPA/flash backward */
+	double host_offload_factor;   /* host buffers per offloaded byte (DeepSpeed additional_buffer_factor) */
 };
 
 struct sl_catalog {
@@ -193,6 +196,13 @@ struct sl_settings {
 	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */
 	uint64_t mini_batch_size;  /* GradCache mini batch; 0: none */
 	bool pin_memory;
+	/*
+	 * Added by the estimator. legacy_runtime: torch < 2.0 on CUDA < 11.7 —
+	 * every kernel loaded into the context (cuda_context_legacy) and
+	 * zero_grad() keeping the gradient tensors between steps.
+	 */
+	bool legacy_runtime;
+	uint32_t gpus_per_node;    /* processes on one host (host RAM); 0: num_gpus */
 };
 
 /* Defaults: bi-encoder/seq-cls per model task, batch 8, seq 512, fp32, AdamW, 1 GPU. */
@@ -213,6 +223,8 @@ struct sl_breakdown {
 	uint64_t total;
 	uint64_t params;          /* all parameters */
 	uint64_t trainable;       /* trainable parameters */
+	uint64_t dynamic;         /* added: activations + logits + transients of the peak phase */
+	int phase;                /* added: enum sl_phase, where the peak is */
 };
 
 /* Parameter count of an architecture, computed from its shape (base model + task head). */
@@ -231,6 +243,34 @@ void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const str
 /* Peak device memory of an evaluation step (eval batch, no backward). */
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		      const struct sl_calib *c, struct sl_breakdown *out);
+
+/* Where in a step the peak falls (struct sl_breakdown.phase). */
+enum sl_phase {
+	SL_PHASE_FORWARD,    /* end of the forward pass (AMP weight casts cached) */
+	SL_PHASE_BACKWARD,   /* start of the backward pass: all saved activations, loss gradients */
+	SL_PHASE_OPTIMIZER,  /* the optimizer step: gradients, states and their temporaries */
+	SL_PHASE_EVAL,       /* an evaluation forward (sl_estimate_eval) */
+	SL_PHASE__COUNT
+};
+const char *sl_phase_name(enum sl_phase p);
+
+/*
+ * Attention alone, forward + backward, at its peak (FlashAttention paper
+ * Table 21 setup: random q, k, v leaves, no dropout, no mask), computed
+ * with the same terms and constants sl_estimate uses for one layer. dtype
+ * bytes: 2 for fp16/bf16, 4 for fp32.
+ */
+uint64_t sl_attention_only_bytes(enum sl_attn impl, uint64_t batch, uint32_t heads, uint32_t head_dim,
+				 uint64_t seq_len, unsigned dtype_bytes, const struct sl_calib *c);
+
+/*
+ * Read rules/calibration.yaml (embedded) into *out with libcyaml. A missing
+ * or invalid constant is a diagnostic; returns 0 or -SL_ECONFIG.
+ */
+int sl_calib_load(struct sl_arena *a, struct sl_calib *out, struct sl_diags *diags);
+/* The same over given bytes (name is shown in diagnostics); for tests. */
+int sl_calib_parse(struct sl_arena *a, const char *name, const char *bytes, size_t len, struct sl_calib *out,
+		   struct sl_diags *diags);
 
 /* Host RAM estimate per node (seed 001 and seed 004). */
 struct sl_host_breakdown {
@@ -289,5 +329,6 @@ const char *sl_optim_name(enum sl_optim o);
 int sl_optim_parse(const char *s);      /* HF optim names; -1 when unknown */
 const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
+const char *sl_offload_name(enum sl_offload o);
 
 #endif

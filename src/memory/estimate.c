@@ -1,4 +1,703 @@
-/* memory/estimate: not written yet */
-static const int placeholder_estimate = 0;
-const int *sl_placeholder_estimate(void);
-const int *sl_placeholder_estimate(void) { return &placeholder_estimate; }
+/*
+ * memory/estimate: peak device memory of one training step (DESIGN §4),
+ * term by term, from the architecture, the run settings and the fitted
+ * constants of rules/calibration.yaml. docs/memory-model.md gives every
+ * formula with its source.
+ *
+ * The step is followed through its phases — end of forward, start of
+ * backward (all saved activations plus the loss gradients), one layer's
+ * backward, the optimizer step — and the peak is the largest of them.
+ * Saved activations are counted tensor by tensor as PyTorch autograd keeps
+ * them for the Hugging Face modules: a linear keeps its input only when its
+ * weight trains (LoRA freezes them), non-linear ops keep what the input
+ * gradient needs, autocast keeps one half copy of a float32 input per
+ * consuming linear and runs softmax and layer norm in float32.
+ *
+ * Pure: no allocation, no global state; doubles inside, bytes out.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sweeplint/memory.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* cuBLAS workspace per handle and stream: PyTorch CublasHandlePool.cpp
+ * ":4096:2:16:8" = 8.125 MiB, 32 MiB on Hopper and later. The forward runs
+ * on the Python thread and the backward on the autograd thread: two handles. */
+#define CUBLAS_WS (4096.0 * 1024 * 2 + 16.0 * 1024 * 8)
+#define CUBLAS_WS_SM90 (4096.0 * 1024 * 8)
+
+/* bitsandbytes NF4: 4 bits + one fp32 absmax per block of 64 (no double quantisation). */
+#define NF4_BYTES (0.5 + 4.0 / 64.0)
+/* LLM.int8(): 1 byte + one fp32 scale per row (negligible). */
+#define INT8_BYTES 1.0
+
+/* Parameters below this size keep 32-bit states in bitsandbytes (min_8bit_size). */
+
+struct ctx {
+	const struct sl_arch *a;
+	const struct sl_settings *s;
+	const struct sl_calib *c;
+	double h, hq, kvd, I, heads;
+	double ab;       /* bytes of linear outputs (activation dtype) */
+	double nb;       /* bytes of the residual stream and layer-norm outputs */
+	double sm_b;     /* bytes of softmax probabilities */
+	bool amp;
+	bool eager;
+	bool cast_probs; /* a half copy of float32 probabilities goes to P·V */
+	double p_hidden; /* hidden dropout */
+	double p_attn;   /* attention-probability dropout */
+	bool train_w;    /* base linear weights train (full fine-tune) */
+	unsigned lora;   /* LoRA target bits (0: none) */
+	double r;
+	bool t5;
+	bool gqa_repeat; /* k and v expanded to all heads before attention */
+};
+
+static bool llama_like(enum sl_family f)
+{
+	return f == SL_FAMILY_LLAMA || f == SL_FAMILY_MISTRAL || f == SL_FAMILY_QWEN2 || f == SL_FAMILY_GEMMA;
+}
+
+static bool t5_like(enum sl_family f)
+{
+	return f == SL_FAMILY_T5 || f == SL_FAMILY_MT5;
+}
+
+/* The attention implementation current transformers uses by default. */
+static enum sl_attn attn_impl(const struct sl_arch *a, enum sl_attn want)
+{
+	if (want != SL_ATTN_DEFAULT)
+		return want;
+	/* T5/mT5 attention has no SDPA path: eager (softmax over s²) */
+	return t5_like(a->family) ? SL_ATTN_EAGER : SL_ATTN_SDPA;
+}
+
+/* Dropout the family trains with: hidden / attention probabilities (HF config defaults). */
+static void dropout_of(enum sl_family f, double *hidden, double *attn)
+{
+	switch (f) {
+	case SL_FAMILY_BERT:
+	case SL_FAMILY_ROBERTA:
+	case SL_FAMILY_XLM_ROBERTA:
+	case SL_FAMILY_ELECTRA:
+	case SL_FAMILY_GPT2:
+		*hidden = 0.1, *attn = 0.1; /* hidden_dropout_prob, attention_probs_dropout_prob */
+		break;
+	case SL_FAMILY_T5:
+	case SL_FAMILY_MT5:
+		*hidden = 0.1, *attn = 0.1; /* dropout_rate is used for both */
+		break;
+	case SL_FAMILY_BART:
+	case SL_FAMILY_MBART:
+		*hidden = 0.1, *attn = 0.0; /* dropout 0.1, attention_dropout 0.0 */
+		break;
+	default:
+		*hidden = 0.0, *attn = 0.0; /* llama family: attention_dropout 0, no hidden dropout */
+		break;
+	}
+}
+
+static double dim_head(const struct sl_arch *a)
+{
+	if (a->head_dim)
+		return a->head_dim;
+	return a->heads ? (double)a->hidden / a->heads : 0;
+}
+
+static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c)
+{
+	memset(x, 0, sizeof *x);
+	x->a = a, x->s = s, x->c = c;
+	x->h = a->hidden;
+	x->heads = a->heads;
+	x->hq = a->heads * dim_head(a);
+	x->kvd = (a->kv_heads ? a->kv_heads : a->heads) * dim_head(a);
+	x->I = a->intermediate;
+	x->t5 = t5_like(a->family);
+	double wb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	x->amp = s->amp != SL_AMP_OFF && wb == 4;
+	x->ab = x->amp ? 2 : wb;
+	/* under autocast the residual stream is float32: layer norm runs in float32
+	 * and a half tensor added to a float32 one promotes */
+	x->nb = x->amp ? 4 : wb;
+	enum sl_attn impl = attn_impl(a, s->attn);
+	x->eager = impl == SL_ATTN_EAGER;
+	bool upcast = llama_like(a->family) || x->t5; /* softmax(..., dtype=float32) / .float() */
+	x->sm_b = (x->amp || upcast) ? 4 : x->ab;
+	x->cast_probs = x->sm_b > x->ab;
+	dropout_of(a->family, &x->p_hidden, &x->p_attn);
+	x->lora = s->lora_r ? (s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V)) : 0;
+	x->r = s->lora_r;
+	x->train_w = s->lora_r == 0;
+	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
+	x->gqa_repeat = true;
+}
+
+/*
+ * Bytes a set of linears keeps of an input tensor of `elems` elements whose
+ * own dtype has in_b bytes: nothing when their weights are frozen; under
+ * autocast one half copy per linear for a float32 input; otherwise the
+ * tensor once. LoRA adapters on `lora_n` of them keep their own input
+ * (cast to the fp32 adapter, or to half under autocast) and the r-wide
+ * output of A.
+ */
+static double lin_in(const struct ctx *x, int consumers, int lora_n, double tokens, double width, double in_b)
+{
+	double b = 0, elems = tokens * width;
+	if (x->train_w && consumers > 0)
+		b += (x->amp && in_b > x->ab) ? consumers * x->ab * elems : in_b * elems;
+	if (lora_n > 0) {
+		double lb = x->amp ? x->ab : 4;
+		if (x->amp || in_b < lb)
+			b += lora_n * lb * elems;   /* a cast copy per adapter */
+		else if (!x->train_w)
+			b += in_b * elems;          /* the input itself, shared */
+		b += lora_n * lb * tokens * x->r; /* A's output, kept by B */
+	}
+	return b;
+}
+
+static int bits(unsigned v, unsigned mask)
+{
+	return __builtin_popcount(v & mask);
+}
+
+/* A norm keeps: LayerNorm its input; RMSNorm (HF) a float32 copy, T5 also its input, and the normalised tensor when its weight trains. */
+static double norm_saved(const struct ctx *x, double n)
+{
+	if (!x->a->rmsnorm)
+		return n * x->h * x->nb + n * 8; /* input + mean/rstd */
+	double b = 4;
+	if (x->t5 && x->nb < 4)
+		b += x->nb;
+	if (x->train_w)
+		b += x->nb;
+	return n * x->h * b + n * 4;
+}
+
+/* Bytes per element of the s² tensors eager attention keeps. */
+static double eager_s2_bytes(const struct ctx *x)
+{
+	double b = x->sm_b; /* softmax keeps its output */
+	if (x->p_attn > 0)
+		b += 1 + x->ab; /* dropout mask; P·V keeps the dropped (half) probabilities */
+	else if (x->cast_probs)
+		b += x->ab;     /* P·V keeps the half copy */
+	return b;
+}
+
+struct layer {
+	double saved;     /* bytes kept for backward */
+	double attn;      /* of which attention's s² (eager) or O(s) (SDPA) tensors */
+	double transient; /* bytes alive at the peak of this layer's backward */
+};
+
+/*
+ * An attention block over n query tokens and m key tokens: its norm,
+ * q/k/v/o projections, the attention itself, output dropout. cross: k and v
+ * come from the encoder output (its linear inputs are counted per model).
+ */
+static void attn_block(const struct ctx *x, double n, double m, bool cross, struct layer *L)
+{
+	double h = x->h, hq = x->hq, kv = x->gqa_repeat ? hq : x->kvd;
+	double b = norm_saved(x, n);
+	unsigned lq = x->lora & SL_LORA_Q, lkv = x->lora & (SL_LORA_K | SL_LORA_V);
+	if (cross) {
+		b += lin_in(x, 1, lq ? 1 : 0, n, h, x->nb);
+		if (x->amp)  /* k and v cast the encoder output each (shared otherwise: per model) */
+			b += lin_in(x, 2, bits(lkv, ~0u), m, h, x->nb);
+	} else {
+		b += lin_in(x, 3, bits(x->lora, SL_LORA_Q | SL_LORA_K | SL_LORA_V), n, h, x->nb);
+	}
+	/* q, k, v as the attention keeps them (RoPE outputs, reshape copies) */
+	b += x->ab * (n * hq + 2 * m * kv);
+	double at;
+	if (x->eager) {
+		at = x->heads * n * m * eager_s2_bytes(x);
+		b += at;
+		L->transient = x->c->eager_attn_copies * x->sm_b * x->heads * n * m + 4 * x->ab * n * hq;
+	} else {
+		at = x->heads * n * x->c->sdpa_attn_bytes + x->ab * n * hq; /* logsumexp + output */
+		b += at;
+		L->transient = x->c->flash_bwd_bytes * (x->ab / 2) * n * hq;
+	}
+	/* o_proj input: a contiguous copy of the attention output */
+	b += lin_in(x, 1, (x->lora & SL_LORA_O) ? 1 : 0, n, hq, x->ab);
+	if (x->p_hidden > 0)
+		b += n * h; /* dropout mask */
+	L->saved += b;
+	L->attn += at;
+}
+
+/* A feed-forward block over n tokens: norm, up (+ gate), activation, down, dropout. */
+static void ffn_block(const struct ctx *x, double n, struct layer *L)
+{
+	double h = x->h, I = x->I;
+	bool gated = x->a->gated_ffn;
+	double b = norm_saved(x, n);
+	int lu = bits(x->lora, SL_LORA_UP) + (gated ? bits(x->lora, SL_LORA_GATE) : 0);
+	b += lin_in(x, gated ? 2 : 1, lu, n, h, x->nb);
+	/* activation input; gated: activation output and up output kept by the product */
+	b += (gated ? 3 : 1) * x->ab * n * I;
+	if (x->t5 && x->p_hidden > 0)
+		b += n * I; /* T5 drops out the hidden layer before wo */
+	/* down's input is a new tensor except T5's relu output without dropout */
+	bool shared = x->t5 && !gated && x->p_hidden == 0;
+	b += lin_in(x, shared ? 0 : 1, bits(x->lora, SL_LORA_DOWN), n, I, x->ab);
+	if (x->p_hidden > 0)
+		b += n * h;
+	L->saved += b;
+	double t = (gated ? 3 : 2) * x->ab * n * I;
+	if (t > L->transient)
+		L->transient = t;
+}
+
+/* Layer input a checkpointed layer keeps (reentrant torch.utils.checkpoint). */
+static double ckpt_input(const struct ctx *x, double n)
+{
+	return n * x->h * x->nb;
+}
+
+/* Matmul parameters of the layers (+ LM head): what autocast casts and bitsandbytes quantises. */
+static double matmul_params(const struct sl_arch *a, bool lm_head, double *per_layer)
+{
+	double h = a->hidden, q = a->heads * dim_head(a);
+	double kv = (a->kv_heads ? a->kv_heads : a->heads) * dim_head(a);
+	double attn = h * q + 2 * h * kv + q * h;
+	double ffn = (a->gated_ffn ? 3.0 : 2.0) * h * a->intermediate;
+	double enc = a->layers * (attn + ffn), dec = 0;
+	if (a->kind == SL_ARCH_ENCDEC)
+		dec = (a->dec_layers ? a->dec_layers : a->layers) * (2 * attn + ffn);
+	if (per_layer)
+		*per_layer = a->kind == SL_ARCH_ENCDEC ? 2 * attn + ffn : attn + ffn;
+	return enc + dec + (lm_head ? (double)a->vocab * h : 0);
+}
+
+/* Embedding parameters (word + positions + token types): gathered, not multiplied. */
+static double embedding_params(const struct sl_arch *a)
+{
+	double E = a->emb_dim ? a->emb_dim : a->hidden;
+	double pos = a->max_pos && !t5_like(a->family) && !llama_like(a->family) ? a->max_pos : 0;
+	return ((double)a->vocab + pos + a->type_vocab) * E;
+}
+
+/* Adafactor's factored second moment: rows + columns per matrix, full vectors. */
+static double adafactor_elems(const struct sl_arch *a, double P)
+{
+	double h = a->hidden, q = a->heads * dim_head(a);
+	double kv = (a->kv_heads ? a->kv_heads : a->heads) * dim_head(a), I = a->intermediate;
+	double attn = (h + q) * 2 + (h + kv) * 2;
+	double ffn = (a->gated_ffn ? 3.0 : 2.0) * (h + I);
+	double L = a->layers, D = a->kind == SL_ARCH_ENCDEC ? (a->dec_layers ? a->dec_layers : a->layers) : 0;
+	double mats = matmul_params(a, false, NULL) + embedding_params(a);
+	double factored = L * (attn + ffn) + D * (2 * attn + ffn) + (double)a->vocab + h;
+	double vectors = P > mats ? P - mats : 0;
+	return factored + vectors;
+}
+
+static bool has_vocab_logits(const struct sl_arch *a, enum sl_task t)
+{
+	switch (t) {
+	case SL_TASK_MLM:
+	case SL_TASK_CAUSAL_LM:
+	case SL_TASK_SEQ2SEQ:
+		return a->vocab > 0;
+	default:
+		return false;
+	}
+}
+
+struct acts {
+	double saved;       /* at the start of backward */
+	double attn;        /* attention part of saved */
+	double recompute;   /* GC: one layer's activations rebuilt during backward */
+	double transient;   /* one layer's backward */
+	double logits_fwd;  /* logits + loss at the end of forward */
+	double logits_bwd;  /* loss gradients at the start of backward */
+};
+
+/* Activations of one micro-batch of `seqs` sequences (n tokens each, t decoder tokens). */
+static void activations(const struct ctx *x, double seqs, double n, double t, struct acts *A)
+{
+	const struct sl_arch *a = x->a;
+	const struct sl_settings *s = x->s;
+	bool gc = s->gradient_checkpointing;
+	memset(A, 0, sizeof *A);
+
+	struct layer enc = {0}, dec = {0};
+	double L = a->layers, D = 0;
+	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER;
+	attn_block(x, n, n, false, &enc);
+	ffn_block(x, n, &enc);
+	if (encdec) {
+		D = a->dec_layers ? a->dec_layers : a->layers;
+		attn_block(x, t, t, false, &dec);
+		attn_block(x, t, n, true, &dec);
+		ffn_block(x, t, &dec);
+	}
+
+	double body, attn;
+	if (gc) {
+		body = L * ckpt_input(x, n) + D * ckpt_input(x, t);
+		attn = 0;
+		A->recompute = seqs * (dec.saved > enc.saved ? dec.saved : enc.saved);
+	} else {
+		body = L * enc.saved + D * dec.saved;
+		attn = L * enc.attn + D * dec.attn;
+	}
+	double tr = enc.transient > dec.transient ? enc.transient : dec.transient;
+
+	/* once per model: embeddings (norm + dropout while they train), the
+	 * attention mask, final norm, the head's input, the encoder output kept
+	 * by every cross-attention k/v */
+	double once = 0;
+	if (x->train_w) {
+		if (a->emb_norm)
+			once += n * x->h * x->nb + (x->p_hidden > 0 ? n * x->h : 0);
+		else if (x->p_hidden > 0)
+			once += n * x->h;
+	}
+	once += n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
+	if (a->final_norm)
+		once += norm_saved(x, encdec ? t : n) + (encdec ? norm_saved(x, n) : 0);
+	if (encdec) {
+		once += t * t + t * n;               /* decoder masks */
+		if (!x->amp && (x->train_w || (x->lora & (SL_LORA_K | SL_LORA_V))))
+			once += n * x->h * x->nb;        /* encoder output, shared by all cross k/v */
+	}
+
+	double out_tokens = encdec ? t : n;
+	if (has_vocab_logits(a, s->task)) {
+		double V = a->vocab;
+		if (x->train_w)
+			once += out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
+		double lb = x->amp ? x->ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		/* forward: logits, their float32 copy for the loss, log_softmax output */
+		A->logits_fwd = seqs * out_tokens * V * (lb + (lb < 4 ? 4 : 0) + 4);
+		/* backward start: log_softmax output, its gradient, the logits' gradient
+		 * (the Trainer has dropped the logits by then) */
+		A->logits_bwd = seqs * out_tokens * V * 12;
+	} else if (s->task == SL_TASK_BI_ENCODER) {
+		/* in-batch negatives: b × b·(texts-1) similarity scores through cross-entropy */
+		double b = s->batch_size, k = s->texts_per_example > 1 ? s->texts_per_example - 1 : 1;
+		double sim = b * b * k * 12;
+		A->logits_fwd = sim + b * (k + 1) * x->h * 4 * 2; /* + pooled embeddings and their grads */
+		A->logits_bwd = A->logits_fwd;
+	} else {
+		double labels = s->task == SL_TASK_SEQ_CLS ? 1 : out_tokens;
+		A->logits_fwd = A->logits_bwd = seqs * labels * 2 * 12;
+	}
+
+	A->saved = seqs * (body + once);
+	A->attn = seqs * attn;
+	A->transient = seqs * tr;
+}
+
+/* The optimizer's state bytes per trainable parameter (state dtype sb). */
+static double optim_states(const struct sl_arch *a, const struct sl_settings *s, double T, double sb, double P,
+			   bool full)
+{
+	switch (s->optimizer) {
+	case SL_OPTIM_ADAMW:
+		return 2 * sb * T;
+	case SL_OPTIM_ADAMW_8BIT: {
+		/* bitsandbytes: 2 B; tensors under 4096 elements and (HF Trainer) the
+		 * embeddings keep 32-bit states */
+		if (!full)
+			return 2 * T;
+		double emb = embedding_params(a), mats = matmul_params(a, false, NULL);
+		double small = P > mats + emb ? P - mats - emb : 0;
+		double big = T > emb + small ? T - emb - small : 0;
+		return 2 * big + 8 * (emb + small);
+	}
+	case SL_OPTIM_ADAFACTOR:
+		return sb * (full ? adafactor_elems(a, P) : T);
+	case SL_OPTIM_SGD:
+		return 0;
+	case SL_OPTIM_SGD_MOMENTUM:
+	case SL_OPTIM_LION:
+		return sb * T;
+	default:
+		return 2 * sb * T;
+	}
+}
+
+/* Temporaries of the optimizer step: torch >= 2.0 runs the foreach
+ * implementations on CUDA (one temporary per state list); before, a loop
+ * over parameters (two temporaries of the largest tensor). */
+static double optim_temp(const struct sl_arch *a, const struct sl_settings *s, double T, double sb)
+{
+	double big = (double)a->vocab * (a->emb_dim ? a->emb_dim : a->hidden);
+	double ffn = (double)a->hidden * a->intermediate;
+	if (big < ffn)
+		big = ffn;
+	if (big > T)
+		big = T;
+	if (s->legacy_runtime && s->optimizer != SL_OPTIM_ADAFACTOR)
+		return s->optimizer == SL_OPTIM_ADAMW || s->optimizer == SL_OPTIM_LION ? 2 * sb * big : 0;
+	switch (s->optimizer) {
+	case SL_OPTIM_ADAMW:
+		return sb * T;          /* _foreach_sqrt(exp_avg_sq) */
+	case SL_OPTIM_LION:
+		return 2 * sb * T;      /* _foreach_lerp + sign */
+	case SL_OPTIM_ADAFACTOR:
+		return 3 * 4 * big; /* per-parameter update temporaries */
+	default:
+		return 0;
+	}
+}
+
+static uint64_t u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX;
+	return (uint64_t)llround(v);
+}
+
+struct statics {
+	double P, T;
+	double weights;     /* resident weights (incl. quantised base, adapters) */
+	double copies;      /* autocast half copies of the matmul weights */
+	double layer_copy;  /* of one layer */
+	double grads;       /* gradients, resident size */
+	double optim;       /* optimizer states on the device */
+	double opt_temp;
+	double gather;      /* ZeRO-3 gathered layers */
+	double comm;        /* communication buffers */
+	double ctx;         /* CUDA context */
+	double ws;          /* cuBLAS workspaces */
+	bool grads_persist; /* gradients resident through forward/backward */
+	double first_grads; /* gradients allocated at the start of backward (LM head) */
+	double layer_grads;
+};
+
+static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct statics *S)
+{
+	const struct sl_arch *a = x->a;
+	const struct sl_settings *s = x->s;
+	const struct sl_calib *c = x->c;
+	memset(S, 0, sizeof *S);
+	enum sl_task task = s->task;
+	double P = (double)sl_arch_params_for_task(a, task);
+	bool full = s->lora_r == 0;
+	double T = full ? P : (double)sl_arch_lora_params(a, s->lora_r, s->lora_targets);
+	double N = s->num_gpus ? s->num_gpus : 1;
+	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	bool lm = has_vocab_logits(a, task);
+	double per_layer = 0;
+	double M = matmul_params(a, lm && !a->tied, &per_layer);
+	double Mcast = matmul_params(a, lm, NULL);
+	S->P = P, S->T = T;
+
+	/* weights */
+	double base;
+	if (s->quant == SL_QUANT_NONE)
+		base = pb * P;
+	else
+		base = (s->quant == SL_QUANT_NF4 ? NF4_BYTES : INT8_BYTES) * M + pb * (P > M ? P - M : 0);
+	double adapters = full ? 0 : 4 * T; /* PEFT keeps adapters in float32 */
+	double gb = full ? pb : 4;          /* gradient = parameter dtype */
+	double sb = gb;                     /* torch optimizer states follow the parameter dtype */
+
+	S->grads_persist = s->legacy_runtime || s->grad_accum > 1;
+	if (s->zero_stage == 0) {
+		S->weights = base + adapters;
+		if (x->amp && s->quant == SL_QUANT_NONE) {
+			S->copies = 2 * Mcast;
+			S->layer_copy = 2 * per_layer;
+		}
+		S->grads = gb * T;
+		S->optim = optim_states(a, s, T, sb, P, full);
+		S->opt_temp = optim_temp(a, s, T, sb);
+		if (N > 1)
+			S->comm = gb * T + (double)c->nccl_buffer; /* DDP gradient buckets */
+	} else {
+		/* DeepSpeed: the model in half under fp16/bf16, fp32 master weights
+		 * and fp32 gradient partitions in the optimizer (2P + 18P/N for ZeRO-2,
+		 * stage_1_and_2.py / stage3.py estimators) */
+		bool mixed = s->amp != SL_AMP_OFF || pb == 2;
+		double wb = mixed ? 2 : 4;
+		double ob = optim_states(a, s, T, 4, P, full) + (mixed ? 8 : 0) * T;
+		double wfull = s->quant == SL_QUANT_NONE ? wb * P : base;
+		S->weights = (s->zero_stage >= 3 ? wfull / N : wfull) + adapters;
+		if (s->zero_stage >= 3 && s->offload == SL_OFFLOAD_ALL)
+			S->weights = adapters;
+		S->grads = s->zero_stage >= 2 ? wb * T / N : wb * T;
+		if (s->zero_stage >= 2 && s->offload != SL_OFFLOAD_NONE)
+			S->grads = 0; /* reduced straight into the host partition */
+		S->optim = s->offload != SL_OFFLOAD_NONE ? 0 : ob / N;
+		S->opt_temp = s->offload != SL_OFFLOAD_NONE ? 0 : optim_temp(a, s, T, 4) / N;
+		if (s->zero_stage >= 3)
+			S->gather = c->zero3_gather_layers * (double)sl_arch_largest_layer(a) * wb;
+		/* HF "auto" buckets: reduce h², prefetch 0.9·h² elements */
+		S->comm = 1.9 * (double)a->hidden * a->hidden * wb + (N > 1 ? (double)c->nccl_buffer : 0);
+		S->grads_persist = true; /* DeepSpeed keeps its gradient partitions */
+		gb = wb;
+	}
+	if (full && lm) {
+		S->first_grads = gb * (double)a->vocab * a->hidden;
+		S->layer_grads = gb * per_layer;
+	}
+
+	S->ctx = (double)(s->legacy_runtime ? c->cuda_context_legacy : c->cuda_context);
+	bool hopper = gpu && gpu->cc_major >= 9;
+	S->ws = 2 * (hopper ? CUBLAS_WS_SM90 : CUBLAS_WS);
+}
+
+static void fill(struct sl_breakdown *o, const struct statics *S, double copies, double grads, double acts,
+		 double attn, double logits, double dyn, const struct sl_calib *c)
+{
+	memset(o, 0, sizeof *o);
+	o->cuda_context = u64(S->ctx);
+	o->workspace = u64(S->ws);
+	o->weights = u64(S->weights + copies);
+	o->gradients = u64(grads);
+	o->optimizer = u64(S->optim);
+	o->activations = u64(acts);
+	o->attention = u64(attn);
+	o->logits = u64(logits);
+	o->zero_gather = u64(S->gather + S->comm);
+	o->slack = u64(c->slack_frac * dyn + (double)c->slack_min);
+	o->dynamic = u64(dyn);
+	o->total = o->cuda_context + o->workspace + o->weights + o->gradients + o->optimizer + o->activations +
+		   o->logits + o->zero_gather + o->slack;
+	o->params = u64(S->P);
+	o->trainable = u64(S->T);
+}
+
+void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+		 const struct sl_calib *c, struct sl_breakdown *out)
+{
+	struct ctx x;
+	ctx_init(&x, a, s, c);
+	struct statics S;
+	statics(&x, gpu, &S);
+
+	double b = s->batch_size ? s->batch_size : 1;
+	double n = s->seq_len ? s->seq_len : 1;
+	double t = s->target_len ? s->target_len : n;
+	double seqs = b;
+	if (s->task == SL_TASK_BI_ENCODER) {
+		seqs = b * (s->texts_per_example ? s->texts_per_example : 2);
+		if (s->mini_batch_size && s->mini_batch_size < seqs)
+			seqs = s->mini_batch_size; /* GradCache: gradients per mini-batch */
+	}
+	struct acts A;
+	activations(&x, seqs, n, t, &A);
+	bool gc = s->gradient_checkpointing;
+	double G = S.grads_persist ? S.grads : 0;
+
+	/* end of forward: under checkpointing the cast cache is still alive */
+	double copies_fwd = S.copies;
+	double f_dyn = A.saved + A.logits_fwd;
+	double f = S.weights + copies_fwd + G + S.optim + f_dyn;
+	/* start of backward: the loss gradients on top of everything saved */
+	double copies_bwd = gc ? 0 : S.copies;
+	double b_dyn = A.saved + A.logits_bwd;
+	double bw = S.weights + copies_bwd + G + (S.grads_persist ? 0 : S.first_grads) + S.optim + b_dyn;
+	/* one layer's backward (the last layer: everything still saved) */
+	double l_dyn = A.saved + A.recompute + A.transient;
+	double l = S.weights + (gc ? S.layer_copy : S.copies) + G +
+		   (S.grads_persist ? 0 : S.first_grads + S.layer_grads) + S.optim + l_dyn;
+	/* optimizer step */
+	double o_dyn = S.opt_temp;
+	double op = S.weights + S.grads + S.optim + o_dyn;
+
+	double peak = f, dyn = f_dyn, copies = copies_fwd, grads = G, acts = A.saved, logits = A.logits_fwd;
+	int phase = SL_PHASE_FORWARD;
+	if (bw > peak) {
+		peak = bw, dyn = b_dyn, copies = copies_bwd, phase = SL_PHASE_BACKWARD;
+		grads = G + (S.grads_persist ? 0 : S.first_grads), logits = A.logits_bwd;
+	}
+	if (l > peak) {
+		peak = l, dyn = l_dyn, copies = gc ? S.layer_copy : S.copies, phase = SL_PHASE_BACKWARD;
+		grads = G + (S.grads_persist ? 0 : S.first_grads + S.layer_grads);
+		acts = A.saved + A.recompute + A.transient, logits = 0;
+	}
+	if (op > peak) {
+		peak = op, dyn = o_dyn, copies = 0, grads = S.grads, acts = 0, logits = 0;
+		phase = SL_PHASE_OPTIMIZER;
+	}
+	double attn = phase == SL_PHASE_OPTIMIZER ? 0 : A.attn;
+	/* the optimizer temporaries are reported with the optimizer */
+	struct statics S2 = S;
+	if (phase == SL_PHASE_OPTIMIZER)
+		S2.optim += o_dyn;
+	fill(out, &S2, copies, grads, acts, attn, logits, dyn, c);
+	out->phase = phase;
+}
+
+void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+		      const struct sl_calib *c, struct sl_breakdown *out)
+{
+	struct ctx x;
+	ctx_init(&x, a, s, c);
+	struct statics S;
+	statics(&x, gpu, &S);
+	S.ws /= 2; /* no autograd thread */
+
+	double b = s->eval_batch_size ? s->eval_batch_size : (s->batch_size ? s->batch_size : 1);
+	double n = s->seq_len ? s->seq_len : 1;
+	double t = s->target_len ? s->target_len : n;
+	if (s->task == SL_TASK_BI_ENCODER)
+		t = n;
+	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER;
+	double q = encdec ? t : n;
+
+	/* one layer's forward working set under no_grad: hidden states, the
+	 * attention scores and probabilities (eager) or the output (SDPA), the FFN */
+	double hs = 3 * n * x.h * x.nb;
+	double at = x.eager ? x.heads * n * n * (x.ab + x.sm_b) : x.ab * n * x.hq * 4;
+	double ff = (a->gated_ffn ? 3 : 2) * x.ab * n * x.I;
+	double layer = hs + (at > ff ? at : ff) + n * n * x.nb;
+	double kv = 0;
+	if (a->kind == SL_ARCH_DECODER)
+		kv = 2 * (double)a->layers * n * x.kvd * x.ab; /* use_cache=True keeps k, v of every layer */
+	else if (encdec)
+		kv = (2 * t * x.kvd + 2 * n * x.kvd) * x.ab * (a->dec_layers ? a->dec_layers : a->layers);
+	double logits = 0;
+	if (has_vocab_logits(a, s->task)) {
+		double lb = x.amp ? x.ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		logits = q * a->vocab * (lb + (lb < 4 ? 4 : 0) + 4);
+	}
+	double dyn = b * (layer + kv + logits);
+	double G = s->legacy_runtime ? S.grads : 0;
+	fill(out, &S, 0, G, b * (layer + kv), x.eager ? b * x.heads * n * n * (x.ab + x.sm_b) : 0, b * logits,
+	     dyn, c);
+	out->phase = SL_PHASE_EVAL;
+}
+
+uint64_t sl_attention_only_bytes(enum sl_attn impl, uint64_t batch, uint32_t heads, uint32_t head_dim,
+				 uint64_t seq_len, unsigned dtype_bytes, const struct sl_calib *c)
+{
+	/* one layer's attention with the estimator's terms: q, k, v leaves and
+	 * the output (+ their gradients in backward), what the attention keeps
+	 * (probabilities, or logsumexp), and the backward's transient tensors */
+	double b = batch, a = heads, s = seq_len, e = dtype_bytes;
+	double bsh = b * s * a * head_dim;
+	double io = 4 * e * bsh; /* q, k, v, out */
+	double kept, tr;
+	if (impl == SL_ATTN_EAGER) {
+		kept = a * b * s * s * e;                            /* softmax output, no dropout */
+		tr = c->eager_attn_copies * e * a * b * s * s + 4 * e * bsh;
+	} else {
+		kept = a * b * s * c->sdpa_attn_bytes;
+		tr = c->flash_bwd_bytes * (e / 2) * bsh;
+	}
+	return u64(io + kept + tr);
+}
+
+const char *sl_phase_name(enum sl_phase p)
+{
+	static const char *const names[SL_PHASE__COUNT] = {
+		[SL_PHASE_FORWARD] = "end of forward",
+		[SL_PHASE_BACKWARD] = "backward",
+		[SL_PHASE_OPTIMIZER] = "optimizer step",
+		[SL_PHASE_EVAL] = "evaluation forward",
+	};
+	return (unsigned)p < SL_PHASE__COUNT ? names[p] : "?";
+}

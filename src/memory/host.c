@@ -1,4 +1,67 @@
-/* memory/host: not written yet */
-static const int placeholder_host = 0;
-const int *sl_placeholder_host(void);
-const int *sl_placeholder_host(void) { return &placeholder_host; }
+/*
+ * memory/host: host RAM of one node during training (seed 001: base
+ * process, DataLoader workers, model loading × 1.2, overhead; seed 004:
+ * without deepspeed.zero.Init every process loads the whole model on the
+ * host), plus pinned batches and offloaded ZeRO states. Pure; allocates
+ * nothing. Constants come from rules/calibration.yaml.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sweeplint/memory.h"
+
+static uint64_t u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX;
+	return (uint64_t)llround(v);
+}
+
+void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
+		      struct sl_host_breakdown *out)
+{
+	memset(out, 0, sizeof *out);
+	double N = s->num_gpus ? s->num_gpus : 1;
+	double procs = s->gpus_per_node ? s->gpus_per_node : N; /* training processes on this node */
+	if (procs > N)
+		procs = N;
+	double P = (double)sl_arch_params_for_task(a, s->task);
+	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+
+	double base = procs * (double)c->host_base;
+	double workers = procs * s->num_workers * (double)c->host_per_worker;
+
+	/* loading: every process materialises the model on the host (seed 004),
+	 * unless ZeRO-3 builds it partitioned with deepspeed.zero.Init */
+	double model = P * pb;
+	double per_proc = (s->zero_stage >= 3 && s->zero3_init) ? model / N : model;
+	double loading = procs * per_proc * c->host_load_factor;
+
+	/* pinned batches: prefetch_factor 2 per worker (or 1 batch without
+	 * workers), input ids + attention mask + labels as int64 */
+	double pinned = 0;
+	if (s->pin_memory) {
+		double b = s->batch_size ? s->batch_size : 1, n = s->seq_len ? s->seq_len : 1;
+		double per_batch = b * n * 8 * 3 * (s->task == SL_TASK_BI_ENCODER ? s->texts_per_example : 1);
+		pinned = procs * (s->num_workers ? 2.0 * s->num_workers : 1.0) * per_batch;
+	}
+
+	/* offloaded ZeRO states: fp32 master + 2 Adam moments + fp32 gradients
+	 * per parameter this node's processes own, times DeepSpeed's buffer factor */
+	double offload = 0;
+	if (s->zero_stage > 0 && s->offload != SL_OFFLOAD_NONE) {
+		double T = s->lora_r ? (double)sl_arch_lora_params(a, s->lora_r, s->lora_targets) : P;
+		double per = 16 * T + (s->offload == SL_OFFLOAD_ALL ? 2 * P : 0);
+		offload = per * procs / N * c->host_offload_factor;
+	}
+
+	double sum = base + workers + loading + pinned + offload;
+	out->base = u64(base);
+	out->workers = u64(workers);
+	out->loading = u64(loading + offload);
+	out->pinned = u64(pinned);
+	out->overhead = u64(sum * c->host_overhead_frac);
+	out->total = out->base + out->workers + out->loading + out->pinned + out->overhead;
+}

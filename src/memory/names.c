@@ -1,0 +1,141 @@
+/*
+ * memory/names: names of the run-setting enums (for messages, JSON and
+ * parsing) and the default settings. Family and task names live in arch.c.
+ * Static tables only; nothing allocates.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "sweeplint/memory.h"
+
+static const char *const dtype_names[SL_DTYPE__COUNT] = {
+	[SL_DTYPE_FP32] = "fp32",
+	[SL_DTYPE_BF16] = "bf16",
+	[SL_DTYPE_FP16] = "fp16",
+};
+
+static const char *const amp_names[SL_AMP__COUNT] = {
+	[SL_AMP_OFF] = "off",
+	[SL_AMP_FP16] = "fp16",
+	[SL_AMP_BF16] = "bf16",
+};
+
+static const char *const quant_names[SL_QUANT__COUNT] = {
+	[SL_QUANT_NONE] = "none",
+	[SL_QUANT_INT8] = "int8",
+	[SL_QUANT_NF4] = "nf4",
+};
+
+static const char *const attn_names[SL_ATTN__COUNT] = {
+	[SL_ATTN_DEFAULT] = "default",
+	[SL_ATTN_EAGER] = "eager",
+	[SL_ATTN_SDPA] = "sdpa",
+	[SL_ATTN_FLASH] = "flash",
+};
+
+static const char *const offload_names[SL_OFFLOAD__COUNT] = {
+	[SL_OFFLOAD_NONE] = "none",
+	[SL_OFFLOAD_OPTIMIZER] = "optimizer",
+	[SL_OFFLOAD_ALL] = "all",
+};
+
+static const char *const optim_names[SL_OPTIM__COUNT] = {
+	[SL_OPTIM_ADAMW] = "adamw_torch",
+	[SL_OPTIM_ADAMW_8BIT] = "adamw_bnb_8bit",
+	[SL_OPTIM_ADAFACTOR] = "adafactor",
+	[SL_OPTIM_SGD] = "sgd",
+	[SL_OPTIM_SGD_MOMENTUM] = "sgd_momentum",
+	[SL_OPTIM_LION] = "lion",
+};
+
+/* HF TrainingArguments.optim values (OptimizerNames) and common spellings. */
+static const struct {
+	const char *name;
+	enum sl_optim optim;
+} optim_aliases[] = {
+	{"adamw_torch", SL_OPTIM_ADAMW},
+	{"adamw_torch_fused", SL_OPTIM_ADAMW},
+	{"adamw_torch_xla", SL_OPTIM_ADAMW},
+	{"adamw_torch_npu_fused", SL_OPTIM_ADAMW},
+	{"adamw_apex_fused", SL_OPTIM_ADAMW},
+	{"adamw_hf", SL_OPTIM_ADAMW},
+	{"adamw", SL_OPTIM_ADAMW},
+	{"adam", SL_OPTIM_ADAMW},
+	{"adamw_anyprecision", SL_OPTIM_ADAMW},
+	{"adamw_torch_4bit", SL_OPTIM_ADAMW_8BIT},
+	{"adamw_torch_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"adamw_bnb_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"adamw_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"adam8bit", SL_OPTIM_ADAMW_8BIT},
+	{"adamw8bit", SL_OPTIM_ADAMW_8BIT},
+	{"paged_adamw_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"paged_adam_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"ademamix_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"paged_adamw_32bit", SL_OPTIM_ADAMW},
+	{"paged_adamw", SL_OPTIM_ADAMW},
+	{"adafactor", SL_OPTIM_ADAFACTOR},
+	{"sgd", SL_OPTIM_SGD},
+	{"sgd_momentum", SL_OPTIM_SGD_MOMENTUM},
+	{"lion", SL_OPTIM_LION},
+	{"lion_32bit", SL_OPTIM_LION},
+	{"paged_lion_32bit", SL_OPTIM_LION},
+	{"lion_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"paged_lion_8bit", SL_OPTIM_ADAMW_8BIT},
+	{"adagrad", SL_OPTIM_SGD_MOMENTUM},
+	{"rmsprop", SL_OPTIM_SGD_MOMENTUM},
+};
+
+const char *sl_dtype_name(enum sl_dtype d)
+{
+	return (unsigned)d < SL_DTYPE__COUNT ? dtype_names[d] : "?";
+}
+
+const char *sl_amp_name(enum sl_amp a)
+{
+	return (unsigned)a < SL_AMP__COUNT ? amp_names[a] : "?";
+}
+
+const char *sl_optim_name(enum sl_optim o)
+{
+	return (unsigned)o < SL_OPTIM__COUNT ? optim_names[o] : "?";
+}
+
+const char *sl_attn_name(enum sl_attn a)
+{
+	return (unsigned)a < SL_ATTN__COUNT ? attn_names[a] : "?";
+}
+
+const char *sl_quant_name(enum sl_quant q)
+{
+	return (unsigned)q < SL_QUANT__COUNT ? quant_names[q] : "?";
+}
+
+const char *sl_offload_name(enum sl_offload o)
+{
+	return (unsigned)o < SL_OFFLOAD__COUNT ? offload_names[o] : "?";
+}
+
+int sl_optim_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof optim_aliases / sizeof optim_aliases[0]; i++)
+		if (strcasecmp(s, optim_aliases[i].name) == 0)
+			return (int)optim_aliases[i].optim;
+	return -1;
+}
+
+void sl_settings_default(struct sl_settings *s)
+{
+	memset(s, 0, sizeof *s);
+	s->task = SL_TASK_SEQ_CLS;
+	s->batch_size = 8;
+	s->grad_accum = 1;
+	s->seq_len = 512;
+	s->dtype = SL_DTYPE_FP32;
+	s->amp = SL_AMP_OFF;
+	s->optimizer = SL_OPTIM_ADAMW;
+	s->quant = SL_QUANT_NONE;
+	s->attn = SL_ATTN_DEFAULT;
+	s->offload = SL_OFFLOAD_NONE;
+	s->num_gpus = 1;
+	s->texts_per_example = 2;
+}
