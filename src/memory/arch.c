@@ -111,7 +111,6 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->emb_norm = true;                /* layernorm_embedding */
 		a->final_norm = f == SL_FAMILY_MBART; /* encoder/decoder layer_norm */
 		a->tied = true;
-		a->scale_emb = true;
 		break;
 	case SL_FAMILY_LLAMA:
 	case SL_FAMILY_MISTRAL:
@@ -130,7 +129,6 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->bias = true;
 		a->final_norm = true;
 		a->tied = f == SL_FAMILY_GPT2;
-		a->scale_emb = f == SL_FAMILY_GPT2;
 		break;
 	default:
 		break;

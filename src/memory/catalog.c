@@ -1,5 +1,6 @@
 /*
  * catalog: rules/models.yaml and rules/gpus.yaml (embedded, see data.h)
+ * — and rules/calibration.yaml through sl_calib_load (calib.c) —
  * loaded with libcyaml into the run arena, alias patterns compiled once with
  * PCRE2, and the lookups by name, HF id, path suffix, alias or raw size.
  *
@@ -241,7 +242,8 @@ static struct sl_diag *report(struct file *f, struct sl_span span, const char *f
 /*
  * Turn libcyaml's log into one diagnostic: the first line that is not the
  * backtrace header is the message; the innermost "(line: L, column: C)" is
- * where. libcyaml prints libyaml's marks 0-based for lines, 0-based columns.
+ * where (libcyaml prints 1-based lines and columns, at the event it was
+ * reading: for an unexpected key that is the value before it).
  */
 static void report_cyaml(struct file *f, const struct cylog *log, cyaml_err_t err)
 {
@@ -270,11 +272,21 @@ static void report_cyaml(struct file *f, const struct cylog *log, cyaml_err_t er
 	if (msg && strncmp(msg, "Load: ", 6) == 0)
 		msg += 6, msglen -= 6;
 
-	size_t line = 0, col = 0, off = 0;
+	size_t line = 0, col = 0, off = 0, end = 0;
 	const char *at = strstr(t, "(line: ");
 	if (at && sscanf(at, "(line: %zu, column: %zu)", &line, &col) == 2)
-		off = line_col_to_byte(f->src, line + 1, col + 1);
-	struct sl_span span = sl_source_span(f->src, off, off);
+		off = end = line_col_to_byte(f->src, line, col);
+	/* an unexpected key is reported at the event before it: find the key itself */
+	static const char unexpected[] = "Unexpected key: ";
+	if (msg && msglen > sizeof unexpected - 1 && strncmp(msg, unexpected, sizeof unexpected - 1) == 0) {
+		size_t klen = msglen - (sizeof unexpected - 1);
+		const char *k = memmem(f->src->bytes + off, f->src->len - off, msg + sizeof unexpected - 1, klen);
+		if (k) {
+			off = (size_t)(k - f->src->bytes);
+			end = off + klen;
+		}
+	}
+	struct sl_span span = sl_source_span(f->src, off, end);
 
 	char *m = msg ? sl_arena_strndup(f->arena, msg, msglen) : sl_arena_strdup(f->arena, cyaml_strerror(err));
 	/* git style: lower-case first letter */
@@ -523,15 +535,11 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 			  .list_key = "gpus"};
 	load_gpus(&gf, cat, pv);
 
-	/*
-	 * CALIBRATION: rules/calibration.yaml belongs to the estimator. When
-	 * memory.h declares sl_calib_load(struct sl_arena *, struct sl_calib *,
-	 * struct sl_diags *), call it here:
-	 *     if (sl_calib_load(a, &cat->calib, diags) != 0) errors++;
-	 */
+	/* rules/calibration.yaml belongs to the estimator (calib.c) */
+	int crc = sl_calib_load(a, &cat->calib, diags);
 
 	*out = cat;
-	return mf.errors || gf.errors ? -SL_ECONFIG : 0;
+	return mf.errors || gf.errors || crc ? -SL_ECONFIG : 0;
 }
 
 int sl_catalog_load(struct sl_arena *a, struct sl_catalog **out, struct sl_diags *diags)

@@ -1,0 +1,496 @@
+/*
+ * test_catalog: loading rules/models.yaml and rules/gpus.yaml, lookups by
+ * name, HF id, alias and path suffix, raw GPU sizes, diagnostics for bad
+ * catalog data, and local config.json checkpoints (fixtures/configs/, one
+ * per family, each against its published parameter count). Runs from the
+ * project root (meson's workdir).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
+#include "sweeplint/source.h"
+
+struct fx {
+	struct sl_arena *a;
+	struct sl_diags d;
+	struct sl_catalog *c;
+};
+
+static void dump(const struct sl_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		print_error("%s:%u:%u: %s [%s]%s%s\n", d->v[i].src->display, d->v[i].span.line, d->v[i].span.col,
+			    d->v[i].message, d->v[i].rule, d->v[i].hint ? " hint: " : "",
+			    d->v[i].hint ? d->v[i].hint : "");
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	f->a = sl_arena_new();
+	sl_diags_init(&f->d, f->a);
+	int rc = sl_catalog_load(f->a, &f->c, &f->d);
+	dump(&f->d);
+	if (rc != 0 || f->d.n)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	sl_arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+static const char *model_name(const struct sl_catalog *c, const char *value)
+{
+	const struct sl_model *m = sl_catalog_find_model(c, value);
+	return m ? m->name : "(none)";
+}
+
+static const char *gpu_name(struct sl_arena *a, const struct sl_catalog *c, const char *value)
+{
+	const struct sl_gpu *g = sl_catalog_find_gpu(a, c, value);
+	return g ? g->name : "(none)";
+}
+
+static void test_loaded(void **state)
+{
+	struct fx *f = *state;
+	/* the seeds' models and the DESIGN's GPU names */
+	static const char *const models[] = {
+		"bge-m3-ko", "ko-simcse", "multilingual-minilm", "multilingual-e5-small", "mt5-small", "mt5-base",
+		"mt5-large", "mt5-xl", "t5-small", "t5-base", "t5-large", "eenzeenee", "llama-3-8b", "llama-3.1-8b",
+		"llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b",
+		"qwen2.5-7b", "gpt2", "polyglot-ko-1.3b", "polyglot-ko-5.8b", "kobart", "bert-base-uncased",
+		"bert-large-uncased", "bert-base-cased", "bert-large-cased", "xlm-roberta-base", "xlm-roberta-large",
+		"klue-bert-base", "klue-roberta-base", "klue-roberta-large", "e5-base-v2", "multilingual-e5-base",
+		"multilingual-e5-large", "bge-base-en-v1.5", "bge-large-en-v1.5", "bge-small-en-v1.5",
+	};
+	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+		assert_string_equal(model_name(f->c, models[i]), models[i]);
+	static const char *const gpus[] = {
+		"h100-80gb", "h200", "a100-80gb", "a100-40gb", "v100-16gb", "v100-32gb", "rtx3090",
+		"rtx4090", "rtx3080", "l4", "t4", "a10g", "l40s", "a6000",
+	};
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+		assert_string_equal(gpu_name(f->a, f->c, gpus[i]), gpus[i]);
+}
+
+/* Every entry is found by its own name and HF id; every alias matches only where it should. */
+static void test_round_trip(void **state)
+{
+	struct fx *f = *state;
+	for (size_t i = 0; i < f->c->nmodels; i++) {
+		const struct sl_model *m = &f->c->models[i];
+		assert_ptr_equal(sl_catalog_find_model(f->c, m->name), m);
+		assert_ptr_equal(sl_catalog_find_model(f->c, m->hf_id), m);
+		assert_true(m->arch.vocab && m->arch.hidden && m->arch.layers && m->arch.heads);
+		assert_true(m->source && *m->source);
+		/* embedding models are bi-encoders and carry a max_seq_length only then */
+		if (m->st_max_seq_len)
+			assert_int_equal(m->task, SL_TASK_BI_ENCODER);
+	}
+	for (size_t i = 0; i < f->c->ngpus; i++) {
+		const struct sl_gpu *g = &f->c->gpus[i];
+		assert_ptr_equal(sl_catalog_find_gpu(f->a, f->c, g->name), g);
+		assert_ptr_equal(sl_catalog_find_gpu(f->a, f->c, g->label), g);
+		/* bf16 in hardware from Ampere (compute capability 8.0) on */
+		assert_int_equal(g->bf16, g->cc_major >= 8);
+		/* usable memory is below the marketing size in binary units, and not far below */
+		assert_true(g->bytes > (8ull << 30) && g->bytes < (150ull << 30));
+	}
+}
+
+static void test_find_model(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *value, *name;
+	} cases[] = {
+		{"bge-m3-ko", "bge-m3-ko"},
+		{"BGE-m3-ko", "bge-m3-ko"},
+		{"BAAI/bge-m3", "bge-m3-ko"},
+		{"dragonkue/BGE-m3-ko", "bge-m3-ko"},
+		{"upskyy/bge-m3-korean", "bge-m3-ko"},
+		{"/data/models/BAAI/bge-m3/", "bge-m3-ko"},
+		{"https://huggingface.co/BAAI/bge-m3", "bge-m3-ko"},
+		{"ko-simcse", "ko-simcse"},
+		{"BM-K/KoSimCSE-roberta", "ko-simcse"},
+		{"xlsum_mt5", "mt5-base"},
+		{"csebuetnlp/mT5_multilingual_XLSum", "mt5-base"},
+		{"eenzeenee", "eenzeenee"},
+		{"eenzeenee/t5-base-korean-summarization", "eenzeenee"},
+		{"t5-small", "t5-small"},
+		{"google-t5/t5-small", "t5-small"},
+		{"T5-Large", "t5-large"},
+		{"mT5-XL", "mt5-xl"},
+		{"meta-llama/Llama-3.2-3B", "llama-3.2-3b"},
+		{"meta-llama/Llama-3.2-3B-Instruct", "llama-3.2-3b"},
+		{"meta-llama/Meta-Llama-3-8B", "llama-3-8b"},
+		{"Qwen/Qwen2.5-3B-Instruct", "qwen2.5-3b"},
+		{"saves/qwen2.5-3b-instruct", "qwen2.5-3b"},
+		{"mistralai/Mistral-7B-v0.1", "mistral-7b"},
+		{"sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", "multilingual-minilm"},
+		{"multilingual-minilm", "multilingual-minilm"},
+		{"intfloat/multilingual-e5-small", "multilingual-e5-small"},
+		{"klue/roberta-base", "klue-roberta-base"},
+		{"bert-base-uncased", "bert-base-uncased"},
+		{"beomi/gemma-ko-2b", "gemma-2b"},
+		{"gpt2", "gpt2"},
+		/* anchored: a pattern never matches inside a longer name */
+		{"bge", "(none)"},
+		{"xbge-m3", "(none)"},
+		{"bge-m3-ko-v2-extra", "(none)"},
+		{"unknown/model", "(none)"},
+		{"", "(none)"},
+		{"/", "(none)"},
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *got = model_name(f->c, cases[i].value);
+		if (strcmp(got, cases[i].name) != 0) {
+			print_error("'%s': got %s, want %s\n", cases[i].value, got, cases[i].name);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_find_gpu(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *value, *name;
+	} cases[] = {
+		{"h100", "h100-80gb"},       {"H100-80GB", "h100-80gb"},   {"h100-sxm5-80gb", "h100-80gb"},
+		{"NVIDIA H100 80GB HBM3", "h100-80gb"}, {"h100-pcie", "h100-pcie"}, {"H200", "h200"},
+		{"a100", "a100-80gb"},       {"A100-80GB", "a100-80gb"},   {"a100_40gb", "a100-40gb"},
+		{"A100-SXM4-40GB", "a100-40gb"}, {"NVIDIA A100-SXM4-80GB", "a100-80gb"}, {"v100", "v100-16gb"},
+		{"V100-32GB", "v100-32gb"},  {"rtx 4090", "rtx4090"},      {"RTX3090", "rtx3090"},
+		{"Tesla T4", "t4"},          {"A10G", "a10g"},             {"L40S", "l40s"},
+		{"RTX A6000", "a6000"},      {"L4", "l4"},                 {"tpu-v4", "(none)"},
+		{"h1000", "(none)"},
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *got = gpu_name(f->a, f->c, cases[i].value);
+		if (strcmp(got, cases[i].name) != 0) {
+			print_error("'%s': got %s, want %s\n", cases[i].value, got, cases[i].name);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+
+	/* the sourced torch figure: "total_memory=81082MB" is MiB */
+	const struct sl_gpu *h100 = sl_catalog_find_gpu(f->a, f->c, "h100-80gb");
+	assert_true(h100->bytes == 81082ull * 1024 * 1024);
+	assert_true(h100->bf16);
+	assert_false(sl_catalog_find_gpu(f->a, f->c, "v100-16gb")->bf16);
+}
+
+static void test_sizes(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *s;
+		uint64_t bytes; /* 0: not a size */
+	} cases[] = {
+		{"24GiB", 24ull << 30},   {"24GB", 24ull << 30},      {"24gb", 24ull << 30},
+		{"80G", 80ull << 30},     {"16384MiB", 16ull << 30},  {"16384MB", 16ull << 30},
+		{"0.5TiB", 512ull << 30}, {"1.5 GiB", 3ull << 29},    {" 40 ", 40ull << 30},
+		{"24XB", 0},              {"-1GiB", 0},               {"0GiB", 0},
+		{"GiB", 0},               {"0x10GiB", 0},             {"1e3GiB", 0},
+		{"", 0},                  {"24 GiB extra", 0},
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint64_t b = 0;
+		bool ok = sl_size_parse(cases[i].s, &b);
+		if (ok != (cases[i].bytes != 0) || (ok && b != cases[i].bytes)) {
+			print_error("'%s': ok %d bytes %llu\n", cases[i].s, ok, (unsigned long long)b);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+
+	/* a raw size is a made-up GPU with that capacity */
+	const struct sl_gpu *g = sl_catalog_find_gpu(f->a, f->c, "24GiB");
+	assert_non_null(g);
+	assert_true(g->bytes == 24ull << 30);
+	assert_string_equal(g->name, "24GiB");
+	assert_true(g->bf16);
+	assert_null(sl_catalog_find_gpu(f->a, f->c, "lots"));
+}
+
+/* --- bad catalog data ------------------------------------------------------ */
+
+struct loaded {
+	int rc;
+	struct sl_diags d;
+	struct sl_catalog *c;
+};
+
+static struct loaded load_models_text(struct sl_arena *a, const char *yaml)
+{
+	struct loaded l;
+	sl_diags_init(&l.d, a);
+	struct sl_source *src = sl_source_from_bytes(a, "models.yaml", yaml, strlen(yaml));
+	l.rc = sl_catalog_load_from(a, src, NULL, &l.c, &l.d);
+	return l;
+}
+
+static struct loaded load_gpus_text(struct sl_arena *a, const char *yaml)
+{
+	struct loaded l;
+	sl_diags_init(&l.d, a);
+	struct sl_source *src = sl_source_from_bytes(a, "gpus.yaml", yaml, strlen(yaml));
+	l.rc = sl_catalog_load_from(a, NULL, src, &l.c, &l.d);
+	return l;
+}
+
+static void expect_one(const struct loaded *l, uint32_t line, uint32_t col, const char *needle)
+{
+	dump(&l->d);
+	assert_int_equal(l->rc, -SL_ECONFIG);
+	assert_int_equal(l->d.n, 1);
+	assert_string_equal(l->d.v[0].rule, "catalog");
+	assert_int_equal(l->d.v[0].severity, SL_SEV_ERROR);
+	assert_int_equal(l->d.v[0].span.line, line);
+	assert_int_equal(l->d.v[0].span.col, col);
+	assert_non_null(strstr(l->d.v[0].message, needle));
+}
+
+#define ENTRY(name, family, extra)                                                                            \
+	"  - name: " name "\n"                                                                                \
+	"    hf_id: org/" name "\n"                                                                           \
+	"    family: " family "\n"                                                                            \
+	"    config: {vocab_size: 100, hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4,\n"         \
+	"             intermediate_size: 256, max_position_embeddings: 128}\n"                                \
+	"    source: test\n" extra
+
+static void test_bad_models(void **state)
+{
+	(void)state;
+	struct sl_arena *a = sl_arena_new();
+
+	/* a good one loads, and its count is computed */
+	struct loaded l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", ""));
+	dump(&l.d);
+	assert_int_equal(l.rc, 0);
+	assert_int_equal(l.c->nmodels, 1);
+	/* (100 + 128 + 2)·64 + 128 + 2·(4·(64²+64) + 128 + 2·64·256 + 256 + 64 + 128) + 64² + 64 */
+	assert_true(sl_arch_params(&l.c->models[0].arch) == 230 * 64 + 128 + 2 * (4 * (4096 + 64) + 128 + 32768 + 448) + 4160);
+
+	l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", "") ENTRY("other", "falcon", ""));
+	expect_one(&l, 10, 13, "unknown family 'falcon'");
+	assert_non_null(strstr(l.d.v[0].hint, "xlm-roberta"));
+	assert_int_equal(l.c->nmodels, 1); /* the good entry stays */
+
+	l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", "    aliases: ['ok', 'bad(']\n"));
+	expect_one(&l, 8, 21, "invalid alias pattern 'bad('");
+
+	l = load_models_text(a, "models:\n"
+				"  - name: tiny\n"
+				"    hf_id: org/tiny\n"
+				"    family: llama\n"
+				"    config: {vocab_size: 100, num_hidden_layers: 2}\n"
+				"    source: test\n");
+	expect_one(&l, 5, 13, "has no 'hidden_size'");
+
+	l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", "    task: regression\n"));
+	expect_one(&l, 8, 11, "unknown task 'regression'");
+
+	l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", "") ENTRY("Tiny", "bert", ""));
+	expect_one(&l, 8, 11, "duplicate model name 'Tiny'");
+
+	/* libcyaml's own errors carry the position of its backtrace */
+	l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", "    colour: blue\n"));
+	expect_one(&l, 8, 5, "colour");
+
+	l = load_models_text(a, "models:\n" ENTRY("tiny", "bert", "    st_max_seq_length: many\n"));
+	expect_one(&l, 8, 24, "'many'");
+
+	l = load_models_text(a, "models:\n  - name: [unclosed\n");
+	dump(&l.d);
+	assert_int_equal(l.rc, -SL_ECONFIG);
+	assert_true(l.d.n >= 1);
+	assert_int_equal(l.d.v[0].span.line, 3);
+
+	sl_arena_free(a);
+}
+
+static void test_bad_gpus(void **state)
+{
+	(void)state;
+	struct sl_arena *a = sl_arena_new();
+	static const char good[] = "gpus:\n"
+				   "  - name: x1\n"
+				   "    label: X One\n"
+				   "    memory: 24GiB\n"
+				   "    bf16: true\n"
+				   "    cc: \"8.6\"\n"
+				   "    source: test\n";
+	struct loaded l = load_gpus_text(a, good);
+	dump(&l.d);
+	assert_int_equal(l.rc, 0);
+	assert_int_equal(l.c->ngpus, 1);
+	assert_true(l.c->gpus[0].bytes == 24ull << 30);
+	assert_int_equal(l.c->gpus[0].cc_major, 8);
+	assert_int_equal(l.c->gpus[0].cc_minor, 6);
+
+	l = load_gpus_text(a, "gpus:\n"
+			      "  - name: x1\n"
+			      "    label: X One\n"
+			      "    memory: lots\n"
+			      "    bf16: true\n"
+			      "    cc: \"8.6\"\n"
+			      "    source: test\n");
+	expect_one(&l, 4, 13, "invalid memory size 'lots'");
+
+	l = load_gpus_text(a, "gpus:\n"
+			      "  - name: x1\n"
+			      "    label: X One\n"
+			      "    memory: 24GiB\n"
+			      "    bf16: true\n"
+			      "    cc: ampere\n"
+			      "    source: test\n");
+	expect_one(&l, 6, 9, "invalid compute capability 'ampere'");
+	sl_arena_free(a);
+}
+
+/* --- config.json ------------------------------------------------------------ */
+
+static void test_config_families(void **state)
+{
+	struct fx *f = *state;
+	/* published counts of the checkpoint each fixture copies (see docs/models.md) */
+	static const struct {
+		const char *dir;
+		enum sl_family family;
+		uint64_t params;    /* 0: none published: compare with the catalog entry instead */
+		const char *entry;  /* the catalog entry of the same checkpoint */
+	} cases[] = {
+		{"fixtures/configs/bert", SL_FAMILY_BERT, 109482240, "bert-base-uncased"},
+		{"fixtures/configs/roberta", SL_FAMILY_ROBERTA, 110618112, "ko-simcse"},
+		{"fixtures/configs/xlm-roberta", SL_FAMILY_XLM_ROBERTA, 567754752, "bge-m3-ko"},
+		{"fixtures/configs/electra", SL_FAMILY_ELECTRA, 0, "electra-base-discriminator"},
+		{"fixtures/configs/t5", SL_FAMILY_T5, 60506624, "t5-small"},
+		{"fixtures/configs/mt5", SL_FAMILY_MT5, 300176768, "mt5-small"},
+		{"fixtures/configs/bart", SL_FAMILY_BART, 139420416, "bart-base"},
+		{"fixtures/configs/mbart", SL_FAMILY_MBART, 610851840, NULL},
+		{"fixtures/configs/llama", SL_FAMILY_LLAMA, 8030261248, "llama-3-8b"},
+		{"fixtures/configs/mistral", SL_FAMILY_MISTRAL, 7241732096, "mistral-7b"},
+		{"fixtures/configs/qwen2", SL_FAMILY_QWEN2, 494032768, "qwen2.5-0.5b"},
+		{"fixtures/configs/gemma", SL_FAMILY_GEMMA, 2506172416, "gemma-2b"},
+		{"fixtures/configs/gpt2", SL_FAMILY_GPT2, 124439808, "gpt2"},
+		{"fixtures/configs/gpt_neox", SL_FAMILY_GPT_NEOX, 1331810304, "polyglot-ko-1.3b"},
+	};
+	size_t seen[SL_FAMILY__COUNT] = {0};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sl_diags d;
+		sl_diags_init(&d, f->a);
+		const struct sl_model *m = sl_model_from_config(f->a, cases[i].dir, &d);
+		dump(&d);
+		assert_non_null(m);
+		assert_int_equal(d.n, 0);
+		assert_int_equal(m->arch.family, cases[i].family);
+		seen[m->arch.family]++;
+		uint64_t got = sl_arch_params(&m->arch);
+		const struct sl_model *entry = cases[i].entry ? sl_catalog_find_model(f->c, cases[i].entry) : NULL;
+		uint64_t want = cases[i].params ? cases[i].params : sl_arch_params(&entry->arch);
+		if (got != want) {
+			print_error("%s: computed %llu, official %llu\n", cases[i].dir, (unsigned long long)got,
+				    (unsigned long long)want);
+			bad++;
+		}
+		/* the same checkpoint through config.json and through models.yaml: the same shape */
+		if (entry && memcmp(&entry->arch, &m->arch, sizeof m->arch) != 0) {
+			print_error("%s: shape differs from catalog entry %s\n", cases[i].dir, cases[i].entry);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	for (int fam = 0; fam < SL_FAMILY__COUNT; fam++)
+		assert_int_equal(seen[fam], 1); /* a fixture per family */
+
+	/* a config.json path works as well as its directory */
+	struct sl_diags d;
+	sl_diags_init(&d, f->a);
+	const struct sl_model *m = sl_model_from_config(f->a, "fixtures/configs/llama/config.json", &d);
+	assert_non_null(m);
+	assert_string_equal(m->name, "llama");
+	assert_int_equal(m->task, SL_TASK_CAUSAL_LM);
+
+	/* a sentence-transformers directory: a bi-encoder with its max_seq_length */
+	m = sl_model_from_config(f->a, "fixtures/configs/st-minilm", &d);
+	assert_non_null(m);
+	assert_int_equal(m->task, SL_TASK_BI_ENCODER);
+	assert_int_equal(m->st_max_seq_len, 128);
+	assert_true(sl_arch_params(&m->arch) == 117653760);
+	assert_int_equal(d.n, 0);
+}
+
+static void test_config_bad(void **state)
+{
+	struct fx *f = *state;
+	struct sl_diags d;
+
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/unknown-type.json", &d));
+	dump(&d);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].rule, "unknown-model");
+	assert_non_null(strstr(d.v[0].message, "'falcon'"));
+	assert_non_null(strstr(d.v[0].hint, "llama"));
+	assert_int_equal(d.v[0].span.line, 2);
+	assert_int_equal(d.v[0].span.col, 3);
+
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/missing-hidden.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'hidden_size'"));
+
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/broken.json", &d));
+	dump(&d);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].span.line, 3);
+
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/wrong-type.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'vocab_size' must be a non-negative integer"));
+	assert_int_equal(d.v[0].span.line, 3);
+
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "cannot read"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loaded),       cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_find_model),   cmocka_unit_test(test_find_gpu),
+		cmocka_unit_test(test_sizes),        cmocka_unit_test(test_bad_models),
+		cmocka_unit_test(test_bad_gpus),     cmocka_unit_test(test_config_families),
+		cmocka_unit_test(test_config_bad),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
