@@ -530,7 +530,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		if (s->zero_stage >= 2 && s->offload != SL_OFFLOAD_NONE)
 			S->grads = 0; /* reduced straight into the host partition */
 		S->optim = s->offload != SL_OFFLOAD_NONE ? 0 : ob / N;
-		S->opt_temp = s->offload != SL_OFFLOAD_NONE ? 0 : optim_temp(a, s, T, 4) / N;
+		S->opt_temp = 0; /* FusedAdam / DeepSpeedCPUAdam: multi-tensor kernels, no state-sized temporaries */
 		if (s->zero_stage >= 3)
 			S->gather = c->zero3_gather_layers * (double)sl_arch_largest_layer(a) * wb;
 		/* HF "auto" buckets: reduce h², prefetch 0.9·h² elements */

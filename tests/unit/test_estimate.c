@@ -1,0 +1,409 @@
+/*
+ * test_estimate: the memory estimator's soundness properties (monotone in
+ * batch and length; gradient checkpointing, LoRA, QLoRA, ZeRO over more GPUs
+ * and SDPA each lower the peak where they should), its bookkeeping (terms
+ * add up to the total, parameter counts come from the architecture), the
+ * seeds' checkable claims, host RAM, and calibration.yaml loading.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+struct env {
+	struct sl_arena *arena;
+	struct sl_catalog *cat;
+	struct sl_calib calib;
+};
+
+static int setup(void **state)
+{
+	static struct env e;
+	e.arena = sl_arena_new();
+	struct sl_diags d;
+	sl_diags_init(&d, e.arena);
+	if (sl_catalog_load(e.arena, &e.cat, &d) != 0 || sl_calib_load(e.arena, &e.calib, &d) != 0)
+		return -1;
+	*state = &e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+	sl_arena_free(e->arena);
+	return 0;
+}
+
+static const struct sl_arch *arch(struct env *e, const char *name)
+{
+	const struct sl_model *m = sl_catalog_find_model(e->cat, name);
+	assert_non_null(m);
+	return &m->arch;
+}
+
+static const struct sl_gpu *gpu(struct env *e, const char *name)
+{
+	const struct sl_gpu *g = sl_catalog_find_gpu(e->arena, e->cat, name);
+	assert_non_null(g);
+	return g;
+}
+
+static uint64_t total(struct env *e, const struct sl_arch *a, const struct sl_settings *s)
+{
+	struct sl_breakdown b;
+	sl_estimate(a, s, gpu(e, "a100-80gb"), &e->calib, &b);
+	return b.total;
+}
+
+/* Settings for each model family in the catalog's tests. */
+static const struct {
+	const char *model;
+	enum sl_task task;
+	enum sl_dtype dtype;
+} cases[] = {
+	{"bert-large-uncased", SL_TASK_SEQ_CLS, SL_DTYPE_FP32},
+	{"bge-m3-ko", SL_TASK_BI_ENCODER, SL_DTYPE_FP32},
+	{"llama-3.2-3b", SL_TASK_CAUSAL_LM, SL_DTYPE_BF16},
+	{"mt5-base", SL_TASK_SEQ2SEQ, SL_DTYPE_FP32},
+	{"t5-small", SL_TASK_SEQ2SEQ, SL_DTYPE_FP32},
+	{"bart-base", SL_TASK_SEQ2SEQ, SL_DTYPE_FP32},
+};
+
+static void base_settings(struct sl_settings *s, size_t i)
+{
+	sl_settings_default(s);
+	s->task = cases[i].task;
+	s->dtype = cases[i].dtype;
+	s->batch_size = 8;
+	s->seq_len = 256;
+}
+
+static void test_monotone_batch_and_len(void **state)
+{
+	struct env *e = *state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_arch *a = arch(e, cases[i].model);
+		for (int variant = 0; variant < 8; variant++) {
+			struct sl_settings s;
+			base_settings(&s, i);
+			s.gradient_checkpointing = variant & 1;
+			s.amp = (variant & 2) && s.dtype == SL_DTYPE_FP32 ? SL_AMP_BF16 : SL_AMP_OFF;
+			s.attn = (variant & 4) ? SL_ATTN_EAGER : SL_ATTN_DEFAULT;
+			/* never less with more; strictly more once activations dominate
+			 * (the optimizer step can be the peak of a tiny batch) */
+			uint64_t first = 0, prev = 0;
+			for (uint64_t b = 1; b <= 512; b += b / 4 + 1) {
+				s.batch_size = b;
+				uint64_t t = total(e, a, &s);
+				assert_true(t >= prev);
+				prev = t;
+				first = first ? first : t;
+			}
+			assert_true(prev > 2 * first);
+			s.batch_size = 4;
+			first = prev = 0;
+			for (uint64_t n = 16; n <= 4096; n += n / 4 + 1) {
+				s.seq_len = n;
+				uint64_t t = total(e, a, &s);
+				assert_true(t >= prev);
+				prev = t;
+				first = first ? first : t;
+			}
+			assert_true(prev > first);
+		}
+	}
+}
+
+static void test_savings(void **state)
+{
+	struct env *e = *state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_arch *a = arch(e, cases[i].model);
+		struct sl_settings s;
+		base_settings(&s, i);
+		s.batch_size = 32;
+		s.seq_len = 512;
+		s.attn = SL_ATTN_EAGER;
+		uint64_t eager = total(e, a, &s);
+		s.attn = SL_ATTN_SDPA;
+		uint64_t sdpa = total(e, a, &s);
+		assert_true(sdpa < eager);
+
+		s.gradient_checkpointing = true;
+		uint64_t gc = total(e, a, &s);
+		assert_true(gc < sdpa);
+
+		s.gradient_checkpointing = false;
+		s.lora_r = 16;
+		uint64_t lora = total(e, a, &s);
+		assert_true(lora < sdpa);
+		s.quant = SL_QUANT_NF4;
+		s.dtype = SL_DTYPE_BF16;
+		uint64_t qlora = total(e, a, &s);
+		s.quant = SL_QUANT_NONE;
+		uint64_t lora16 = total(e, a, &s);
+		assert_true(qlora < lora16);
+	}
+}
+
+static void test_zero_more_gpus(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.1-8b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.amp = SL_AMP_BF16;
+	s.batch_size = 1;
+	s.seq_len = 2048;
+	s.gradient_checkpointing = true;
+	for (uint32_t stage = 1; stage <= 3; stage++) {
+		s.zero_stage = stage;
+		uint64_t prev = UINT64_MAX;
+		for (uint32_t n = 2; n <= 64; n *= 2) {
+			s.num_gpus = n;
+			uint64_t t = total(e, a, &s);
+			assert_true(t < prev);
+			prev = t;
+		}
+		s.num_gpus = 8;
+		uint64_t on = total(e, a, &s);
+		s.offload = SL_OFFLOAD_OPTIMIZER;
+		assert_true(total(e, a, &s) < on);
+		s.offload = SL_OFFLOAD_NONE;
+	}
+	/* stage 3 shards the weights too: below stage 2 on the same GPUs */
+	s.num_gpus = 8;
+	s.zero_stage = 2;
+	uint64_t z2 = total(e, a, &s);
+	s.zero_stage = 3;
+	assert_true(total(e, a, &s) < z2);
+}
+
+static void test_breakdown_adds_up(void **state)
+{
+	struct env *e = *state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_arch *a = arch(e, cases[i].model);
+		struct sl_settings s;
+		base_settings(&s, i);
+		for (int v = 0; v < 4; v++) {
+			s.lora_r = v & 1 ? 8 : 0;
+			s.gradient_checkpointing = v & 2;
+			struct sl_breakdown b, b2;
+			sl_estimate(a, &s, gpu(e, "h100-80gb"), &e->calib, &b);
+			uint64_t sum = b.cuda_context + b.workspace + b.weights + b.gradients + b.optimizer +
+				       b.activations + b.logits + b.zero_gather + b.slack;
+			assert_int_equal(sum, b.total);
+			assert_true(b.attention <= b.activations);
+			assert_int_equal(b.params, sl_arch_params_for_task(a, s.task));
+			if (s.lora_r)
+				assert_int_equal(b.trainable, sl_arch_lora_params(a, 8, 0));
+			else
+				assert_int_equal(b.trainable, b.params);
+			/* pure: the same answer twice */
+			sl_estimate(a, &s, gpu(e, "h100-80gb"), &e->calib, &b2);
+			assert_memory_equal(&b, &b2, sizeof b);
+			/* Hopper's cuBLAS workspace is 32 MiB per handle */
+			struct sl_breakdown v100;
+			sl_estimate(a, &s, gpu(e, "v100-16gb"), &e->calib, &v100);
+			assert_true(b.workspace > v100.workspace);
+		}
+	}
+}
+
+static void test_model_states(void **state)
+{
+	/* full fp32 AdamW with grads kept (legacy zero_grad): 4 + 4 + 8 B per parameter */
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "bert-large-uncased");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.legacy_runtime = true;
+	s.batch_size = 1;
+	struct sl_breakdown b;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	uint64_t P = b.params;
+	assert_int_equal(b.weights, 4 * P);
+	assert_int_equal(b.gradients, 4 * P);
+	assert_int_equal(b.optimizer, 8 * P);
+	assert_int_equal(b.cuda_context, e->calib.cuda_context_legacy);
+	/* bf16 weights: torch AdamW keeps states in the parameter dtype */
+	s.dtype = SL_DTYPE_BF16;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_int_equal(b.weights, 2 * P);
+	assert_int_equal(b.optimizer, 4 * P);
+	/* AMP: float32 master weights plus half copies of the matmul weights */
+	s.dtype = SL_DTYPE_FP32;
+	s.amp = SL_AMP_FP16;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_true(b.weights > 4 * P && b.weights < 6 * P);
+	/* SGD keeps no state; 8-bit Adam about 2 B */
+	s.amp = SL_AMP_OFF;
+	s.optimizer = SL_OPTIM_SGD;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_int_equal(b.optimizer, 0);
+	s.optimizer = SL_OPTIM_ADAMW_8BIT;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_true(b.optimizer >= 2 * P && b.optimizer < 3 * P);
+	s.optimizer = SL_OPTIM_ADAFACTOR;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_true(b.optimizer < P / 10);
+}
+
+static void test_seed_bge_m3(void **state)
+{
+	/* seeds 000/002: bge-m3-ko at batch 256 × max_len 512 on an 80 GB card */
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "bge-m3-ko");
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_BI_ENCODER;
+	s.batch_size = 256;
+	s.seq_len = 512;
+	struct sl_breakdown b;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(b.total > 2 * h100->bytes); /* far beyond 80 GB without GC */
+	s.amp = SL_AMP_FP16;
+	struct sl_breakdown amp;
+	sl_estimate(a, &s, h100, &e->calib, &amp);
+	assert_true(amp.total < b.total && amp.total > h100->bytes);
+	s.gradient_checkpointing = true;
+	struct sl_breakdown gc;
+	sl_estimate(a, &s, h100, &e->calib, &gc);
+	assert_true(gc.total < amp.total);
+	print_message("bge-m3-ko b256 len512: fp32 %.0f GiB, amp %.0f GiB, amp+gc %.1f GiB (seed 002: ~100/88/78 GB)\n",
+		      b.total / GIB, amp.total / GIB, gc.total / GIB);
+	/* the seed's kept setting fits: batch 64 × len 256 with AMP + GC */
+	s.batch_size = 64;
+	s.seq_len = 256;
+	sl_estimate(a, &s, h100, &e->calib, &gc);
+	assert_true(gc.total < h100->bytes / 4);
+}
+
+static void test_eval_below_train(void **state)
+{
+	struct env *e = *state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_arch *a = arch(e, cases[i].model);
+		struct sl_settings s;
+		base_settings(&s, i);
+		struct sl_breakdown tr, ev, ev2;
+		sl_estimate(a, &s, NULL, &e->calib, &tr);
+		sl_estimate_eval(a, &s, NULL, &e->calib, &ev);
+		assert_true(ev.total < tr.total);
+		s.eval_batch_size = 4 * s.batch_size;
+		sl_estimate_eval(a, &s, NULL, &e->calib, &ev2);
+		assert_true(ev2.total > ev.total);
+	}
+}
+
+static void test_attention_only(void **state)
+{
+	struct env *e = *state;
+	/* eager is quadratic, flash linear: doubling s ≈ ×4 vs ×2 at long lengths */
+	double e1 = (double)sl_attention_only_bytes(SL_ATTN_EAGER, 16, 8, 64, 4096, 2, &e->calib);
+	double e2 = (double)sl_attention_only_bytes(SL_ATTN_EAGER, 16, 8, 64, 8192, 2, &e->calib);
+	double f1 = (double)sl_attention_only_bytes(SL_ATTN_FLASH, 16, 8, 64, 4096, 2, &e->calib);
+	double f2 = (double)sl_attention_only_bytes(SL_ATTN_FLASH, 16, 8, 64, 8192, 2, &e->calib);
+	assert_true(e2 / e1 > 3.8 && e2 / e1 < 4.01);
+	assert_true(f2 / f1 > 1.99 && f2 / f1 < 2.01);
+	assert_true(f1 < e1 / 10);
+}
+
+static void test_host(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.1-8b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	struct sl_host_breakdown h0, h1;
+	sl_estimate_host(a, &s, &e->calib, &h0);
+	assert_int_equal(h0.total, h0.base + h0.workers + h0.loading + h0.pinned + h0.overhead);
+	s.num_workers = 16;
+	sl_estimate_host(a, &s, &e->calib, &h1);
+	assert_true(h1.workers > h0.workers && h1.total > h0.total);
+	/* seed 004: ZeRO-3 over 4 single-GPU pods without zero.Init loads the whole model per process */
+	s.zero_stage = 3;
+	s.num_gpus = 4;
+	s.gpus_per_node = 1;
+	sl_estimate_host(a, &s, &e->calib, &h0);
+	s.zero3_init = true;
+	sl_estimate_host(a, &s, &e->calib, &h1);
+	assert_true(h0.loading > 3 * h1.loading);
+	uint64_t model = 2 * sl_arch_params_for_task(a, s.task);
+	assert_true(h0.loading >= model);
+}
+
+static void test_calib_diagnostics(void **state)
+{
+	struct env *e = *state;
+	struct sl_diags d;
+	sl_diags_init(&d, e->arena);
+	struct sl_calib c;
+	static const char bad[] = "constants:\n"
+				  "  - {name: cuda_context, value: 512, unit: GiB, source: x, fitted: false}\n"
+				  "  - {name: no_such_thing, value: 1, unit: MiB, source: x, fitted: false}\n"
+				  "  - {name: slack_frac, value: -1, unit: fraction, source: x, fitted: true}\n";
+	assert_int_equal(sl_calib_parse(e->arena, "bad.yaml", bad, sizeof bad - 1, &c, &d), -SL_ECONFIG);
+	bool unit = false, unknown = false, range = false, missing = false;
+	for (size_t i = 0; i < d.n; i++) {
+		const char *m = d.v[i].message;
+		unit |= strstr(m, "'cuda_context' has unit 'GiB'") != NULL;
+		unknown |= strstr(m, "unknown calibration constant 'no_such_thing'") != NULL;
+		range |= strstr(m, "'slack_frac' is -1") != NULL;
+		missing |= strstr(m, "'eager_attn_copies' is missing") != NULL;
+	}
+	assert_true(unit && unknown && range && missing);
+	/* the embedded file loads, every constant set */
+	sl_diags_init(&d, e->arena);
+	assert_int_equal(sl_calib_load(e->arena, &c, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_true(c.cuda_context > 0 && c.slack_frac > 0 && c.eager_attn_copies > 0);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_int_equal(sl_optim_parse("adamw_torch_fused"), SL_OPTIM_ADAMW);
+	assert_int_equal(sl_optim_parse("paged_adamw_8bit"), SL_OPTIM_ADAMW_8BIT);
+	assert_int_equal(sl_optim_parse("Adafactor"), SL_OPTIM_ADAFACTOR);
+	assert_int_equal(sl_optim_parse("nonsense"), -1);
+	for (int o = 0; o < SL_OPTIM__COUNT; o++)
+		assert_int_equal(sl_optim_parse(sl_optim_name((enum sl_optim)o)), o);
+	assert_string_equal(sl_attn_name(SL_ATTN_SDPA), "sdpa");
+	assert_string_equal(sl_quant_name(SL_QUANT_NF4), "nf4");
+	assert_string_equal(sl_offload_name(SL_OFFLOAD_ALL), "all");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_monotone_batch_and_len),
+		cmocka_unit_test(test_savings),
+		cmocka_unit_test(test_zero_more_gpus),
+		cmocka_unit_test(test_breakdown_adds_up),
+		cmocka_unit_test(test_model_states),
+		cmocka_unit_test(test_seed_bge_m3),
+		cmocka_unit_test(test_eval_below_train),
+		cmocka_unit_test(test_attention_only),
+		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_calib_diagnostics),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
