@@ -1,0 +1,435 @@
+"""The calibration cases: architectures as HF config dicts and the runs to measure.
+
+Each case is a plain dict (JSON-serialisable, handed to a fresh subprocess):
+  id        unique, e.g. "bgem3-b32-s512-ampfp16-gc-sdpa"
+  arch      key of ARCHS (the HF config dict the model is built from, random weights)
+  settings  the run in sweeplint's role names (DESIGN §3): model, task, batch_size,
+            grad_accum, seq_len, target_len, dtype, amp, gradient_checkpointing,
+            optimizer, lora_r, lora_targets, quant, attn, texts_per_example
+  method    full | lora | qlora  (the measured.tsv column)
+  pooling   bi-encoder pooling: cls | mean (None for other tasks)
+  requires  optional packages the case needs (e.g. bitsandbytes); skipped without them
+  capacity  None, or {"group", "frac", "probe_batches"}: the batch is chosen at run time so
+            that the run needs `frac` × the GPU's total memory (see calibrate.py)
+  default   part of the default set (one run of it fits in 10 minutes on an H100)
+
+The cases are chosen to separate the estimator's terms: batch × length grids
+(activations, attention), AMP fp16/bf16 vs fp32 (master copies, fp32 softmax/norms),
+gradient checkpointing on/off, SDPA vs eager (the s² term), AdamW/Adafactor/SGD
+(optimizer states), encoder vs encoder-decoder vs decoder, big vocabularies (logits),
+LoRA ranks and targets, QLoRA, and runs just below and above the card's capacity
+(the fits/OOM verdict).
+
+Standard library only.
+"""
+
+import copy
+import fnmatch
+
+# ---------------------------------------------------------------------------
+# Architectures: config.json contents as published on the Hugging Face Hub, with
+# every argument of the config class written out (nothing is downloaded).
+
+_ROBERTA_COMMON = {
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "attention_probs_dropout_prob": 0.1,
+    "initializer_range": 0.02,
+    "position_embedding_type": "absolute",
+    "use_cache": True,
+    "classifier_dropout": None,
+}
+
+ARCHS = {
+    # BAAI/bge-m3: XLM-RoBERTa large with 8194 positions (config.json of the model repo).
+    "bge-m3": {
+        "hf_id": "BAAI/bge-m3",
+        "short": "bgem3",
+        "pooling": "cls",
+        "official_params": 567754752,
+        "source": "huggingface.co/BAAI/bge-m3 config.json; count: research/memory-anchors.md §3",
+        "config": dict(_ROBERTA_COMMON, **{
+            "architectures": ["XLMRobertaModel"],
+            "model_type": "xlm-roberta",
+            "vocab_size": 250002,
+            "hidden_size": 1024,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 16,
+            "intermediate_size": 4096,
+            "max_position_embeddings": 8194,
+            "type_vocab_size": 1,
+            "layer_norm_eps": 1e-05,
+            "pad_token_id": 1,
+            "bos_token_id": 0,
+            "eos_token_id": 2,
+        }),
+    },
+    # klue/roberta-base (RoBERTa, Korean vocabulary of 32000).
+    "klue-roberta-base": {
+        "hf_id": "klue/roberta-base",
+        "short": "kluerob",
+        "pooling": "mean",
+        "official_params": 110618112,
+        "source": "klue/roberta-base config.json (via derived configs); count: memory-anchors §3",
+        "config": dict(_ROBERTA_COMMON, **{
+            "architectures": ["RobertaForMaskedLM"],
+            "model_type": "roberta",
+            "vocab_size": 32000,
+            "hidden_size": 768,
+            "num_hidden_layers": 12,
+            "num_attention_heads": 12,
+            "intermediate_size": 3072,
+            "max_position_embeddings": 514,
+            "type_vocab_size": 1,
+            "layer_norm_eps": 1e-05,
+            "pad_token_id": 1,
+            "bos_token_id": 0,
+            "eos_token_id": 2,
+        }),
+    },
+    # sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2 (BERT, 250037 vocabulary).
+    "multilingual-minilm": {
+        "hf_id": "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+        "short": "mminilm",
+        "pooling": "mean",
+        "official_params": 117653760,
+        "source": "paraphrase-multilingual-MiniLM-L12-v2 config.json; count: memory-anchors §3",
+        "config": {
+            "architectures": ["BertModel"],
+            "model_type": "bert",
+            "vocab_size": 250037,
+            "hidden_size": 384,
+            "num_hidden_layers": 12,
+            "num_attention_heads": 12,
+            "intermediate_size": 1536,
+            "hidden_act": "gelu",
+            "hidden_dropout_prob": 0.1,
+            "attention_probs_dropout_prob": 0.1,
+            "max_position_embeddings": 512,
+            "type_vocab_size": 2,
+            "initializer_range": 0.02,
+            "layer_norm_eps": 1e-12,
+            "pad_token_id": 0,
+            "position_embedding_type": "absolute",
+            "use_cache": True,
+            "classifier_dropout": None,
+        },
+    },
+    # google/mt5-base (T5.1.1 gated-gelu, untied lm head, 250112 vocabulary).
+    "mt5-base": {
+        "hf_id": "google/mt5-base",
+        "short": "mt5b",
+        "pooling": None,
+        "official_params": 582401280,
+        "source": "google/mt5-base config.json; count: memory-anchors §3",
+        "config": {
+            "architectures": ["MT5ForConditionalGeneration"],
+            "model_type": "mt5",
+            "vocab_size": 250112,
+            "d_model": 768,
+            "d_kv": 64,
+            "d_ff": 2048,
+            "num_layers": 12,
+            "num_decoder_layers": 12,
+            "num_heads": 12,
+            "relative_attention_num_buckets": 32,
+            "relative_attention_max_distance": 128,
+            "dropout_rate": 0.1,
+            "layer_norm_epsilon": 1e-06,
+            "initializer_factor": 1.0,
+            "feed_forward_proj": "gated-gelu",
+            "is_encoder_decoder": True,
+            "use_cache": True,
+            "tokenizer_class": "T5Tokenizer",
+            "tie_word_embeddings": False,
+            "pad_token_id": 0,
+            "eos_token_id": 1,
+            "decoder_start_token_id": 0,
+            "classifier_dropout": 0.0,
+        },
+    },
+    # meta-llama/Llama-3.2-1B (GQA 32/8, head_dim 64, tied embeddings, 128256 vocabulary).
+    "llama-3.2-1b": {
+        "hf_id": "meta-llama/Llama-3.2-1B",
+        "short": "llama1b",
+        "pooling": None,
+        "official_params": 1235814400,
+        "source": "meta-llama/Llama-3.2-1B config.json (1.24B on the model card)",
+        "config": {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "vocab_size": 128256,
+            "hidden_size": 2048,
+            "intermediate_size": 8192,
+            "num_hidden_layers": 16,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "head_dim": 64,
+            "hidden_act": "silu",
+            "max_position_embeddings": 131072,
+            "initializer_range": 0.02,
+            "rms_norm_eps": 1e-05,
+            "use_cache": True,
+            "bos_token_id": 128000,
+            "eos_token_id": 128001,
+            "pretraining_tp": 1,
+            "tie_word_embeddings": True,
+            "rope_theta": 500000.0,
+            "rope_scaling": {
+                "factor": 32.0,
+                "high_freq_factor": 4.0,
+                "low_freq_factor": 1.0,
+                "original_max_position_embeddings": 8192,
+                "rope_type": "llama3",
+            },
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "mlp_bias": False,
+        },
+    },
+}
+
+LLAMA_QV = "q_proj,v_proj"
+LLAMA_ALL = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"
+
+TASK_SHORT = {"bi-encoder": "bi", "seq-cls": "cls", "seq2seq": "s2s", "causal-lm": "clm"}
+OPTIM_SHORT = {"adamw_torch": "", "adafactor": "adafactor", "sgd": "sgd", "adamw_bnb_8bit": "adam8bit"}
+
+
+def arch_for_model(model):
+    """The ARCHS key whose hf_id is model (case-insensitive), or None."""
+    for key, arch in ARCHS.items():
+        if arch["hf_id"].lower() == str(model).lower():
+            return key
+    return None
+
+
+def hf_config(arch_key):
+    """A deep copy of an architecture's config dict."""
+    return copy.deepcopy(ARCHS[arch_key]["config"])
+
+
+def _precision_tag(dtype, amp):
+    return "amp" + amp if amp != "off" else dtype
+
+
+def _method(lora_r, quant):
+    if quant != "none":
+        return "qlora"
+    return "lora" if lora_r else "full"
+
+
+def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=False,
+              optimizer="adamw_torch", lora_r=0, lora_targets="", quant="none", attn="sdpa",
+              texts=2, default=True, requires=(), capacity=None, case_id=None):
+    """One case dict (see the module docstring)."""
+    a = ARCHS[arch]
+    method = _method(lora_r, quant)
+    if case_id is None:
+        parts = [a["short"]]
+        if arch == "klue-roberta-base":
+            parts.append(TASK_SHORT[task])
+        parts += ["b%d" % batch, "s%d" % seq]
+        if task == "seq2seq":
+            parts.append("t%d" % target)
+        parts += [_precision_tag(dtype, amp), "gc" if gc else "nogc", attn]
+        if OPTIM_SHORT[optimizer]:
+            parts.append(OPTIM_SHORT[optimizer])
+        if method != "full":
+            parts.append("%s%d" % (method, lora_r))
+            if method == "lora" and lora_targets == LLAMA_ALL:
+                parts.append("all")
+        if task == "bi-encoder" and texts != 2:
+            parts.append("k%d" % texts)
+        case_id = "-".join(parts)
+    settings = {
+        "model": a["hf_id"],
+        "task": task,
+        "batch_size": batch,
+        "grad_accum": 1,
+        "seq_len": seq,
+        "target_len": target if task == "seq2seq" else 0,
+        "dtype": dtype,
+        "amp": amp,
+        "gradient_checkpointing": bool(gc),
+        "optimizer": optimizer,
+        "lora_r": lora_r,
+        "lora_targets": lora_targets,
+        "quant": quant,
+        "attn": attn,
+        "texts_per_example": texts if task == "bi-encoder" else 0,
+    }
+    return {
+        "id": case_id,
+        "arch": arch,
+        "settings": settings,
+        "method": method,
+        "pooling": a["pooling"] if task == "bi-encoder" else None,
+        "requires": sorted(set(requires) | ({"peft"} if method != "full" else set())
+                           | ({"bitsandbytes"} if quant != "none" or optimizer.endswith("bnb_8bit")
+                              else set())),
+        "capacity": capacity,
+        "default": bool(default),
+        "config": hf_config(arch),
+    }
+
+
+def _build():
+    cases = []
+    add = cases.append
+
+    # bge-m3 bi-encoder (MultipleNegativesRankingLoss, query + positive), AMP fp16 + GC + SDPA:
+    # the batch × length grid separates per-token activations from the fixed terms.
+    for batch in (8, 32, 64):
+        for seq in (128, 256, 512):
+            add(make_case("bge-m3", "bi-encoder", batch, seq, amp="fp16", gc=True))
+    # long inputs (the 8194-position table; activations ∝ s, the s² term is gone under SDPA)
+    add(make_case("bge-m3", "bi-encoder", 8, 1024, amp="fp16", gc=True))
+    add(make_case("bge-m3", "bi-encoder", 4, 2048, amp="fp16", gc=True, default=False))
+    # gradient checkpointing off: all layers' activations live at once
+    add(make_case("bge-m3", "bi-encoder", 8, 512, amp="fp16"))
+    add(make_case("bge-m3", "bi-encoder", 32, 256, amp="fp16"))
+    add(make_case("bge-m3", "bi-encoder", 32, 512, amp="fp16"))
+    # bf16 AMP and no AMP (fp32 activations, no half copies)
+    add(make_case("bge-m3", "bi-encoder", 32, 512, amp="bf16", gc=True))
+    add(make_case("bge-m3", "bi-encoder", 32, 256, amp="bf16", default=False))
+    add(make_case("bge-m3", "bi-encoder", 8, 512, gc=True, default=False))
+    add(make_case("bge-m3", "bi-encoder", 8, 256))
+    # eager attention keeps b·a·s² scores, probabilities and dropout masks
+    add(make_case("bge-m3", "bi-encoder", 8, 512, amp="fp16", gc=True, attn="eager"))
+    add(make_case("bge-m3", "bi-encoder", 32, 512, amp="fp16", gc=True, attn="eager"))
+    add(make_case("bge-m3", "bi-encoder", 8, 512, amp="fp16", attn="eager"))
+    add(make_case("bge-m3", "bi-encoder", 8, 256, amp="fp16", attn="eager", default=False))
+    # optimizers: AdamW 8 B/param vs Adafactor (factored) vs SGD (none)
+    add(make_case("bge-m3", "bi-encoder", 8, 256, amp="fp16", gc=True, optimizer="adafactor"))
+    add(make_case("bge-m3", "bi-encoder", 8, 256, amp="fp16", gc=True, optimizer="sgd"))
+    # a hard negative per example: three texts per example
+    add(make_case("bge-m3", "bi-encoder", 8, 256, amp="fp16", gc=True, texts=3))
+
+    # klue/roberta-base: sequence classification (2 labels) and a bi-encoder run
+    add(make_case("klue-roberta-base", "seq-cls", 32, 128))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, amp="fp16"))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, amp="fp16", gc=True))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, amp="fp16", attn="eager"))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, attn="eager", default=False))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 128, optimizer="adafactor"))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 128, optimizer="sgd", default=False))
+    add(make_case("klue-roberta-base", "bi-encoder", 64, 128, amp="fp16"))
+
+    # multilingual MiniLM bi-encoder: a small model whose parameters are 82% vocabulary
+    add(make_case("multilingual-minilm", "bi-encoder", 64, 128, amp="fp16"))
+    add(make_case("multilingual-minilm", "bi-encoder", 64, 256, default=False))
+    add(make_case("multilingual-minilm", "bi-encoder", 64, 256, amp="fp16", attn="eager"))
+    add(make_case("multilingual-minilm", "bi-encoder", 128, 128, amp="fp16", gc=True,
+                  default=False))
+
+    # mT5-base seq2seq: encoder + decoder with cross-attention, 250112-entry untied lm head;
+    # T5 attention carries a position bias, so eager is the implementation every version has.
+    add(make_case("mt5-base", "seq2seq", 8, 512, target=128, attn="eager", default=False))
+    add(make_case("mt5-base", "seq2seq", 8, 512, target=128, amp="bf16", attn="eager"))
+    add(make_case("mt5-base", "seq2seq", 8, 512, target=128, amp="bf16", gc=True, attn="eager"))
+    add(make_case("mt5-base", "seq2seq", 16, 256, target=64, amp="bf16", attn="eager",
+                  optimizer="adafactor"))
+    add(make_case("mt5-base", "seq2seq", 8, 256, target=256, attn="eager", optimizer="adafactor"))
+    add(make_case("mt5-base", "seq2seq", 8, 128, target=512, amp="bf16", gc=True, attn="eager",
+                  default=False))
+
+    # Llama-3.2-1B causal LM in bf16 weights (no AMP): full fine-tune, LoRA, QLoRA
+    llama = dict(dtype="bf16")
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 512, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, gc=True, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, attn="eager", **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, optimizer="adafactor", **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, optimizer="sgd", **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 512, optimizer="adamw_bnb_8bit",
+                  default=False, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, lora_r=8, lora_targets=LLAMA_QV, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, lora_r=64, lora_targets=LLAMA_ALL,
+                  **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, gc=True, lora_r=64,
+                  lora_targets=LLAMA_ALL, default=False, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, lora_r=16, lora_targets=LLAMA_ALL,
+                  quant="nf4", default=False, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, gc=True, lora_r=16,
+                  lora_targets=LLAMA_ALL, quant="nf4", **llama))
+
+    # Capacity: the batch is solved at run time so that the run needs 85% / 115% of the
+    # card's total memory (sweeplint estimate, or two probe runs when it is unavailable).
+    for frac, side in ((0.85, "below"), (1.15, "above")):
+        add(make_case("bge-m3", "bi-encoder", 0, 512, amp="fp16", case_id="cap-bgem3-" + side,
+                      capacity={"group": "cap-bgem3", "frac": frac, "probe_batches": [4, 16]}))
+        add(make_case("llama-3.2-1b", "causal-lm", 0, 1024, dtype="bf16",
+                      case_id="cap-llama1b-" + side,
+                      capacity={"group": "cap-llama1b", "frac": frac, "probe_batches": [1, 4]}))
+    return cases
+
+
+CASES = _build()
+
+
+def all_cases():
+    """Every case (fresh copies)."""
+    return copy.deepcopy(CASES)
+
+
+def default_cases():
+    return [c for c in all_cases() if c["default"]]
+
+
+def select(spec, cases=None):
+    """Cases chosen by a spec: 'default', 'all', or comma-separated ids and fnmatch globs.
+
+    Order follows the case list; an item that matches nothing raises KeyError.
+    """
+    cases = all_cases() if cases is None else cases
+    spec = (spec or "default").strip()
+    if spec == "default":
+        return [c for c in cases if c["default"]]
+    if spec == "all":
+        return list(cases)
+    chosen = set()
+    for item in (s.strip() for s in spec.split(",")):
+        if not item:
+            continue
+        hits = [c["id"] for c in cases if fnmatch.fnmatchcase(c["id"], item)]
+        if not hits:
+            raise KeyError(item)
+        chosen.update(hits)
+    return [c for c in cases if c["id"] in chosen]
+
+
+def tsv_row(case, gpu, metric, value_mib, notes="", source="sweeplint tools/calibrate"):
+    """A measured.tsv row (dict keyed by measured.COLUMNS) for a case and one metric."""
+    s = case["settings"]
+    note_parts = []
+    if s["lora_targets"]:
+        note_parts.append("lora_targets=" + s["lora_targets"])
+    if s["quant"] != "none":
+        note_parts.append("quant=" + s["quant"])
+    if s["task"] == "bi-encoder":
+        note_parts.append("texts_per_example=%d" % s["texts_per_example"])
+    text = " ".join(note_parts)
+    if notes:
+        text = (text + "; " + notes) if text else notes
+    return {
+        "id": case["id"],
+        "source": source,
+        "model": s["model"],
+        "task": s["task"],
+        "batch": s["batch_size"],
+        "grad_accum": s["grad_accum"],
+        "seq_len": s["seq_len"],
+        "target_len": s["target_len"],
+        "dtype": s["dtype"],
+        "amp": s["amp"],
+        "gc": "true" if s["gradient_checkpointing"] else "false",
+        "optimizer": s["optimizer"],
+        "method": case["method"],
+        "lora_r": s["lora_r"],
+        "attn": s["attn"],
+        "gpu": gpu,
+        "metric": metric,
+        "value_mib": value_mib,
+        "notes": text,
+    }
