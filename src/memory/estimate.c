@@ -666,7 +666,8 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	}
 	double dyn = b * (layer + kv + logits);
 	double G = s->legacy_runtime ? S.grads : 0;
-	fill(out, &S, 0, G, b * (layer + kv), x.eager ? b * x.heads * n * n * (x.ab + x.sm_b) : 0, b * logits,
+	/* autocast caches the half weights for the whole forward */
+	fill(out, &S, S.copies, G, b * (layer + kv), x.eager ? b * x.heads * n * n * (x.ab + x.sm_b) : 0, b * logits,
 	     dyn, c);
 	out->phase = SL_PHASE_EVAL;
 }
