@@ -136,6 +136,9 @@ struct sl_gpu {
 	bool bf16;                 /* bf16 supported in hardware */
 	uint32_t cc_major, cc_minor;
 	uint32_t host_cores;       /* unused by the GPU model; 0 */
+	const char **aliases;      /* PCRE2 patterns (anchored, caseless); NULL for a raw size */
+	size_t naliases;
+	const char *source;        /* where the memory figure comes from; NULL for a raw size */
 };
 
 /*
@@ -233,6 +236,13 @@ uint64_t sl_arch_params(const struct sl_arch *a);
 uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
+/*
+ * The longest input the model accepts in tokens: learned absolute positions
+ * bound it (max_position_embeddings, less roberta's 2-slot padding offset);
+ * 0 when positions are relative or rotary (t5, llama-like) and nothing in
+ * the architecture bounds it.
+ */
+uint32_t sl_arch_max_seq_len(const struct sl_arch *a);
 /* Trainable LoRA parameters for rank r on the target bits. */
 uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets);
 

@@ -1,19 +1,257 @@
-/* cmd_catalog: not written yet. */
+/*
+ * cmd_catalog: `sweeplint models [MODEL...]` and `sweeplint gpus [GPU...]`
+ * — the embedded model and GPU catalogs as a table or `-f json` (DESIGN §3).
+ * Operands show what a value resolves to: a catalog name, HF id, alias or
+ * path for models (a local directory or config.json is read), a name,
+ * alias or raw size ("24GiB") for GPUs; an unknown one is a usage error.
+ */
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cli.h"
+#include "opts.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
+#include "sweeplint/run.h"
+
+static const struct sl_cmd_spec models_spec = {
+	.name = "models",
+	.usage = "[OPTIONS] [MODEL...]",
+	.summary = "List the model catalog (name, family, parameters, default task, longest input, Hugging Face\n"
+		   "id), or show what each MODEL resolves to: a catalog name, HF id, alias, or a local\n"
+		   "directory / config.json.",
+	.common = SL_OPTS_OUTPUT,
+};
+
+static const struct sl_cmd_spec gpus_spec = {
+	.name = "gpus",
+	.usage = "[OPTIONS] [GPU...]",
+	.summary = "List the GPU catalog (name, usable memory as torch reports it, bf16, compute capability),\n"
+		   "or show what each GPU resolves to: a catalog name, alias, or a size such as 24GiB.",
+	.common = SL_OPTS_OUTPUT,
+};
+
+/* Parse options and load the catalogs; returns -1 after printing, or SL_OPTS_DONE / SL_OPTS_GO. */
+static int start(struct sl_cli *cli, const struct sl_cmd_spec *spec, struct sl_run *run, int argc, char **argv,
+		 int *first)
+{
+	int rc = sl_opts_parse(cli, spec, run, argc, argv, first);
+	if (rc != SL_OPTS_GO)
+		return rc == SL_OPTS_DONE ? SL_OPTS_DONE : -1;
+	if (sl_catalog_load(run->arena, &run->catalog, &run->diags) != 0) {
+		for (size_t i = 0; i < run->diags.n; i++) {
+			const struct sl_diag *d = &run->diags.v[i];
+			fprintf(cli->err, "sweeplint: error: %s:%u:%u: %s\n", d->src->display, d->span.line,
+				d->span.col, d->message);
+		}
+		return -1;
+	}
+	return SL_OPTS_GO;
+}
+
+static void fmt_params(char *buf, size_t n, uint64_t p)
+{
+	if (p >= 1000000000ull)
+		snprintf(buf, n, "%.2fB", (double)p / 1e9);
+	else
+		snprintf(buf, n, "%.1fM", (double)p / 1e6);
+}
+
+static json_t *checked(json_t *j)
+{
+	if (!j)
+		sl_oom();
+	return j;
+}
+
+static json_t *aliases_json(const char **aliases, size_t n)
+{
+	json_t *arr = checked(json_array());
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, checked(json_string(aliases[i])));
+	return arr;
+}
+
+static void dump_json(FILE *out, json_t *arr)
+{
+	json_dumpf(arr, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(arr);
+}
+
+/* --- models --------------------------------------------------------------- */
+
+static json_t *model_json(const struct sl_model *m)
+{
+	const struct sl_arch *a = &m->arch;
+	json_t *shape = checked(json_pack(
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "vocab", (json_int_t)a->vocab, "hidden",
+		(json_int_t)a->hidden, "layers", (json_int_t)a->layers, "decoder_layers", (json_int_t)a->dec_layers,
+		"heads", (json_int_t)a->heads, "kv_heads", (json_int_t)a->kv_heads, "head_dim",
+		(json_int_t)a->head_dim, "intermediate", (json_int_t)a->intermediate, "max_position_embeddings",
+		(json_int_t)a->max_pos, "tied", a->tied));
+	json_t *o = checked(json_pack("{s:s, s:s?, s:o, s:s, s:s, s:I, s:I, s:I}", "name", m->name, "hf_id",
+				      m->hf_id, "aliases", aliases_json(m->aliases, m->naliases), "family",
+				      sl_family_name(a->family), "task", sl_task_name(m->task), "params",
+				      (json_int_t)sl_arch_params(a), "task_params",
+				      (json_int_t)sl_arch_params_for_task(a, m->task), "max_seq_len",
+				      (json_int_t)(m->st_max_seq_len ? m->st_max_seq_len : sl_arch_max_seq_len(a))));
+	if (m->official_params)
+		json_object_set_new(o, "official_params", checked(json_integer((json_int_t)m->official_params)));
+	json_object_set_new(o, "arch", shape);
+	if (m->source)
+		json_object_set_new(o, "source", checked(json_string(m->source)));
+	return o;
+}
+
+static void models_table(FILE *out, const struct sl_model **v, size_t n)
+{
+	int wn = 4, wf = 6;
+	for (size_t i = 0; i < n; i++) {
+		if ((int)strlen(v[i]->name) > wn)
+			wn = (int)strlen(v[i]->name);
+		if ((int)strlen(sl_family_name(v[i]->arch.family)) > wf)
+			wf = (int)strlen(sl_family_name(v[i]->arch.family));
+	}
+	fprintf(out, "%-*s  %-*s  %8s  %-10s  %7s  %s\n", wn, "NAME", wf, "FAMILY", "PARAMS", "TASK", "MAX LEN",
+		"HF ID");
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_model *m = v[i];
+		char p[32], len[16];
+		fmt_params(p, sizeof p, sl_arch_params(&m->arch));
+		uint32_t max = m->st_max_seq_len ? m->st_max_seq_len : sl_arch_max_seq_len(&m->arch);
+		if (max)
+			snprintf(len, sizeof len, "%u", max);
+		else
+			snprintf(len, sizeof len, "-");
+		fprintf(out, "%-*s  %-*s  %8s  %-10s  %7s  %s\n", wn, m->name, wf, sl_family_name(m->arch.family), p,
+			sl_task_name(m->task), len, m->hf_id ? m->hf_id : "");
+	}
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
 
 int cmd_models(struct sl_cli *cli, int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(cli->err, "sweeplint: models: not implemented yet\n");
-	return SL_EXIT_USAGE;
+	struct sl_run *run = sl_run_new();
+	int first = 0, rc = start(cli, &models_spec, run, argc, argv, &first);
+	if (rc != SL_OPTS_GO) {
+		sl_run_free(run);
+		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	const struct sl_catalog *c = run->catalog;
+	size_t n = first < argc ? (size_t)(argc - first) : c->nmodels;
+	const struct sl_model **v = sl_arena_array(run->arena, n, sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		if (first >= argc) {
+			v[i] = &c->models[i];
+			continue;
+		}
+		const char *arg = argv[first + (int)i];
+		if (exists(arg)) {
+			struct sl_diags d;
+			sl_diags_init(&d, run->arena);
+			v[i] = sl_model_from_config(run->arena, arg, &d);
+			for (size_t k = 0; k < d.n; k++)
+				fprintf(cli->err, "sweeplint: error: %s:%u:%u: %s%s%s\n", d.v[k].src->display,
+					d.v[k].span.line, d.v[k].span.col, d.v[k].message, d.v[k].hint ? "; " : "",
+					d.v[k].hint ? d.v[k].hint : "");
+		} else {
+			v[i] = sl_catalog_find_model(c, arg);
+			if (!v[i])
+				sl_opts_error(cli, "unknown model '%s' (run 'sweeplint models' for the catalog)", arg);
+		}
+		if (!v[i]) {
+			sl_run_free(run);
+			return SL_EXIT_USAGE;
+		}
+	}
+	if (run->opt.format == SL_FORMAT_JSON) {
+		json_t *arr = checked(json_array());
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, model_json(v[i]));
+		dump_json(cli->out, arr);
+	} else {
+		models_table(cli->out, v, n);
+	}
+	sl_run_free(run);
+	return SL_EXIT_OK;
+}
+
+/* --- gpus ----------------------------------------------------------------- */
+
+static json_t *gpu_json(const struct sl_gpu *g)
+{
+	json_t *o = checked(json_pack("{s:s, s:s, s:o, s:I, s:b}", "name", g->name, "label", g->label, "aliases",
+				      aliases_json(g->aliases, g->naliases), "bytes", (json_int_t)g->bytes, "bf16",
+				      g->bf16));
+	if (g->cc_major || g->cc_minor) {
+		char cc[24];
+		snprintf(cc, sizeof cc, "%u.%u", g->cc_major, g->cc_minor);
+		json_object_set_new(o, "compute_capability", checked(json_string(cc)));
+	}
+	if (g->source)
+		json_object_set_new(o, "source", checked(json_string(g->source)));
+	return o;
+}
+
+static void gpus_table(FILE *out, const struct sl_gpu **v, size_t n)
+{
+	int wn = 4;
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(v[i]->name) > wn)
+			wn = (int)strlen(v[i]->name);
+	fprintf(out, "%-*s  %10s  %-4s  %-3s  %s\n", wn, "NAME", "MEMORY", "BF16", "CC", "LABEL");
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_gpu *g = v[i];
+		char cc[24] = "-";
+		if (g->cc_major || g->cc_minor)
+			snprintf(cc, sizeof cc, "%u.%u", g->cc_major, g->cc_minor);
+		fprintf(out, "%-*s  %6.1f GiB  %-4s  %-3s  %s\n", wn, g->name, (double)g->bytes / (1u << 30),
+			g->bf16 ? "yes" : "no", cc, g->label);
+	}
 }
 
 int cmd_gpus(struct sl_cli *cli, int argc, char **argv)
 {
-	return cmd_models(cli, argc, argv);
-}
-
-int cmd_rules(struct sl_cli *cli, int argc, char **argv)
-{
-	return cmd_models(cli, argc, argv);
+	struct sl_run *run = sl_run_new();
+	int first = 0, rc = start(cli, &gpus_spec, run, argc, argv, &first);
+	if (rc != SL_OPTS_GO) {
+		sl_run_free(run);
+		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	const struct sl_catalog *c = run->catalog;
+	size_t n = first < argc ? (size_t)(argc - first) : c->ngpus;
+	const struct sl_gpu **v = sl_arena_array(run->arena, n, sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		if (first >= argc) {
+			v[i] = &c->gpus[i];
+			continue;
+		}
+		const char *arg = argv[first + (int)i];
+		v[i] = sl_catalog_find_gpu(run->arena, c, arg);
+		if (!v[i]) {
+			sl_opts_error(cli, "unknown GPU '%s' (run 'sweeplint gpus' for the catalog, or give a size "
+					   "such as 24GiB)",
+				      arg);
+			sl_run_free(run);
+			return SL_EXIT_USAGE;
+		}
+	}
+	if (run->opt.format == SL_FORMAT_JSON) {
+		json_t *arr = checked(json_array());
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, gpu_json(v[i]));
+		dump_json(cli->out, arr);
+	} else {
+		gpus_table(cli->out, v, n);
+	}
+	sl_run_free(run);
+	return SL_EXIT_OK;
 }

@@ -376,6 +376,24 @@ uint64_t sl_arch_largest_layer(const struct sl_arch *a)
 	return best;
 }
 
+uint32_t sl_arch_max_seq_len(const struct sl_arch *a)
+{
+	switch (a->family) {
+	case SL_FAMILY_ROBERTA:
+	case SL_FAMILY_XLM_ROBERTA:
+		/* positions start after padding_idx 1: 514 slots hold 512 tokens */
+		return a->max_pos > 2 ? a->max_pos - 2 : 0;
+	case SL_FAMILY_BERT:
+	case SL_FAMILY_ELECTRA:
+	case SL_FAMILY_GPT2:
+	case SL_FAMILY_BART:
+	case SL_FAMILY_MBART:
+		return a->max_pos; /* bart's table has max_pos + 2 rows for max_pos tokens */
+	default:
+		return 0;
+	}
+}
+
 /* r·(in + out) for one adapted linear: A is r×in, B is out×r, no bias. */
 static uint64_t lora(uint64_t r, uint64_t in, uint64_t out)
 {

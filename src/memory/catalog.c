@@ -509,6 +509,9 @@ static void load_gpus(struct file *f, struct sl_catalog *cat, struct priv *pv)
 		g->name = yg->name;
 		g->label = yg->label;
 		g->bf16 = yg->bf16;
+		g->aliases = (const char **)yg->aliases;
+		g->naliases = yg->aliases_count;
+		g->source = yg->source;
 		n++;
 	}
 	cat->ngpus = n;

@@ -348,6 +348,34 @@ static void test_largest_layer(void **state)
 	assert_true(sl_arch_largest_layer(&t5_11b) < sl_arch_params(&t5_11b));
 }
 
+/* The longest input: learned positions bound it; relative and rotary ones do not. */
+static void test_max_seq_len(void **state)
+{
+	(void)state;
+	struct sl_arch bge = SHAPE(.f = SL_FAMILY_XLM_ROBERTA, .vocab = 250002, .hidden = 1024, .layers = 24,
+				   .heads = 16, .intermediate = 4096, .max_pos = 8194);
+	assert_int_equal(sl_arch_max_seq_len(&bge), 8192); /* bge-m3: "max_length 8192" */
+	struct sl_arch bert = SHAPE(.f = SL_FAMILY_BERT, .vocab = 30522, .hidden = 768, .layers = 12, .heads = 12,
+				    .intermediate = 3072, .max_pos = 512);
+	assert_int_equal(sl_arch_max_seq_len(&bert), 512);
+	struct sl_arch t5 = SHAPE(.f = SL_FAMILY_T5, .vocab = 32128, .hidden = 512, .layers = 6, .heads = 8,
+				  .head_dim = 64, .intermediate = 2048, .max_pos = 512);
+	assert_int_equal(sl_arch_max_seq_len(&t5), 0);
+
+	/* sentence-transformers never declares more than the architecture holds */
+	struct sl_arena *a = sl_arena_new();
+	struct sl_diags d;
+	sl_diags_init(&d, a);
+	struct sl_catalog *c = NULL;
+	assert_int_equal(sl_catalog_load(a, &c, &d), 0);
+	for (size_t i = 0; i < c->nmodels; i++) {
+		uint32_t max = sl_arch_max_seq_len(&c->models[i].arch);
+		if (max && c->models[i].st_max_seq_len)
+			assert_true(c->models[i].st_max_seq_len <= max);
+	}
+	sl_arena_free(a);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -367,7 +395,8 @@ int main(void)
 		cmocka_unit_test(test_encoders),     cmocka_unit_test(test_encoder_decoders),
 		cmocka_unit_test(test_decoders),     cmocka_unit_test(test_catalog_counts),
 		cmocka_unit_test(test_task_heads),   cmocka_unit_test(test_lora),
-		cmocka_unit_test(test_largest_layer), cmocka_unit_test(test_names),
+		cmocka_unit_test(test_largest_layer), cmocka_unit_test(test_max_seq_len),
+		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
