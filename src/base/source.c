@@ -93,11 +93,12 @@ struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t ma
 		sl_oom();
 	for (;;) {
 		if (len == cap) {
-			if (cap >= max_bytes) {
+			if (cap > max_bytes) {
 				*err = EFBIG;
 				goto out;
 			}
-			cap *= 2;
+			/* room for one byte past the bound, so a file of exactly max_bytes is read whole */
+			cap = max_bytes < SIZE_MAX && cap * 2 > max_bytes ? max_bytes + 1 : cap * 2;
 			char *n = realloc(buf, cap);
 			if (!n)
 				sl_oom();

@@ -39,7 +39,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 static size_t mark_byte(struct loader *L, yaml_mark_t m)
 {
-	return sl_source_char_to_byte(L->src, m.index);
+	/* libyaml reads past the BOM (see sl_ydoc_parse); the source counts it as one character */
+	return sl_source_char_to_byte(L->src, m.index + (L->src->bom ? 1 : 0));
 }
 
 static void fail_at(struct loader *L, size_t off, const char *fmt, const char *arg)
@@ -183,7 +184,7 @@ static void parser_error(struct loader *L, yaml_parser_t *p)
 {
 	size_t off;
 	if (p->error == YAML_READER_ERROR) {
-		off = p->problem_offset;
+		off = p->problem_offset + L->src->bom;
 		if (off > L->src->len)
 			off = L->src->len;
 		const char *what = p->problem ? p->problem : "cannot read the input";
@@ -216,7 +217,9 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 	bool have_ev = false;
 	if (!yaml_parser_initialize(&parser))
 		sl_oom();
-	yaml_parser_set_input_string(&parser, (const unsigned char *)src->bytes, src->len);
+	/* with the encoding given, libyaml would read a BOM as a character of the first line and then
+	 * misjudge the indentation of the next ones: start after it */
+	yaml_parser_set_input_string(&parser, (const unsigned char *)src->bytes + src->bom, src->len - src->bom);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	bool done = false;
 	while (!done && !L.failed) {

@@ -1,0 +1,316 @@
+/*
+ * test_ydoc: the node tree — spans (BOM, CRLF, Korean, tabs), styles,
+ * shared aliases, the loader's bounds (alias bomb, depth, several
+ * documents), reader errors with positions, merge keys, duplicate keys,
+ * and what PyYAML's constructor refuses. Expected positions are computed by
+ * an independent helper (where_is) from the text itself.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/source.h"
+#include "sweeplint/ydoc.h"
+
+struct parsed {
+	struct sl_ydoc *doc;
+	struct sl_diags diags;
+};
+
+static int setup(void **state)
+{
+	*state = sl_arena_new();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	sl_arena_free(*state);
+	return 0;
+}
+
+static struct parsed parse_n(struct sl_arena *a, const char *text, size_t n)
+{
+	struct parsed p;
+	sl_diags_init(&p.diags, a);
+	struct sl_source *src = sl_source_from_bytes(a, "t.yaml", text, n);
+	p.doc = sl_ydoc_parse(a, src, NULL, &p.diags);
+	return p;
+}
+
+static struct parsed parse(struct sl_arena *a, const char *text)
+{
+	return parse_n(a, text, strlen(text));
+}
+
+/* 1-based line and character column of the first occurrence of needle (a BOM is not a column). */
+static void where_is(const char *text, const char *needle, uint32_t *line, uint32_t *col)
+{
+	const char *at = strstr(text, needle);
+	assert_non_null(at);
+	*line = 1;
+	*col = 1;
+	const char *p = text;
+	if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
+	for (; p < at; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (*p == '\r' && p[1] != '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (*p != '\r' && ((unsigned char)*p & 0xC0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static void assert_at(const struct sl_node *n, const char *text, const char *needle)
+{
+	uint32_t line, col;
+	where_is(text, needle, &line, &col);
+	assert_non_null(n);
+	if (n->span.line != line || n->span.col != col)
+		print_error("'%s': span %u:%u, expected %u:%u\n", needle, n->span.line, n->span.col, line, col);
+	assert_int_equal(n->span.line, line);
+	assert_int_equal(n->span.col, col);
+	/* the byte range starts at the needle too */
+	assert_int_equal(n->span.start, (size_t)(strstr(text, needle) - text));
+}
+
+static void test_spans(void **state)
+{
+	struct sl_arena *a = *state;
+	static const char *const texts[] = {
+		"method: grid\nparameters:\n  lr:\n    values: [0.1, 0.01]\n",
+		"\xEF\xBB\xBFmethod: grid\nparameters:\n  lr:\n    values: [0.1, 0.01]\n",
+		"method: grid\r\nparameters:\r\n  lr:\r\n    values: [0.1, 0.01]\r\n",
+		"method: grid  # 격자 탐색\nparameters:\n  lr:  # 학습률\n    values: [0.1, 0.01]\n",
+		"method: \"격자\"\nparameters:\n  lr:\n    values: [\"한국어\", 0.01]\n",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		const char *t = texts[i];
+		struct parsed p = parse(a, t);
+		if (!p.doc->ok)
+			print_error("text %zu: %s\n", i, p.diags.v[0].message);
+		assert_true(p.doc->ok);
+		assert_int_equal(p.diags.n, 0);
+		const struct sl_node *root = p.doc->root;
+		assert_int_equal(root->kind, SL_NODE_MAP);
+		assert_int_equal(root->style, SL_STYLE_BLOCK);
+		assert_at(root, t, "method");
+		assert_at(sl_map_pair(root, "parameters")->key, t, "parameters");
+		const struct sl_node *values = sl_map_get(sl_map_get(sl_map_get(root, "parameters"), "lr"), "values");
+		assert_at(values, t, "[");
+		assert_int_equal(values->style, SL_STYLE_FLOW);
+		assert_int_equal(values->n, 2);
+		assert_at(values->items[1], t, "0.01");
+		/* a flow collection's span ends after its closing bracket */
+		assert_int_equal(values->span.end, (size_t)(strchr(t, ']') - t) + 1);
+	}
+	const char *k = "a: 1\nb: 한국어\nc: 2\n";
+	struct parsed p = parse(a, k);
+	assert_at(sl_map_get(p.doc->root, "b"), k, "한국어");
+	assert_at(sl_map_get(p.doc->root, "c"), k, "2\n");
+	assert_int_equal(sl_map_get(p.doc->root, "b")->span.end_col, 7); /* 3 characters after column 4 */
+}
+
+static void test_tabs_and_styles(void **state)
+{
+	struct sl_arena *a = *state;
+	const char *t = "a:\t'x'\nb: \"y\\tz\"\nc: |\n  lit\nd: >\n  fold\ne: [1, {f: 2}]\n";
+	struct parsed p = parse(a, t);
+	assert_true(p.doc->ok);
+	const struct sl_node *r = p.doc->root;
+	assert_at(sl_map_get(r, "a"), t, "'x'");
+	assert_int_equal(sl_map_get(r, "a")->style, SL_STYLE_SINGLE);
+	assert_int_equal(sl_map_get(r, "b")->style, SL_STYLE_DOUBLE);
+	assert_string_equal(sl_map_get(r, "b")->text, "y\tz");
+	assert_int_equal(sl_map_get(r, "c")->style, SL_STYLE_LITERAL);
+	assert_string_equal(sl_map_get(r, "c")->text, "lit\n");
+	assert_int_equal(sl_map_get(r, "d")->style, SL_STYLE_FOLDED);
+	const struct sl_node *e = sl_map_get(r, "e");
+	assert_int_equal(e->kind, SL_NODE_SEQ);
+	assert_int_equal(e->items[1]->kind, SL_NODE_MAP);
+	assert_int_equal(e->items[1]->style, SL_STYLE_FLOW);
+	assert_ptr_equal(e->items[1]->parent, e);
+	/* a tab used for indentation is a syntax error, reported where libyaml stopped */
+	p = parse(a, "a:\n\t- 1\n");
+	assert_false(p.doc->ok);
+	assert_null(p.doc->root);
+	assert_int_equal(p.diags.n, 1);
+	assert_string_equal(p.diags.v[0].rule, "syntax");
+	assert_int_equal(p.diags.v[0].span.line, 2);
+}
+
+static void test_typing(void **state)
+{
+	struct sl_arena *a = *state;
+	struct parsed p = parse(a, "a: 1e-5\nb: 1.0e-5\nc: yes\nd: '10'\ne: ! 12\nf: !!float 1e-5\ng: ~\n");
+	const struct sl_node *r = p.doc->root;
+	assert_true(sl_node_is(sl_map_get(r, "a"), SL_V_STR));
+	assert_true(sl_map_get(r, "a")->value.looks_numeric);
+	assert_true(sl_node_is(sl_map_get(r, "b"), SL_V_FLOAT));
+	assert_true(sl_node_is(sl_map_get(r, "c"), SL_V_BOOL));
+	assert_true(sl_node_is(sl_map_get(r, "d"), SL_V_STR));
+	assert_true(sl_node_is(sl_map_get(r, "e"), SL_V_INT)); /* PyYAML resolves "!" implicitly */
+	assert_true(sl_node_is(sl_map_get(r, "f"), SL_V_FLOAT));
+	assert_true(sl_node_is(sl_map_get(r, "g"), SL_V_NULL));
+	assert_string_equal(sl_node_describe(sl_map_get(r, "b")), "a float");
+	/* what PyYAML's constructor refuses fails the whole load */
+	static const char *const refused[] = {"a: !!int abc\n", "a: 2023-02-29\n", "a: =\n", "a: [<<]\n",
+					      "a: {<<: 1}\n", "a: !custom x\n"};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		p = parse(a, refused[i]);
+		if (p.doc->ok)
+			print_error("accepted: %s", refused[i]);
+		assert_false(p.doc->ok);
+		assert_int_equal(p.diags.n, 1);
+		assert_string_equal(p.diags.v[0].rule, "syntax");
+		assert_int_equal(p.diags.v[0].span.line, 1);
+	}
+}
+
+static void test_aliases(void **state)
+{
+	struct sl_arena *a = *state;
+	const char *t = "base: &b {lr: 0.1, bs: 32}\nx: *b\ny: *b\n";
+	struct parsed p = parse(a, t);
+	assert_true(p.doc->ok);
+	const struct sl_node *b = sl_map_get(p.doc->root, "base");
+	assert_ptr_equal(sl_map_get(p.doc->root, "x"), b); /* shared, as PyYAML shares them */
+	assert_ptr_equal(sl_map_get(p.doc->root, "y"), b);
+	assert_string_equal(b->anchor, "b");
+	assert_at(b, t, "&b"); /* a node's span starts with its properties (anchor, tag) */
+	/* undefined alias */
+	p = parse(a, "x: *nope\n");
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.n, 1);
+}
+
+static void test_alias_bomb(void **state)
+{
+	struct sl_arena *a = *state;
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	sl_buf_adds(&b, "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 10; i++) {
+		sl_buf_addf(&b, "l%d: &l%d [", i, i);
+		for (int j = 0; j < 10; j++)
+			sl_buf_addf(&b, "%s*l%d", j ? ", " : "", i - 1);
+		sl_buf_adds(&b, "]\n");
+	}
+	struct parsed p = parse(a, b.buf);
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.n, 1);
+	assert_string_equal(p.diags.v[0].rule, "syntax");
+	assert_non_null(strstr(p.diags.v[0].message, "alias"));
+}
+
+static void test_depth(void **state)
+{
+	struct sl_arena *a = *state;
+	size_t depth = 100000;
+	char *t = sl_arena_alloc(a, 2 * depth + 2);
+	memset(t, '[', depth);
+	memset(t + depth, ']', depth);
+	struct parsed p = parse_n(a, t, 2 * depth);
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.n, 1);
+	assert_string_equal(p.diags.v[0].rule, "syntax");
+	assert_non_null(strstr(p.diags.v[0].message, "nesting"));
+	assert_int_equal(p.diags.v[0].span.line, 1);
+	assert_int_equal(p.diags.v[0].span.col, SL_YDOC_MAX_DEPTH + 1);
+	/* exactly at the bound is fine */
+	memset(t, '[', SL_YDOC_MAX_DEPTH);
+	memset(t + SL_YDOC_MAX_DEPTH, ']', SL_YDOC_MAX_DEPTH);
+	p = parse_n(a, t, 2 * SL_YDOC_MAX_DEPTH);
+	assert_true(p.doc->ok);
+}
+
+static void test_documents_and_bytes(void **state)
+{
+	struct sl_arena *a = *state;
+	const char *two = "a: 1\n---\nb: 2\n";
+	struct parsed p = parse(a, two);
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.n, 1);
+	uint32_t line, col;
+	where_is(two, "---", &line, &col);
+	assert_int_equal(p.diags.v[0].span.line, line);
+	/* a NUL byte: a reader error at its offset */
+	const char nul[] = "a: 1\nb: x\0y\n";
+	p = parse_n(a, nul, sizeof nul - 1);
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.n, 1);
+	size_t at = (size_t)((const char *)memchr(nul, 0, sizeof nul) - nul);
+	assert_int_equal(p.diags.v[0].span.start, at);
+	assert_int_equal(p.diags.v[0].span.line, 2);
+	assert_int_equal(p.diags.v[0].span.col, at - (size_t)(strchr(nul, '\n') - nul)); /* 1-based */
+	/* invalid UTF-8 after Korean text: the column counts characters */
+	const char bad[] = "a: 한국\xff\n";
+	p = parse_n(a, bad, sizeof bad - 1);
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.n, 1);
+	assert_int_equal(p.diags.v[0].span.start, (size_t)(strchr(bad, '\xff') - bad));
+	assert_int_equal(p.diags.v[0].span.line, 1);
+	assert_int_equal(p.diags.v[0].span.col, 6); /* "a: " is 3 characters, then 2 Hangul syllables */
+	/* after a BOM, the same (the BOM is not a column) */
+	const char bombad[] = "\xEF\xBB\xBF" "a: b\n" "c: \xff\n";
+	p = parse_n(a, bombad, sizeof bombad - 1);
+	assert_false(p.doc->ok);
+	assert_int_equal(p.diags.v[0].span.start, (size_t)(strchr(bombad, '\xff') - bombad));
+	assert_int_equal(p.diags.v[0].span.line, 2);
+	assert_int_equal(p.diags.v[0].span.col, 4);
+	/* an empty stream: no root, no finding */
+	p = parse(a, "");
+	assert_true(p.doc->ok);
+	assert_null(p.doc->root);
+	p = parse(a, "# only a comment\n");
+	assert_true(p.doc->ok);
+	assert_null(p.doc->root);
+}
+
+static void test_merge_and_duplicates(void **state)
+{
+	struct sl_arena *a = *state;
+	const char *t = "d1: &d1 {lr: 0.1, bs: 32}\nd2: &d2 {lr: 0.2, wd: 0.01}\n"
+			"p: {<<: [*d1, *d2], bs: 64}\nq: {a: 1, a: 2}\nr: {'<<': 5}\n";
+	struct parsed p = parse(a, t);
+	assert_true(p.doc->ok);
+	const struct sl_node *m = sl_map_get(p.doc->root, "p");
+	assert_int_equal(sl_map_get(m, "bs")->value.i, 64);     /* explicit keys win */
+	assert_true(sl_map_get(m, "lr")->value.f == 0.1);       /* the first merged map wins */
+	assert_true(sl_map_get(m, "wd")->value.f == 0.01);
+	assert_null(sl_map_get(m, "<<"));
+	assert_int_equal(sl_map_get(sl_map_get(p.doc->root, "q"), "a")->value.i, 2); /* last duplicate wins */
+	/* a quoted '<<' is an ordinary key */
+	assert_int_equal(sl_map_get(sl_map_get(p.doc->root, "r"), "<<")->value.i, 5);
+	const struct sl_pair *pair = sl_map_pair(sl_map_get(p.doc->root, "q"), "a");
+	assert_non_null(pair);
+	assert_at(pair->key, t, "a: 2");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_spans, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tabs_and_styles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_typing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aliases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alias_bomb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_documents_and_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_and_duplicates, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
