@@ -408,7 +408,10 @@ def main(argv=None, out=sys.stdout, log=sys.stderr):
         log.write("calibrate: no case matches %s (see --list)\n" % e)
         return 2
     if args.list:
-        print_list(selected, out)
+        try:
+            print_list(selected, out)
+        except BrokenPipeError:  # --list | head
+            pass
         return 0
     if args.steps < 1:
         log.write("calibrate: --steps must be at least 1\n")
@@ -805,8 +808,10 @@ def run_case(case, steps, mon):
             except (AttributeError, TypeError):
                 scaler = torch.cuda.amp.GradScaler(init_scale=1.0)
         batch = make_batch(case, config, torch, dev)
+        import contextlib
         for _ in range(steps):
-            with torch.autocast("cuda", dtype=amp or torch.float32, enabled=amp is not None):
+            ctx = torch.autocast("cuda", dtype=amp) if amp is not None else contextlib.nullcontext()
+            with ctx:
                 loss = compute_loss(model, case, batch, torch)
             if scaler is not None:
                 scaler.scale(loss).backward()
