@@ -60,4 +60,24 @@ struct sl_diag *sl_check_emit(struct sl_check *cx, const struct sl_node *at, con
 struct sl_diag *sl_check_emit_span(struct sl_check *cx, struct sl_span span, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* What people read about a rule (rules/rules.yaml), joined to the table by slug. */
+struct sl_rule_doc {
+	const struct sl_rule *rule;     /* the table row */
+	const char *slug, *code;
+	enum sl_severity severity;
+	const char *summary;            /* one line */
+	const char *help;               /* a paragraph */
+};
+
+/*
+ * Load the embedded rules/rules.yaml with libcyaml and check that it agrees
+ * with the table (the same slugs with the same codes and severities, unique
+ * codes, the table in code order). *out receives sl_nrules entries in table order. A mismatch
+ * is a diagnostic in diags at the entry's span and returns -SL_ECONFIG.
+ */
+int sl_rules_doc_load(struct sl_arena *a, const struct sl_rule_doc **out, struct sl_diags *diags);
+/* The same over given bytes (name is shown in diagnostics); for tests. */
+int sl_rules_doc_parse(struct sl_arena *a, const char *name, const char *bytes, size_t len,
+		       const struct sl_rule_doc **out, struct sl_diags *diags);
+
 #endif

@@ -1,4 +1,87 @@
-/* report/text: not written yet */
-static const int placeholder_text = 0;
-const int *sl_placeholder_text(void);
-const int *sl_placeholder_text(void) { return &placeholder_text; }
+/*
+ * text: one line per finding, `path:line:col: severity: message [slug]`,
+ * sorted by position (the driver sorts), then a summary line. With colour,
+ * the severity is coloured and the position dim. Control characters from
+ * the user's files are escaped so that a finding is always one line and
+ * never drives the terminal.
+ */
+#include <string.h>
+
+#include "format.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/source.h"
+
+#define DIM "\033[2m"
+#define RESET "\033[0m"
+
+static const char *const sev_color[SL_SEV__COUNT] = {
+	[SL_SEV_INFO] = "\033[1;36m",    /* bold cyan */
+	[SL_SEV_WARNING] = "\033[1;33m", /* bold yellow */
+	[SL_SEV_ERROR] = "\033[1;31m",   /* bold red */
+};
+
+/* Write s with control characters (and DEL) escaped: \n, \r, \t, \x1b. */
+static void put_text(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			fputc(*p, out);
+			continue;
+		}
+		switch (*p) {
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			fprintf(out, "\\x%02x", *p);
+			break;
+		}
+	}
+}
+
+static void text_file(struct sl_report *r, const struct sl_file *f)
+{
+	FILE *out = r->out;
+	bool color = r->opt->color;
+	for (size_t i = 0; i < f->diags.n; i++) {
+		const struct sl_diag *d = &f->diags.v[i];
+		if (color)
+			fputs(DIM, out);
+		put_text(out, d->src ? d->src->display : f->src->display);
+		fprintf(out, ":%u:%u:", d->span.line, d->span.col);
+		if (color)
+			fprintf(out, RESET " %s%s" RESET ": ", sev_color[d->severity], sl_severity_name(d->severity));
+		else
+			fprintf(out, " %s: ", sl_severity_name(d->severity));
+		put_text(out, d->message);
+		fputs(" [", out);
+		put_text(out, d->rule);
+		fputs("]\n", out);
+		if (r->opt->verbose > 0 && d->hint) {
+			fputs("    hint: ", out);
+			put_text(out, d->hint);
+			fputc('\n', out);
+		}
+	}
+}
+
+static void text_finish(struct sl_report *r)
+{
+	if (r->opt->quiet || r->totals.files == 0)
+		return;
+	if (r->assumed_gpu)
+		fprintf(r->out, "note: no GPU given; checked against %s (set one with --gpu)\n", r->assumed_gpu);
+	fputs(sl_report_summary(r->arena, &r->totals), r->out);
+	fputc('\n', r->out);
+}
+
+const struct sl_formatter sl_formatter_text = {
+	.file = text_file,
+	.finish = text_finish,
+};

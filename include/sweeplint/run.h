@@ -1,0 +1,122 @@
+/*
+ * run: one invocation of the checks — its options, the per-rule severities,
+ * the catalogs it loads when a rule needs them, and the files it checks.
+ * A run owns one arena: every file, tree, diagnostic and string it makes
+ * lives there and is released at once by sl_run_free().
+ */
+#ifndef SWEEPLINT_RUN_H
+#define SWEEPLINT_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweeplint/diag.h"
+#include "sweeplint/sweep.h"
+
+struct sl_arena;
+struct sl_catalog;
+struct sl_rule;
+struct sl_scalar_resolver;
+struct sl_source;
+struct sl_trainer;
+struct sl_ydoc;
+struct sl_suppress;
+
+#define SL_DEFAULT_GPU "a100-80gb"       /* when no GPU is given anywhere (DESIGN §3) */
+#define SL_DEFAULT_HEADROOM 0.85         /* seed 001 plans for 70–85 % of capacity */
+#define SL_MAX_INPUT_BYTES (64u << 20)   /* files past this are refused, not read */
+
+/* Output formats (names in report.h). A new format adds a value here and a formatter in src/report/. */
+enum sl_format {
+	SL_FORMAT_TEXT,
+	SL_FORMAT_JSON,
+	SL_FORMAT__COUNT
+};
+
+/* --set KEY=VALUE */
+struct sl_set {
+	const char *key;
+	const char *value;
+};
+
+/* What the command line (and later .sweeplint.yaml) sets; strings live in the run arena. */
+struct sl_options {
+	const char *gpu;                 /* -g: catalog name or a size ("24GiB"); NULL: not given */
+	uint32_t num_gpus;               /* -n; 0: not given */
+	const char **configs;            /* -c FILE[:SECTION] as given, in order (sl_trainer_load splits) */
+	size_t nconfigs;
+	struct sl_set *sets;             /* --set, in command-line order (a later one wins) */
+	size_t nsets;
+	double headroom;                 /* fraction of capacity a run may plan to use, (0, 1] */
+	uint64_t host_memory;            /* --host-memory in bytes; 0: not given */
+	uint32_t cores;                  /* --cores; 0: not given */
+	enum sl_format format;
+	bool color;                      /* ANSI colours in text output (decided by the CLI) */
+	int verbose;                     /* -v count: 1 shows hints */
+	bool quiet;                      /* -q: findings only, no summary or notes */
+};
+
+struct sl_run {
+	struct sl_arena *arena;
+	struct sl_options opt;
+	enum sl_severity *severity;      /* effective severity of sl_rules[i] (SL_SEV_OFF: not run) */
+	bool *severity_set;              /* sl_rules[i]'s severity was set by the user */
+	struct sl_catalog *catalog;      /* NULL until a memory rule loads it (sl_catalog_load) */
+	const struct sl_scalar_resolver *resolver; /* PyYAML typing, compiled once per run */
+	struct sl_diags diags;           /* findings about the run's own data (catalogs), not a file */
+	struct sl_suppress *suppress;    /* compiled directive patterns (check.c) */
+};
+
+/* How many combinations of a sweep's grid fit, OOM, or were not evaluated. */
+struct sl_combinations {
+	struct sl_count total;           /* the W&B grid size (0 for a file that is not a sweep) */
+	struct sl_count fit;
+	struct sl_count oom;
+	struct sl_count unknown;         /* not evaluated: total until a memory model runs */
+};
+
+/* One checked file. */
+struct sl_file {
+	struct sl_run *run;
+	struct sl_source *src;
+	struct sl_ydoc *doc;             /* never NULL; doc->ok is false after a syntax finding */
+	struct sl_sweep *sweep;          /* NULL when the file did not parse */
+	struct sl_trainer **configs;     /* the -c configs, loaded beside this file (nconfigs of them) */
+	size_t nconfigs;
+	struct sl_diags diags;           /* sorted by position once the checks are done */
+	struct sl_combinations combos;
+	bool evaluated;                  /* a memory model evaluated combinations (fit/oom are real) */
+	const char *gpu_name;            /* the GPU the file is checked against */
+	uint64_t gpu_bytes;              /* its capacity; 0 until the GPU catalog resolves it */
+	bool gpu_assumed;                /* no GPU was given: SL_DEFAULT_GPU */
+	int err;                         /* 0, or -SL_E* when a check failed operationally */
+	const char *err_rule;            /* the rule that failed, when err != 0 */
+	void *eval;                      /* the combination evaluation (memory issue) */
+};
+
+/* A new run with default options (headroom 0.85, text, every rule at its default severity). */
+struct sl_run *sl_run_new(void);
+/* Release the run's arena and everything in it. */
+void sl_run_free(struct sl_run *run);
+
+/*
+ * Set a rule's severity (SL_SEV_OFF disables it). slug_or_code names a rule
+ * of the table. Returns -SL_ENOENT for an unknown rule and -SL_EUSAGE for
+ * syntax, which cannot be reconfigured.
+ */
+int sl_run_set_severity(struct sl_run *run, const char *slug_or_code, enum sl_severity sev);
+/* The effective severity of rule r. */
+enum sl_severity sl_run_severity(const struct sl_run *run, const struct sl_rule *r);
+
+/*
+ * Check one source: parse it, load the W&B view and the -c configs (a
+ * relative config path is also looked up beside the file), run every
+ * enabled rule at its effective severity, apply inline suppressions and
+ * sort the findings. A syntax finding skips the other rules. Never NULL;
+ * file->err is -SL_E* when a config could not be loaded (its "config"
+ * finding says why) or a check failed operationally (err_rule names it).
+ */
+struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src);
+
+#endif

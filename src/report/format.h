@@ -1,0 +1,35 @@
+/*
+ * format: what a formatter implements, and the report state they share.
+ * Internal to src/report/; the report and what it keeps live in the run arena.
+ */
+#ifndef SWEEPLINT_REPORT_FORMAT_H
+#define SWEEPLINT_REPORT_FORMAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sweeplint/report.h"
+
+struct sl_formatter {
+	/* a checked file arrives (the totals already count it) */
+	void (*file)(struct sl_report *r, const struct sl_file *f);
+	/* every file has arrived */
+	void (*finish)(struct sl_report *r);
+};
+
+struct sl_report {
+	struct sl_arena *arena;
+	const struct sl_options *opt;
+	FILE *out;
+	const struct sl_formatter *fmt;
+	struct sl_report_totals totals;
+	const struct sl_file **files;   /* every file, in order (for document formats) */
+	size_t nfiles, cap;
+	const char *assumed_gpu;        /* an evaluated file was checked against the default GPU */
+};
+
+/* One per enum sl_format value. */
+extern const struct sl_formatter sl_formatter_text;
+extern const struct sl_formatter sl_formatter_json;
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * json: the JSON document of DESIGN §3 (a contract), built with jansson and
+ * written once every file has arrived:
+ *   {"version": 1, "files": [{"path", "gpu": {"name", "bytes", "assumed"},
+ *    "combinations": {"total", "fit", "oom", "unknown"},
+ *    "diagnostics": [{"rule", "severity", "line", "column", "end_line",
+ *                     "end_column", "message", "hint"?, "code", "path"?}]}]}
+ * ("path" in a diagnostic only when it is about another file: a -c config).
+ * A count past what JSON integers hold is written as the largest int64 and
+ * flagged with "saturated": true or "infinite": true next to it. Text that
+ * is not valid UTF-8 (a path, a value quoted from the file) is written with
+ * U+FFFD in place of each bad byte, since JSON strings must be UTF-8.
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "format.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/rules.h"
+#include "sweeplint/source.h"
+
+/* The length of the valid UTF-8 sequence at p (n bytes left), or 0 (RFC 3629: no overlongs, surrogates). */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	if (p[0] < 0x80)
+		return 1;
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		len = 2;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+		len = 3;
+		if (p[0] == 0xE0)
+			lo = 0xA0;
+		else if (p[0] == 0xED)
+			hi = 0x9F;
+	} else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+		len = 4;
+		if (p[0] == 0xF0)
+			lo = 0x90;
+		else if (p[0] == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+static json_t *jstr(struct sl_arena *a, const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	/* not UTF-8: replace each bad byte */
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	size_t n = strlen(s);
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(p + i, n - i);
+		if (k) {
+			sl_buf_add(&b, p + i, k);
+			i += k;
+		} else {
+			sl_buf_adds(&b, "\xEF\xBF\xBD");
+			i++;
+		}
+	}
+	j = json_string(b.buf);
+	if (!j)
+		sl_oom();
+	return j;
+}
+
+static void set(json_t *obj, const char *key, json_t *v)
+{
+	if (!v || json_object_set_new(obj, key, v) != 0)
+		sl_oom();
+}
+
+static void set_count(json_t *obj, const char *key, struct sl_count c, bool *saturated, bool *infinite)
+{
+	json_int_t v = c.infinite || c.value > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)c.value;
+	set(obj, key, json_integer(v));
+	*saturated = *saturated || (c.saturated && !c.infinite) || (!c.infinite && c.value > (uint64_t)INT64_MAX);
+	*infinite = *infinite || c.infinite;
+}
+
+static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
+{
+	json_t *jf = json_object();
+	if (!jf)
+		sl_oom();
+	set(jf, "path", jstr(a, f->src->display));
+
+	json_t *gpu = json_object();
+	set(jf, "gpu", gpu);
+	set(gpu, "name", jstr(a, f->gpu_name ? f->gpu_name : ""));
+	set(gpu, "bytes", json_integer(f->gpu_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)f->gpu_bytes));
+	set(gpu, "assumed", json_boolean(f->gpu_assumed));
+
+	json_t *co = json_object();
+	set(jf, "combinations", co);
+	bool sat = false, inf = false;
+	set_count(co, "total", f->combos.total, &sat, &inf);
+	set_count(co, "fit", f->combos.fit, &sat, &inf);
+	set_count(co, "oom", f->combos.oom, &sat, &inf);
+	set_count(co, "unknown", f->combos.unknown, &sat, &inf);
+	if (sat)
+		set(co, "saturated", json_true());
+	if (inf)
+		set(co, "infinite", json_true());
+
+	json_t *ds = json_array();
+	set(jf, "diagnostics", ds);
+	for (size_t i = 0; i < f->diags.n; i++) {
+		const struct sl_diag *d = &f->diags.v[i];
+		const struct sl_rule *rule = sl_rule_find(d->rule);
+		json_t *jd = json_object();
+		if (!jd || json_array_append_new(ds, jd) != 0)
+			sl_oom();
+		set(jd, "rule", jstr(a, d->rule));
+		if (d->src && d->src != f->src) /* a finding in a -c config */
+			set(jd, "path", jstr(a, d->src->display));
+		set(jd, "severity", json_string(sl_severity_name(d->severity)));
+		set(jd, "line", json_integer(d->span.line));
+		set(jd, "column", json_integer(d->span.col));
+		set(jd, "end_line", json_integer(d->span.end_line));
+		set(jd, "end_column", json_integer(d->span.end_col));
+		set(jd, "message", jstr(a, d->message));
+		if (d->hint)
+			set(jd, "hint", jstr(a, d->hint));
+		set(jd, "code", json_string(rule ? rule->code : ""));
+	}
+	return jf;
+}
+
+static void json_file(struct sl_report *r, const struct sl_file *f)
+{
+	(void)r, (void)f; /* the document is written at the end */
+}
+
+static void json_finish(struct sl_report *r)
+{
+	json_t *root = json_object();
+	if (!root)
+		sl_oom();
+	set(root, "version", json_integer(1));
+	json_t *files = json_array();
+	set(root, "files", files);
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (json_array_append_new(files, file_json(r->arena, r->files[i])) != 0)
+			sl_oom();
+	json_dumpf(root, r->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', r->out);
+	json_decref(root);
+}
+
+const struct sl_formatter sl_formatter_json = {
+	.file = json_file,
+	.finish = json_finish,
+};

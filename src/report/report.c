@@ -1,0 +1,115 @@
+/* report: format names, the formatter table, the totals every format shares, and the summary line. */
+#include <string.h>
+
+#include "format.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/source.h"
+
+/* Adding a format: a value in enum sl_format (run.h), its name, and a row here. */
+static const struct sl_formatter *const formatters[SL_FORMAT__COUNT] = {
+	[SL_FORMAT_TEXT] = &sl_formatter_text,
+	[SL_FORMAT_JSON] = &sl_formatter_json,
+};
+
+static const char *const format_names[SL_FORMAT__COUNT] = {
+	[SL_FORMAT_TEXT] = "text",
+	[SL_FORMAT_JSON] = "json",
+};
+
+const char *sl_format_name(enum sl_format f)
+{
+	return (unsigned)f < SL_FORMAT__COUNT ? format_names[f] : "?";
+}
+
+int sl_format_parse(const char *s)
+{
+	for (int i = 0; i < SL_FORMAT__COUNT; i++)
+		if (strcmp(s, format_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+struct sl_report *sl_report_new(struct sl_arena *a, const struct sl_options *opt, FILE *out)
+{
+	struct sl_report *r = sl_arena_alloc(a, sizeof *r);
+	r->arena = a;
+	r->opt = opt;
+	r->out = out;
+	r->fmt = (unsigned)opt->format < SL_FORMAT__COUNT ? formatters[opt->format] : &sl_formatter_text;
+	return r;
+}
+
+/* Saturating sum (infinite wins). */
+static struct sl_count count_add(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {0};
+	if (x.infinite || y.infinite) {
+		r.infinite = true;
+		return r;
+	}
+	r.saturated = x.saturated || y.saturated;
+	if (x.value > UINT64_MAX - y.value) {
+		r.value = UINT64_MAX;
+		r.saturated = true;
+	} else {
+		r.value = x.value + y.value;
+	}
+	return r;
+}
+
+static void add_combos(struct sl_combinations *to, const struct sl_combinations *c)
+{
+	to->total = count_add(to->total, c->total);
+	to->fit = count_add(to->fit, c->fit);
+	to->oom = count_add(to->oom, c->oom);
+	to->unknown = count_add(to->unknown, c->unknown);
+}
+
+void sl_report_file(struct sl_report *r, const struct sl_file *f)
+{
+	struct sl_report_totals *t = &r->totals;
+	t->files++;
+	for (size_t i = 0; i < f->diags.n; i++)
+		t->by_severity[f->diags.v[i].severity]++;
+	add_combos(&t->combos, &f->combos);
+	if (f->evaluated && f->gpu_assumed)
+		r->assumed_gpu = f->gpu_name;
+	if (r->nfiles == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		r->files = sl_arena_grow(r->arena, r->files, r->nfiles, cap, sizeof *r->files);
+		r->cap = cap;
+	}
+	r->files[r->nfiles++] = f;
+	r->fmt->file(r, f);
+}
+
+int sl_report_finish(struct sl_report *r)
+{
+	r->fmt->finish(r);
+	if (fflush(r->out) != 0 || ferror(r->out))
+		return -SL_EIO;
+	return 0;
+}
+
+const struct sl_report_totals *sl_report_totals(const struct sl_report *r)
+{
+	return &r->totals;
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+const char *sl_report_summary(struct sl_arena *a, const struct sl_report_totals *t)
+{
+	size_t e = t->by_severity[SL_SEV_ERROR], w = t->by_severity[SL_SEV_WARNING],
+	       i = t->by_severity[SL_SEV_INFO];
+	const struct sl_combinations *c = &t->combos;
+	bool one = !c->total.infinite && !c->total.saturated && c->total.value == 1;
+	return sl_arena_printf(a, "%zu %s, %zu %s, %zu info in %zu %s (%s %s: %s fit, %s oom, %s unknown)", e,
+			       plural(e, "error", "errors"), w, plural(w, "warning", "warnings"), i, t->files,
+			       plural(t->files, "file", "files"), sl_count_str(a, c->total),
+			       one ? "combination" : "combinations", sl_count_str(a, c->fit),
+			       sl_count_str(a, c->oom), sl_count_str(a, c->unknown));
+}

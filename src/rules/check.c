@@ -1,0 +1,426 @@
+/*
+ * check: the driver. It turns a source into a checked file: parse (a syntax
+ * finding stops there), the W&B view, every enabled rule at its effective
+ * severity, inline suppressions (contract §3), and a sorted result.
+ *
+ * Suppressions are comments, which libyaml does not report: the driver
+ * finds them with PCRE2 as a '#' at the start of a line or after a blank,
+ * and keeps only those outside every scalar of the parsed tree (so a '#'
+ * inside quotes or a block scalar is text, not a comment).
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/rules.h"
+#include "sweeplint/run.h"
+#include "sweeplint/scalar.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+/* disable-file counts only in the first lines of a file (contract §3). */
+#define DISABLE_FILE_LINES 10
+
+struct sl_suppress {
+	pcre2_code *hash;       /* a comment start: '#' at line start or after a blank */
+	pcre2_code *directive;  /* a comment that talks to sweeplint */
+	pcre2_code *body;       /* what a directive may say */
+	pcre2_code *name;       /* one rule name in a disable= list */
+	pcre2_match_data *md;
+};
+
+/* ---- the run ---- */
+
+static void free_code(void *p)
+{
+	pcre2_code_free(p);
+}
+
+static void free_match_data(void *p)
+{
+	pcre2_match_data_free(p);
+}
+
+static pcre2_code *compile(struct sl_arena *a, const char *pattern)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+	if (!cc)
+		sl_oom();
+	pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF);
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | PCRE2_UTF,
+				       &errcode, &erroff, cc);
+	pcre2_compile_context_free(cc);
+	if (!re)
+		abort(); /* the patterns are constants of this file: a failure is a bug */
+	sl_arena_defer(a, free_code, re);
+	return re;
+}
+
+struct sl_run *sl_run_new(void)
+{
+	struct sl_arena *a = sl_arena_new();
+	struct sl_run *run = sl_arena_alloc(a, sizeof *run);
+	run->arena = a;
+	run->opt.headroom = SL_DEFAULT_HEADROOM;
+	run->opt.format = SL_FORMAT_TEXT;
+	run->severity = sl_arena_array(a, sl_nrules, sizeof *run->severity);
+	run->severity_set = sl_arena_array(a, sl_nrules, sizeof *run->severity_set);
+	for (size_t i = 0; i < sl_nrules; i++)
+		run->severity[i] = sl_rules[i].severity;
+	run->resolver = sl_scalar_resolver_new(a);
+	sl_diags_init(&run->diags, a);
+
+	struct sl_suppress *s = sl_arena_alloc(a, sizeof *s);
+	s->hash = compile(a, "(?:^|(?<=[ \\t]))#");
+	s->directive = compile(a, "\\A#[ \\t]*sweeplint[ \\t]*:[ \\t]*([^\\r\\n]*?)[ \\t]*$");
+	/* disable-file | disable=a,b — optionally followed by a reason: " -- why" or " # why" */
+	s->body = compile(a, "\\A(?:(disable-file)|disable[ \\t]*=[ \\t]*([^ \\t,#]+(?:[ \\t]*,[ \\t]*[^ \\t,#]+)*))"
+			     "(?:[ \\t]+(?:--|#)[^\\r\\n]*)?\\z");
+	s->name = compile(a, "[^ \\t,#]+");
+	s->md = pcre2_match_data_create(8, NULL);
+	if (!s->md)
+		sl_oom();
+	sl_arena_defer(a, free_match_data, s->md);
+	run->suppress = s;
+	return run;
+}
+
+void sl_run_free(struct sl_run *run)
+{
+	if (run)
+		sl_arena_free(run->arena);
+}
+
+int sl_run_set_severity(struct sl_run *run, const char *slug_or_code, enum sl_severity sev)
+{
+	const struct sl_rule *r = sl_rule_find(slug_or_code);
+	if (!r)
+		return -SL_ENOENT;
+	if (strcmp(r->slug, "syntax") == 0)
+		return -SL_EUSAGE;
+	size_t i = (size_t)(r - sl_rules);
+	run->severity[i] = sev;
+	run->severity_set[i] = true;
+	return 0;
+}
+
+enum sl_severity sl_run_severity(const struct sl_run *run, const struct sl_rule *r)
+{
+	return run->severity[r - sl_rules];
+}
+
+/* ---- what checks call ---- */
+
+struct sl_diag *sl_check_emit_span(struct sl_check *cx, struct sl_span span, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct sl_diag *d = sl_diags_vadd(cx->diags, cx->rule->slug, cx->severity, cx->src, span, fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+struct sl_diag *sl_check_emit(struct sl_check *cx, const struct sl_node *at, const char *fmt, ...)
+{
+	struct sl_span span;
+	if (at)
+		span = at->span;
+	else if (cx->doc && cx->doc->root)
+		span = cx->doc->root->span;
+	else
+		span = sl_source_span(cx->src, 0, 0);
+	va_list ap;
+	va_start(ap, fmt);
+	struct sl_diag *d = sl_diags_vadd(cx->diags, cx->rule->slug, cx->severity, cx->src, span, fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+/* ---- suppressions ---- */
+
+/* Byte ranges of scalars: a '#' inside one is text. */
+struct ranges {
+	size_t (*v)[2];
+	size_t n, cap;
+};
+
+static void collect_scalars(struct sl_arena *a, struct ranges *r, const struct sl_node *n)
+{
+	if (n->kind == SL_NODE_SCALAR) {
+		if (n->span.end <= n->span.start)
+			return;
+		if (r->n == r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 64;
+			r->v = sl_arena_grow(a, r->v, r->n, cap, sizeof *r->v);
+			r->cap = cap;
+		}
+		r->v[r->n][0] = n->span.start;
+		r->v[r->n][1] = n->span.end;
+		r->n++;
+		return;
+	}
+	for (size_t i = 0; i < n->n; i++) {
+		/* aliases share nodes: descend only where a node was first attached */
+		const struct sl_node *k = n->kind == SL_NODE_MAP ? n->pairs[i].key : NULL;
+		const struct sl_node *v = n->kind == SL_NODE_MAP ? n->pairs[i].value : n->items[i];
+		if (k && k->parent == n)
+			collect_scalars(a, r, k);
+		if (v && v->parent == n)
+			collect_scalars(a, r, v);
+	}
+}
+
+static int cmp_range(const void *pa, const void *pb)
+{
+	const size_t *a = pa, *b = pb;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Is byte off inside one of the (sorted, non-nested) scalar ranges? */
+static bool in_scalar(const struct ranges *r, size_t off)
+{
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->v[mid][0] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && off < r->v[lo - 1][1];
+}
+
+struct directive {
+	uint32_t line;
+	bool alone;                    /* nothing but blanks before the comment: covers the next line too */
+	const struct sl_rule **rules;
+	size_t n;
+};
+
+struct directives {
+	struct directive *v;
+	size_t n, cap;
+	bool disable_file;
+};
+
+static void bad(struct sl_file *f, size_t lo, size_t hi, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Report a directive that does nothing (rule bad-suppression, unless it is off). */
+static void bad(struct sl_file *f, size_t lo, size_t hi, const char *fmt, ...)
+{
+	const struct sl_rule *rule = sl_rule_find("bad-suppression");
+	enum sl_severity sev = sl_run_severity(f->run, rule);
+	if (sev == SL_SEV_OFF)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_diags_vadd(&f->diags, rule->slug, sev, f->src, sl_source_span(f->src, lo, hi), fmt, ap);
+	va_end(ap);
+}
+
+/* Read one directive comment [c, eol): record what it disables, report what it cannot. */
+static void read_directive(struct sl_file *f, struct directives *ds, size_t c, size_t eol, bool alone)
+{
+	struct sl_arena *a = f->run->arena;
+	struct sl_suppress *s = f->run->suppress;
+	const char *bytes = f->src->bytes;
+	int rc = pcre2_match(s->directive, (PCRE2_SPTR)bytes + c, eol - c, 0, 0, s->md, NULL);
+	if (rc < 0)
+		return; /* an ordinary comment */
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+	size_t blo = c + ov[2], bhi = c + ov[3];
+	uint32_t line, col;
+	sl_source_linecol(f->src, c, &line, &col);
+	const char *text = sl_arena_strndup(a, bytes + blo, bhi - blo);
+	rc = pcre2_match(s->body, (PCRE2_SPTR)bytes + blo, bhi - blo, 0, 0, s->md, NULL);
+	if (rc < 0) {
+		bad(f, c, eol, "cannot read sweeplint directive '%s' (expected 'disable=<rule>[,<rule>]' or 'disable-file')",
+		    text);
+		return;
+	}
+	ov = pcre2_get_ovector_pointer(s->md);
+	if (ov[2] != PCRE2_UNSET) {
+		if (line > DISABLE_FILE_LINES) {
+			bad(f, c, eol, "'disable-file' on line %u has no effect after line %d", line, DISABLE_FILE_LINES);
+			return;
+		}
+		ds->disable_file = true;
+		return;
+	}
+	size_t llo = blo + ov[4], lhi = blo + ov[5];
+	struct directive d = {.line = line, .alone = alone};
+	size_t cap = 0;
+	for (size_t at = llo; at < lhi;) {
+		rc = pcre2_match(s->name, (PCRE2_SPTR)bytes, lhi, at, 0, s->md, NULL);
+		if (rc < 0)
+			break;
+		ov = pcre2_get_ovector_pointer(s->md);
+		size_t nlo = ov[0], nhi = ov[1];
+		at = nhi;
+		const char *name = sl_arena_strndup(a, bytes + nlo, nhi - nlo);
+		const struct sl_rule *r = sl_rule_find(name);
+		if (!r) {
+			bad(f, nlo, nhi, "unknown rule '%s' in a suppression (see 'sweeplint rules')", name);
+			continue;
+		}
+		if (strcmp(r->slug, "syntax") == 0) {
+			bad(f, nlo, nhi, "rule '%s' cannot be suppressed", name);
+			continue;
+		}
+		if (d.n == cap) {
+			cap = cap ? cap * 2 : 4;
+			d.rules = sl_arena_grow(a, d.rules, d.n, cap, sizeof *d.rules);
+		}
+		d.rules[d.n++] = r;
+	}
+	if (!d.n)
+		return;
+	if (ds->n == ds->cap) {
+		ds->cap = ds->cap ? ds->cap * 2 : 8;
+		ds->v = sl_arena_grow(a, ds->v, ds->n, ds->cap, sizeof *ds->v);
+	}
+	ds->v[ds->n++] = d;
+}
+
+static void find_directives(struct sl_file *f, struct directives *ds)
+{
+	struct sl_arena *a = f->run->arena;
+	struct sl_suppress *s = f->run->suppress;
+	const struct sl_source *src = f->src;
+	struct ranges r = {0};
+	if (f->doc->root)
+		collect_scalars(a, &r, f->doc->root);
+	if (r.n > 1)
+		qsort(r.v, r.n, sizeof *r.v, cmp_range);
+
+	uint32_t done_line = 0; /* the line whose comment was already read */
+	/* match past a BOM so that '^' holds at the first character */
+	const char *base = src->bytes + src->bom;
+	size_t at = src->bom;
+	while (at < src->len) {
+		int rc = pcre2_match(s->hash, (PCRE2_SPTR)base, src->len - src->bom, at - src->bom, 0, s->md, NULL);
+		if (rc < 0)
+			break;
+		size_t c = src->bom + pcre2_get_ovector_pointer(s->md)[0];
+		at = c + 1;
+		if (in_scalar(&r, c))
+			continue;
+		uint32_t line, col;
+		sl_source_linecol(src, c, &line, &col);
+		if (line == done_line)
+			continue; /* a '#' inside a comment */
+		done_line = line;
+		size_t len;
+		const char *lp = sl_source_line(src, line, &len);
+		size_t lstart = (size_t)(lp - src->bytes), eol = lstart + len;
+		bool alone = true;
+		for (size_t i = lstart < src->bom ? src->bom : lstart; i < c; i++)
+			if (src->bytes[i] != ' ' && src->bytes[i] != '\t')
+				alone = false;
+		read_directive(f, ds, c, eol, alone);
+		at = eol;
+	}
+}
+
+static bool suppressed(const struct directives *ds, const struct sl_source *src, const struct sl_diag *d)
+{
+	if (strcmp(d->rule, "syntax") == 0)
+		return false;
+	if (d->src != src)
+		return false; /* about a config file: its own comments would have to say so */
+	if (ds->disable_file)
+		return true;
+	for (size_t i = 0; i < ds->n; i++) {
+		const struct directive *x = &ds->v[i];
+		if (!(x->line == d->span.line || (x->alone && x->line + 1 == d->span.line)))
+			continue;
+		for (size_t k = 0; k < x->n; k++)
+			if (strcmp(x->rules[k]->slug, d->rule) == 0)
+				return true;
+	}
+	return false;
+}
+
+static void apply_suppressions(struct sl_file *f)
+{
+	struct directives ds = {0};
+	find_directives(f, &ds);
+	size_t w = 0;
+	for (size_t i = 0; i < f->diags.n; i++)
+		if (!suppressed(&ds, f->src, &f->diags.v[i]))
+			f->diags.v[w++] = f->diags.v[i];
+	f->diags.n = w;
+}
+
+/* ---- the driver ---- */
+
+struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
+{
+	struct sl_arena *a = run->arena;
+	struct sl_file *f = sl_arena_alloc(a, sizeof *f);
+	f->run = run;
+	f->src = src;
+	sl_diags_init(&f->diags, a);
+	f->gpu_assumed = run->opt.gpu == NULL;
+	f->gpu_name = f->gpu_assumed ? SL_DEFAULT_GPU : run->opt.gpu;
+
+	f->doc = sl_ydoc_parse(a, src, run->resolver, &f->diags);
+	if (!f->doc->ok) {
+		/* the tree cannot be trusted: report where parsing stopped and nothing else */
+		sl_diags_sort(&f->diags);
+		return f;
+	}
+	f->sweep = sl_sweep_load(a, f->doc);
+	if (run->opt.nconfigs) {
+		const char *dir = strcmp(src->path, "-") == 0 ? NULL : sl_path_dir(a, src->path);
+		f->configs = sl_arena_array(a, run->opt.nconfigs, sizeof *f->configs);
+		for (size_t i = 0; i < run->opt.nconfigs; i++) {
+			int rc = sl_trainer_load(a, run->opt.configs[i], dir, run->resolver, &f->diags,
+						 &f->configs[f->nconfigs]);
+			if (rc < 0) {
+				if (!f->err) {
+					f->err = rc;
+					f->err_rule = "config";
+				}
+				continue;
+			}
+			f->nconfigs++;
+		}
+	}
+	if (f->sweep->is_sweep)
+		f->combos.total = sl_sweep_grid_size(f->sweep);
+	/* nothing is evaluated yet: every combination is unknown, none is called fit */
+	f->combos.unknown = f->combos.total;
+
+	for (size_t i = 0; i < sl_nrules; i++) {
+		const struct sl_rule *r = &sl_rules[i];
+		if (!r->check || run->severity[i] == SL_SEV_OFF)
+			continue;
+		struct sl_check cx = {
+			.arena = a,
+			.run = run,
+			.file = f,
+			.src = src,
+			.doc = f->doc,
+			.sweep = f->sweep,
+			.rule = r,
+			.severity = run->severity[i],
+			.diags = &f->diags,
+		};
+		int rc = r->check(&cx);
+		if (rc < 0 && !f->err) {
+			f->err = rc;
+			f->err_rule = r->slug;
+		}
+	}
+	apply_suppressions(f);
+	sl_diags_sort(&f->diags);
+	return f;
+}
