@@ -1,9 +1,248 @@
-/* cmd_estimate: not written yet. */
-#include "cli.h"
+/*
+ * cmd_estimate: `sweeplint estimate [OPTIONS] ROLE=VALUE...` — the memory
+ * breakdown of one run: a table of terms (bytes and share), the verdict
+ * against the GPU, the evaluation peak and host RAM; or -f json
+ * (DESIGN §3). Unknown roles and bad values are usage errors (exit 2).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "estimate.h"
+#include "opts.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/roles.h"
+#include "sweeplint/run.h"
+
+static const struct sl_cmd_spec spec = {
+	.name = "estimate",
+	.usage = "[OPTIONS] ROLE=VALUE...",
+	.summary = "Memory breakdown of one training run (roles: model=, batch_size=, seq_len=, amp=, ...).",
+	.common = SL_OPTS_OUTPUT | SL_OPTS_MODEL,
+};
+
+const char *sl_mem_size(struct sl_run *run, uint64_t b)
+{
+	double gib = (double)b / (1024.0 * 1024.0 * 1024.0);
+	if (gib >= 1)
+		return sl_arena_printf(run->arena, "%.1f GiB", gib);
+	return sl_arena_printf(run->arena, "%.0f MiB", (double)b / (1024.0 * 1024.0));
+}
+
+static int set_role(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *m, const char *key,
+		    const char *val, struct sl_role_value *vals, size_t *nvals)
+{
+	int role = sl_role_parse(key);
+	if (role < 0)
+		return sl_opts_error(cli, "unknown role '%s' (roles: model, task, batch_size, seq_len, amp, "
+					  "gradient_checkpointing, optimizer, lora_r, quant, attn, zero_stage, ...)",
+				     key);
+	if (role == SL_ROLE_DEEPSPEED)
+		return sl_opts_error(cli, "role 'deepspeed' is not read by estimate: give zero_stage= and offload=");
+	m->has[role] = true;
+	if (role == SL_ROLE_MODEL) {
+		const struct sl_model *md = sl_catalog_find_model(m->cat, val);
+		if (!md) {
+			struct sl_diags d;
+			sl_diags_init(&d, run->arena);
+			md = sl_model_from_config(run->arena, val, &d);
+		}
+		if (!md)
+			return sl_opts_error(cli, "unknown model '%s' (see 'sweeplint models', or give a config.json)",
+					     val);
+		m->model = md;
+		return 0;
+	}
+	const char *why = NULL;
+	if (sl_role_value_from_text(run->arena, (enum sl_role)role, NULL, val, NULL, &vals[*nvals], &why) != 0)
+		return sl_opts_error(cli, "%s", why ? why : "bad value");
+	(*nvals)++;
+	return 0;
+}
+
+int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **argv, int first,
+		      struct sl_mem_args *m)
+{
+	memset(m, 0, sizeof *m);
+	struct sl_catalog *cat = NULL;
+	if (sl_catalog_load(run->arena, &cat, &run->diags) != 0) { /* models, GPUs, calibration.yaml */
+		for (size_t i = 0; i < run->diags.n; i++)
+			fprintf(cli->err, "sweeplint: error: %s\n", run->diags.v[i].message);
+		return -SL_ECONFIG;
+	}
+	m->cat = cat;
+	const char *gname = run->opt.gpu ? run->opt.gpu : SL_DEFAULT_GPU;
+	m->gpu_assumed = run->opt.gpu == NULL;
+	m->gpu = sl_catalog_find_gpu(run->arena, cat, gname);
+	if (!m->gpu)
+		return sl_opts_error(cli, "unknown GPU '%s' (see 'sweeplint gpus', or give a size such as 24GiB)",
+				     gname);
+
+	size_t cap = (size_t)(argc - first) + run->opt.nsets + 1, nvals = 0;
+	struct sl_role_value *vals = sl_arena_array(run->arena, cap, sizeof *vals);
+	for (size_t i = 0; i < run->opt.nsets; i++)
+		if (set_role(cli, run, m, run->opt.sets[i].key, run->opt.sets[i].value, vals, &nvals) != 0)
+			return -SL_EUSAGE;
+	for (int i = first; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		if (!eq || eq == argv[i])
+			return sl_opts_error(cli, "expected ROLE=VALUE, not '%s'", argv[i]);
+		char *key = sl_arena_strndup(run->arena, argv[i], (size_t)(eq - argv[i]));
+		if (set_role(cli, run, m, key, eq + 1, vals, &nvals) != 0)
+			return -SL_EUSAGE;
+	}
+	if (!m->model)
+		return sl_opts_error(cli, "no model given (model=NAME, see 'sweeplint models')");
+
+	sl_settings_default(&m->s);
+	m->s.task = m->model->task;
+	for (size_t i = 0; i < nvals; i++)
+		sl_settings_apply(&m->s, &vals[i], m->gpu->bf16);
+	if (run->opt.num_gpus && !m->has[SL_ROLE_NUM_GPUS])
+		m->s.num_gpus = run->opt.num_gpus;
+	return 0;
+}
+
+static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
+{
+	const struct sl_settings *s = &m->s;
+	struct sl_buf b;
+	sl_buf_init(&b, run->arena);
+	sl_buf_addf(&b, "%s, %s, batch %llu × %llu", m->model->name, sl_task_name(s->task),
+		    (unsigned long long)s->batch_size, (unsigned long long)s->seq_len);
+	if (s->target_len)
+		sl_buf_addf(&b, "→%llu", (unsigned long long)s->target_len);
+	sl_buf_addf(&b, ", %s", sl_dtype_name(s->dtype));
+	if (s->amp != SL_AMP_OFF)
+		sl_buf_addf(&b, " + amp %s", sl_amp_name(s->amp));
+	if (s->gradient_checkpointing)
+		sl_buf_adds(&b, ", gradient checkpointing");
+	sl_buf_addf(&b, ", %s", sl_optim_name(s->optimizer));
+	if (s->lora_r)
+		sl_buf_addf(&b, ", lora r%u", s->lora_r);
+	if (s->quant != SL_QUANT_NONE)
+		sl_buf_addf(&b, ", %s base", sl_quant_name(s->quant));
+	if (s->attn != SL_ATTN_DEFAULT)
+		sl_buf_addf(&b, ", attn %s", sl_attn_name(s->attn));
+	if (s->zero_stage)
+		sl_buf_addf(&b, ", zero-%u", s->zero_stage);
+	if (s->offload != SL_OFFLOAD_NONE)
+		sl_buf_addf(&b, ", offload %s", sl_offload_name(s->offload));
+	if (s->num_gpus > 1)
+		sl_buf_addf(&b, ", %u GPUs", s->num_gpus);
+	return b.buf;
+}
+
+static json_t *terms_json(const struct sl_breakdown *b)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "cuda_context", (json_int_t)b->cuda_context,
+			 "workspace", (json_int_t)b->workspace, "weights", (json_int_t)b->weights, "gradients",
+			 (json_int_t)b->gradients, "optimizer", (json_int_t)b->optimizer, "activations",
+			 (json_int_t)b->activations, "logits", (json_int_t)b->logits, "zero_gather",
+			 (json_int_t)b->zero_gather, "slack", (json_int_t)b->slack);
+}
+
+static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const struct sl_breakdown *b,
+		      const struct sl_breakdown *ev, const struct sl_host_breakdown *h)
+{
+	json_t *root = json_pack(
+		"{s:I,s:I,s:I,s:b,s:{s:s,s:I,s:b},s:o,s:I,s:s,s:{s:I,s:I,s:b,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I}}",
+		"params", (json_int_t)b->params, "trainable_params", (json_int_t)b->trainable, "total_bytes",
+		(json_int_t)b->total, "fits", b->total <= m->gpu->bytes, "gpu", "name", m->gpu->name, "bytes",
+		(json_int_t)m->gpu->bytes, "assumed", m->gpu_assumed, "breakdown", terms_json(b), "attention_bytes",
+		(json_int_t)b->attention, "peak_phase", sl_phase_name((enum sl_phase)b->phase), "eval", "batch_size",
+		(json_int_t)(m->s.eval_batch_size ? m->s.eval_batch_size : m->s.batch_size), "total_bytes",
+		(json_int_t)ev->total, "fits", ev->total <= m->gpu->bytes, "breakdown", terms_json(ev), "host",
+		"total_bytes", (json_int_t)h->total, "base", (json_int_t)h->base, "workers", (json_int_t)h->workers,
+		"loading", (json_int_t)h->loading, "pinned", (json_int_t)h->pinned, "overhead",
+		(json_int_t)h->overhead);
+	if (!root)
+		return -SL_EINTERNAL;
+	json_object_set_new(root, "model", json_string(m->model->name));
+	json_object_set_new(root, "task", json_string(sl_task_name(m->s.task)));
+	int rc = json_dumpf(root, cli->out, JSON_INDENT(2)) == 0 ? 0 : -SL_EIO;
+	fputc('\n', cli->out);
+	json_decref(root);
+	return rc;
+}
+
+static void row(struct sl_cli *cli, struct sl_run *run, const char *name, uint64_t v, uint64_t total)
+{
+	if (v == 0)
+		return;
+	fprintf(cli->out, "  %-22s %10s %6.1f%%\n", name, sl_mem_size(run, v), total ? 100.0 * v / total : 0);
+}
+
+static void print_text(struct sl_cli *cli, struct sl_run *run, const struct sl_mem_args *m,
+		       const struct sl_breakdown *b, const struct sl_breakdown *ev, const struct sl_host_breakdown *h)
+{
+	FILE *o = cli->out;
+	fprintf(o, "%s\n", describe(run, m));
+	fprintf(o, "params %llu, trainable %llu; peak at the %s\n\n", (unsigned long long)b->params,
+		(unsigned long long)b->trainable, sl_phase_name((enum sl_phase)b->phase));
+	fprintf(o, "  %-22s %10s %7s\n", "term", "memory", "share");
+	row(cli, run, "cuda context", b->cuda_context, b->total);
+	row(cli, run, "cublas workspace", b->workspace, b->total);
+	row(cli, run, "weights", b->weights, b->total);
+	row(cli, run, "gradients", b->gradients, b->total);
+	row(cli, run, "optimizer states", b->optimizer, b->total);
+	row(cli, run, "activations", b->activations, b->total);
+	if (b->attention)
+		fprintf(o, "  %-22s %10s\n", "  of which attention", sl_mem_size(run, b->attention));
+	row(cli, run, "logits and loss", b->logits, b->total);
+	row(cli, run, "zero / comm buffers", b->zero_gather, b->total);
+	row(cli, run, "allocator slack", b->slack, b->total);
+	fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
+
+	const char *gpu = sl_arena_printf(run->arena, "%s%s (%s)", m->gpu->name, m->gpu_assumed ? ", assumed" : "",
+					  sl_mem_size(run, m->gpu->bytes));
+	double use = (double)b->total / (double)m->gpu->bytes;
+	if (b->total > m->gpu->bytes)
+		fprintf(o, "verdict: out of memory on %s: needs %s, %.0f%% of capacity\n", gpu,
+			sl_mem_size(run, b->total), 100 * use);
+	else if (use > run->opt.headroom)
+		fprintf(o, "verdict: fits on %s but near capacity: %.0f%% (headroom %.0f%%)\n", gpu, 100 * use,
+			100 * run->opt.headroom);
+	else
+		fprintf(o, "verdict: fits on %s: %.0f%% of capacity\n", gpu, 100 * use);
+	fprintf(o, "eval peak (batch %llu): %s%s\n",
+		(unsigned long long)(m->s.eval_batch_size ? m->s.eval_batch_size : m->s.batch_size),
+		sl_mem_size(run, ev->total), ev->total > m->gpu->bytes ? " — out of memory" : "");
+	fprintf(o, "host RAM per node: %s (base %s, %u workers %s, model loading %s)\n", sl_mem_size(run, h->total),
+		sl_mem_size(run, h->base), m->s.num_workers, sl_mem_size(run, h->workers),
+		sl_mem_size(run, h->loading));
+}
 
 int cmd_estimate(struct sl_cli *cli, int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(cli->err, "sweeplint: estimate: not implemented yet\n");
-	return SL_EXIT_USAGE;
+	struct sl_run *run = sl_run_new();
+	int first = 0;
+	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
+	if (rc != SL_OPTS_GO) {
+		sl_run_free(run);
+		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	struct sl_mem_args m;
+	if (sl_mem_args_parse(cli, run, argc, argv, first, &m) != 0) {
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+	struct sl_breakdown b, ev;
+	struct sl_host_breakdown h;
+	sl_estimate(&m.model->arch, &m.s, m.gpu, &m.cat->calib, &b);
+	sl_estimate_eval(&m.model->arch, &m.s, m.gpu, &m.cat->calib, &ev);
+	sl_estimate_host(&m.model->arch, &m.s, &m.cat->calib, &h);
+	rc = 0;
+	if (run->opt.format == SL_FORMAT_JSON)
+		rc = print_json(cli, &m, &b, &ev, &h);
+	else
+		print_text(cli, run, &m, &b, &ev, &h);
+	if (fflush(cli->out) != 0 || rc != 0) {
+		fprintf(cli->err, "sweeplint: error: cannot write output: %s\n", strerror(errno));
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+	sl_run_free(run);
+	return SL_EXIT_OK;
 }

@@ -1,9 +1,163 @@
-/* cmd_fit: not written yet. */
-#include "cli.h"
+/*
+ * cmd_fit: `sweeplint fit [OPTIONS] model=M [ROLE=VALUE...]` — for the GPU,
+ * the largest batch that fits at each sequence length (128, 256, … up to the
+ * model's maximum, which is listed too), with and without gradient
+ * checkpointing: a table, coloured as a heatmap on a terminal (--color,
+ * NO_COLOR), or -f json. Memory is monotone in the batch, so each cell is a
+ * binary search.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "estimate.h"
+#include "opts.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/roles.h"
+#include "sweeplint/run.h"
+
+#define MAX_BATCH (1u << 20)
+#define MAX_COLS 24
+
+static const struct sl_cmd_spec spec = {
+	.name = "fit",
+	.usage = "[OPTIONS] model=M [ROLE=VALUE...]",
+	.summary = "Largest batch that fits per sequence length, with and without gradient checkpointing.",
+	.common = SL_OPTS_OUTPUT | SL_OPTS_MODEL,
+};
+
+/* The longest sequence the model takes; rotary: max_position_embeddings; relative (T5): 1024. */
+static uint64_t max_len(const struct sl_model *m)
+{
+	uint64_t n = sl_arch_max_seq_len(&m->arch);
+	if (n == 0)
+		n = m->arch.max_pos;
+	if (n == 0)
+		n = 1024;
+	return n;
+}
+
+static uint64_t largest_batch(const struct sl_mem_args *m, struct sl_settings s, uint64_t cap)
+{
+	struct sl_breakdown b;
+	uint64_t lo = 0, hi = MAX_BATCH;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		s.batch_size = mid;
+		sl_estimate(&m->model->arch, &s, m->gpu, &m->cat->calib, &b);
+		if (b.total <= cap)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Heatmap colour of a cell: red (none fits) through yellow to green (>= 64). */
+static const char *shade(uint64_t batch)
+{
+	if (batch == 0)
+		return "\033[97;41m";
+	if (batch < 4)
+		return "\033[30;48;5;208m";
+	if (batch < 16)
+		return "\033[30;43m";
+	if (batch < 64)
+		return "\033[30;48;5;148m";
+	return "\033[30;42m";
+}
 
 int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(cli->err, "sweeplint: fit: not implemented yet\n");
-	return SL_EXIT_USAGE;
+	struct sl_run *run = sl_run_new();
+	int first = 0;
+	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
+	if (rc != SL_OPTS_GO) {
+		sl_run_free(run);
+		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	struct sl_mem_args m;
+	if (sl_mem_args_parse(cli, run, argc, argv, first, &m) != 0) {
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+	if (m.has[SL_ROLE_BATCH_SIZE] || m.has[SL_ROLE_SEQ_LEN] || m.has[SL_ROLE_GRADIENT_CHECKPOINTING]) {
+		sl_opts_error(cli, "fit searches batch_size, seq_len and gradient_checkpointing itself: drop them");
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+
+	uint64_t lens[MAX_COLS], fit[2][MAX_COLS];
+	size_t n = 0;
+	uint64_t top = max_len(m.model);
+	for (uint64_t l = 128; l < top && n < MAX_COLS - 1; l *= 2)
+		lens[n++] = l;
+	lens[n++] = top;
+	uint64_t cap = m.gpu->bytes;
+	for (size_t i = 0; i < n; i++)
+		for (int gc = 0; gc < 2; gc++) {
+			struct sl_settings s = m.s;
+			s.seq_len = lens[i];
+			s.gradient_checkpointing = gc;
+			fit[gc][i] = largest_batch(&m, s, cap);
+		}
+
+	FILE *o = cli->out;
+	if (run->opt.format == SL_FORMAT_JSON) {
+		json_t *rows = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(rows, json_pack("{s:I,s:I,s:I}", "seq_len", (json_int_t)lens[i], "max_batch",
+							      (json_int_t)fit[0][i], "max_batch_gc",
+							      (json_int_t)fit[1][i]));
+		json_t *root = json_pack("{s:s,s:s,s:{s:s,s:I,s:b},s:o}", "model", m.model->name, "task",
+					 sl_task_name(m.s.task), "gpu", "name", m.gpu->name, "bytes",
+					 (json_int_t)m.gpu->bytes, "assumed", m.gpu_assumed, "rows", rows);
+		rc = root && json_dumpf(root, o, JSON_INDENT(2)) == 0 ? 0 : -1;
+		fputc('\n', o);
+		json_decref(root);
+	} else {
+		const struct sl_settings *s = &m.s;
+		fprintf(o, "largest batch per device that fits on %s%s (%s): %s, %s, %s%s%s, %s", m.gpu->name,
+			m.gpu_assumed ? ", assumed" : "", sl_mem_size(run, cap), m.model->name, sl_task_name(s->task),
+			sl_dtype_name(s->dtype), s->amp ? " + amp " : "", s->amp ? sl_amp_name(s->amp) : "",
+			sl_optim_name(s->optimizer));
+		if (s->lora_r)
+			fprintf(o, ", lora r%u", s->lora_r);
+		if (s->quant != SL_QUANT_NONE)
+			fprintf(o, ", %s base", sl_quant_name(s->quant));
+		if (s->zero_stage)
+			fprintf(o, ", zero-%u × %u GPUs", s->zero_stage, s->num_gpus);
+		fputc('\n', o);
+		fprintf(o, "%-12s", "seq_len");
+		for (size_t i = 0; i < n; i++)
+			fprintf(o, " %7llu", (unsigned long long)lens[i]);
+		fputc('\n', o);
+		static const char *const label[2] = {"no GC", "GC"};
+		for (int gc = 0; gc < 2; gc++) {
+			fprintf(o, "%-12s", label[gc]);
+			for (size_t i = 0; i < n; i++) {
+				char cell[32];
+				if (fit[gc][i] == 0)
+					snprintf(cell, sizeof cell, "OOM");
+				else if (fit[gc][i] >= MAX_BATCH)
+					snprintf(cell, sizeof cell, ">1M");
+				else
+					snprintf(cell, sizeof cell, "%llu", (unsigned long long)fit[gc][i]);
+				if (run->opt.color)
+					fprintf(o, " %s%7s\033[0m", shade(fit[gc][i]), cell);
+				else
+					fprintf(o, " %7s", cell);
+			}
+			fputc('\n', o);
+		}
+		rc = 0;
+	}
+	if (fflush(o) != 0 || rc != 0) {
+		fprintf(cli->err, "sweeplint: error: cannot write output: %s\n", strerror(errno));
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+	sl_run_free(run);
+	return SL_EXIT_OK;
 }
