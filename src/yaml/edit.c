@@ -429,13 +429,16 @@ static int plan_block(struct plan *p, const struct sl_node *c, const struct elem
 			return rc;
 		plan_del(p, line_begin(s, el[i].s), z);
 	}
-	/* at the end of a file without a final newline, take the line break before instead */
+	/*
+	 * At the end of a file without a final newline, take the line breaks
+	 * before instead (blank lines included), so the file still ends without one.
+	 */
 	if (p->n) {
 		struct sl_edit *last = &p->v[p->n - 1];
-		if (last->end == s->len && s->len && !is_break(s->bytes[s->len - 1]) && last->start > 0 &&
-		    is_break(s->bytes[last->start - 1])) {
-			size_t a = last->start - 1;
-			if (s->bytes[a] == '\n' && a > 0 && s->bytes[a - 1] == '\r')
+		size_t floor = p->n > 1 ? p->v[p->n - 2].end : 0;
+		if (last->end == s->len && s->len && !is_break(s->bytes[s->len - 1])) {
+			size_t a = last->start;
+			while (a > floor && is_break(s->bytes[a - 1]))
 				a--;
 			last->start = a;
 		}

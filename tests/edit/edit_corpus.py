@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Property test of sweeplint's byte-minimal YAML edits over the real sweep corpus.
 
-Usage: edit_corpus.py EDIT_DRIVER CORPUS_DIR
+Usage: edit_corpus.py [--all] EDIT_DRIVER CORPUS_DIR
 
 edit_driver (C, links src/yaml + src/base) makes the edits: for every sweep that
 parses and every sequence of >= 2 items under a `values:` key, it removes each
@@ -21,9 +21,15 @@ the W&B JSON schema:
      state is preserved;
   3. the output validates against the W&B sweep schema whenever the input did.
 
+With --all, every YAML file of the corpus (sweeps, trainer configs, decoys) is
+used, every sequence of >= 2 items (not only `values:`), and every pair of every
+mapping of >= 2 pairs is removed too ("pair"); layouts the editor refuses
+(-SL_ELIMIT) are counted and listed, not failed.
+
 Exit: 0 all good, 1 a failure, 77 (meson: skipped) when the corpus is absent.
 """
 import copy
+import difflib
 import json
 import os
 import subprocess
@@ -76,6 +82,10 @@ def check_lines(inp, out, first, last, extra_ok, edited_max):
     prefix = inp[: first - 1]
     for m in range(extra_ok + 1):
         suffix = inp[last + m:]
+        # at the end of a file without a final newline, the lines before the
+        # removed last line lose their line breaks (blank lines go with them)
+        if not suffix and "".join(out) == "".join(prefix).rstrip("\r\n"):
+            return True
         middle = len(out) - len(prefix) - len(suffix)
         if middle < 0 or middle > edited_max:
             continue
@@ -84,19 +94,18 @@ def check_lines(inp, out, first, last, extra_ok, edited_max):
         head = out[: len(prefix)]
         if head == prefix:
             return True
-        # at the end of a file without a final newline, the line before the
-        # removed last line loses its line break
-        if (not suffix and middle == 0 and prefix and head[:-1] == prefix[:-1]
-                and head[-1] == prefix[-1].rstrip("\r\n")):
-            return True
     return False
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    all_mode = bool(args) and args[0] == "--all"
+    if all_mode:
+        args = args[1:]
+    if len(args) != 2:
         print(__doc__)
         return 2
-    driver, corpus = sys.argv[1], sys.argv[2]
+    driver, corpus = args
     sweeps = os.path.join(corpus, "sweeps")
     schema_path = os.path.join(corpus, "wandb-sweep-schema.json")
     if not os.path.isdir(sweeps) or not os.path.isfile(schema_path):
@@ -104,14 +113,18 @@ def main():
         return 77
     with open(schema_path, encoding="utf-8") as f:
         validator = jsonschema.Draft7Validator(json.load(f))
-    files = sorted(os.path.join(sweeps, n) for n in os.listdir(sweeps) if n.endswith((".yaml", ".yml")))
+    dirs = [sweeps] + ([os.path.join(corpus, d) for d in ("trainer", "sweeps-decoys")] if all_mode else [])
+    files = sorted(os.path.join(d, n) for d in dirs if os.path.isdir(d)
+                   for n in os.listdir(d) if n.endswith((".yaml", ".yml")))
+    refused = []
 
     failures = []
-    counts = {"files": 0, "cases": 0, "drop": 0, "keep": 0, "schema-checked": 0}
+    counts = {"files": 0, "cases": 0, "drop": 0, "keep": 0, "pair": 0, "schema-checked": 0}
     positions = {"first": 0, "middle": 0, "last": 0}
     styles = {"flow": 0, "block": 0}
     with tempfile.TemporaryDirectory(prefix="sl-edit-") as tmp:
-        proc = subprocess.run([driver, "cases", tmp] + files, capture_output=True, text=True)
+        proc = subprocess.run([driver, "all" if all_mode else "cases", tmp] + files,
+                              capture_output=True, text=True)
         if proc.returncode not in (0, 1):
             print(proc.stderr)
             print(f"FAIL: edit_driver exited {proc.returncode}")
@@ -125,8 +138,13 @@ def main():
             counts[case["op"]] += 1
             path, fname = case["path"], case["file"]
             where = f"{os.path.basename(fname)} {case['op']} {path}[{case['index']}]"
+            if case["op"] == "pair":
+                where = f"{os.path.basename(fname)} pair {path}[{case['key']!r}]"
             if case["rc"] != 0:
-                failures.append(f"{where}: edit refused with rc {case['rc']}")
+                if all_mode:
+                    refused.append(f"{where}: rc {case['rc']}")
+                else:
+                    failures.append(f"{where}: edit refused with rc {case['rc']}")
                 continue
             if fname not in inputs:
                 with open(fname, "rb") as f:
@@ -151,10 +169,13 @@ def main():
             for seg in path:
                 seq = lookup(seq, seg)
             i, n = case["index"], case["n"]
-            if len(seq) != n:
+            if case["op"] == "pair":
+                key = case["key"] if case["key"] in seq else yaml.safe_load(case["key"])
+                del seq[key]
+            elif len(seq) != n:
                 failures.append(f"{where}: PyYAML sees {len(seq)} items, the driver {n}")
                 continue
-            if case["op"] == "drop":
+            elif case["op"] == "drop":
                 del seq[i]
             else:
                 seq[:] = [seq[i]]
@@ -167,34 +188,43 @@ def main():
             # 2. bytes: lines outside the edited ones are identical
             inl = data.decode("utf-8").splitlines(keepends=True)
             outl = outb.decode("utf-8").splitlines(keepends=True)
-            if case["op"] == "drop":
+            if case["op"] in ("drop", "pair"):
                 first, last = case["item_line"], case["item_end_line"]
                 if case["style"] == "block" and case["item_end_line"] > case["item_line"] and \
                         inl[last - 1].strip() == "":
                     last -= 1  # a block scalar's span ends at the start of the next line
             else:
                 first, last = case["seq_line"], case["seq_end_line"]
+            if case["style"] == "block" and case["op"] in ("drop", "pair") and \
+                    inl[first - 1][: case["item_col"] - 1].strip(" \t") not in \
+                    (("",) if case["op"] == "pair" else ("", "-")):
+                # a compact first entry ("- a: 1"): the next entry's line moves up into it
+                last += 1
             extra = 0
             if case["style"] == "block":
                 extra = belonging_comments(inl, last, indent_of(inl[first - 1]))
             if not check_lines(inl, outl, first, last, extra, last - first + 1):
                 failures.append(f"{where}: lines outside {first}..{last} changed")
+                if os.environ.get("SL_EDIT_VERBOSE"):
+                    failures.append("".join(difflib.unified_diff(inl, outl, "in", "out")))
                 continue
             if data.endswith(b"\n") != outb.endswith(b"\n"):
                 failures.append(f"{where}: the final newline changed")
                 continue
 
-            # 3. the W&B schema still accepts it
-            if valid:
+            # 3. the W&B schema still accepts it (removing a pair may remove a required key)
+            if valid and case["op"] != "pair":
                 counts["schema-checked"] += 1
                 errs = list(validator.iter_errors(got))
                 if errs:
                     failures.append(f"{where}: output fails the W&B schema: {errs[0].message}")
 
-    print(f"edit-corpus: {counts['files']} files, {counts['cases']} cases "
-          f"({counts['drop']} drop, {counts['keep']} keep; positions {positions}; styles {styles}; "
-          f"{counts['schema-checked']} schema-checked)")
-    for f in failures[:40]:
+    print(f"edit-corpus{' --all' if all_mode else ''}: {counts['files']} files, {counts['cases']} cases "
+          f"({counts['drop']} drop, {counts['keep']} keep, {counts['pair']} pair; positions {positions}; "
+          f"styles {styles}; {counts['schema-checked']} schema-checked; {len(refused)} refused)")
+    for r in refused:
+        print("refused:", r)
+    for f in failures[:400]:
         print("FAIL:", f)
     if len(failures) > 40:
         print(f"... and {len(failures) - 40} more")

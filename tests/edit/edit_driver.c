@@ -4,11 +4,16 @@
  *   edit_driver cases OUTDIR FILE...
  *     For each FILE that parses: check that an empty edit set reproduces it
  *     byte for byte; then for every sequence of two or more items that is the
- *     value of a "values" key, and every item i, write OUTDIR/<n>.yaml with
+ *     value of a "values" key, and every item i (in lists past 24 items: the
+ *     first, middle, last and every n/16th), write OUTDIR/<n>.yaml with
  *     item i removed ("drop") and OUTDIR/<n+1>.yaml with only item i kept
  *     ("keep"). One JSON object per case on stdout says what was done and
  *     where (file, path of keys and indices, item and sequence lines); the
  *     script judges the results with PyYAML and the W&B schema.
+ *   edit_driver all OUTDIR FILE...
+ *     The same for every sequence of two or more items, and also removes
+ *     each pair of every mapping of two or more pairs ("pair"). Layouts the
+ *     editor refuses (-SL_ELIMIT) are reported with their rc, not failed.
  *   edit_driver drop FILE INDEX PATH...
  *     Print FILE with item INDEX of the sequence at PATH (keys; integer
  *     segments index sequences) removed; for trying cases by hand.
@@ -37,6 +42,7 @@ struct walk {
 	size_t nseen, capseen;
 	int failures;
 	unsigned long ncase;
+	bool all;        /* every sequence and every mapping pair, not only values: lists */
 };
 
 static int write_file(const char *path, const char *bytes, size_t len)
@@ -48,23 +54,30 @@ static int write_file(const char *path, const char *bytes, size_t len)
 	return fclose(f) == 0 && w == len ? 0 : -1;
 }
 
-static void emit_case(struct walk *w, const char *op, json_t *path, const struct sl_node *seq, size_t i,
+static void emit_case(struct walk *w, const char *op, json_t *path, const struct sl_node *c, size_t i,
 		      const bool *drop)
 {
 	struct sl_edits e;
 	sl_edits_init(&e, w->a, w->src);
-	int rc = sl_edits_remove_items(&e, seq, drop);
+	int rc = c->kind == SL_NODE_SEQ ? sl_edits_remove_items(&e, c, drop) : sl_edits_remove_pair(&e, c, i);
 	struct sl_buf out;
 	if (rc == 0)
 		rc = sl_edits_apply(&e, &out);
 	unsigned long id = w->ncase++;
-	const struct sl_node *it = seq->items[i];
+	/* the entry's lines: an item's span, or a pair's key line through its value's last line */
+	struct sl_span sp = c->kind == SL_NODE_SEQ ? c->items[i]->span : c->pairs[i].key->span;
+	uint32_t end_line = sp.end_line;
+	if (c->kind == SL_NODE_MAP && c->pairs[i].value->span.start >= sp.end)
+		end_line = c->pairs[i].value->span.end_line;
 	json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:i}", "file", w->file, "op", op,
 			      "id", (json_int_t)id, "path", json_deep_copy(path), "index", (json_int_t)i, "n",
-			      (json_int_t)seq->n, "item_line", (json_int_t)it->span.line, "item_end_line",
-			      (json_int_t)it->span.end_line, "seq_line", (json_int_t)seq->span.line,
-			      "seq_end_line", (json_int_t)seq->span.end_line, "style",
-			      seq->style == SL_STYLE_FLOW ? "flow" : "block", "rc", rc);
+			      (json_int_t)c->n, "item_line", (json_int_t)sp.line, "item_end_line",
+			      (json_int_t)end_line, "seq_line", (json_int_t)c->span.line,
+			      "seq_end_line", (json_int_t)c->span.end_line, "style",
+			      c->style == SL_STYLE_FLOW ? "flow" : "block", "rc", rc);
+	json_object_set_new(o, "item_col", json_integer((json_int_t)sp.col));
+	if (c->kind == SL_NODE_MAP)
+		json_object_set_new(o, "key", json_stringn(c->pairs[i].key->text, c->pairs[i].key->text_len));
 	if (rc == 0) {
 		char *name = sl_arena_printf(w->a, "%s/%lu.yaml", w->outdir, id);
 		if (write_file(name, out.buf, out.len) < 0) {
@@ -72,8 +85,8 @@ static void emit_case(struct walk *w, const char *op, json_t *path, const struct
 			w->failures++;
 		}
 		json_object_set_new(o, "out", json_string(name));
-	} else {
-		w->failures++;
+	} else if (!(w->all && (rc == -SL_ELIMIT || rc == -SL_EUSAGE))) {
+		w->failures++; /* --all: a refused layout is reported, the script counts it */
 	}
 	char *line = json_dumps(o, JSON_COMPACT);
 	printf("%s\n", line);
@@ -100,8 +113,11 @@ static void walk(struct walk *w, const struct sl_node *n, json_t *path, bool und
 	if (depth > 64)
 		return;
 	if (n->kind == SL_NODE_SEQ) {
-		if (under_values && n->n >= 2 && !seen(w, n)) {
+		if ((under_values || w->all) && n->n >= 2 && !seen(w, n)) {
 			for (size_t i = 0; i < n->n; i++) {
+				/* long lists (one has 411 items): first, middle, last and every n/16th */
+				if (n->n > 24 && i != 0 && i != n->n - 1 && i != n->n / 2 && i % (n->n / 16) != 0)
+					continue;
 				bool *d = sl_arena_array(w->a, n->n, sizeof *d);
 				d[i] = true;
 				emit_case(w, "drop", path, n, i, d);
@@ -124,6 +140,8 @@ static void walk(struct walk *w, const struct sl_node *n, json_t *path, bool und
 			/* a key that appears again later is overridden: PyYAML keeps the last */
 			if (sl_map_get(n, k->text) != n->pairs[i].value)
 				continue;
+			if (w->all && n->n >= 2 && !seen(w, n->pairs[i].key))
+				emit_case(w, "pair", path, n, i, NULL);
 			json_array_append_new(path, json_stringn(k->text, k->text_len));
 			walk(w, n->pairs[i].value, path, strcmp(k->text, "values") == 0, depth + 1);
 			json_array_remove(path, json_array_size(path) - 1);
@@ -145,13 +163,13 @@ static struct sl_ydoc *load(struct sl_arena *a, const char *file, struct sl_sour
 	return doc->ok && doc->root ? doc : NULL;
 }
 
-static int cmd_cases(int argc, char **argv)
+static int cmd_cases(int argc, char **argv, bool all)
 {
 	int failures = 0;
 	unsigned long ncase = 0;
 	for (int f = 3; f < argc; f++) {
 		struct sl_arena *a = sl_arena_new();
-		struct walk w = {.a = a, .file = argv[f], .outdir = argv[2], .ncase = ncase};
+		struct walk w = {.a = a, .file = argv[f], .outdir = argv[2], .ncase = ncase, .all = all};
 		struct sl_ydoc *doc = load(a, argv[f], &w.src);
 		if (doc) {
 			struct sl_edits e;
@@ -209,9 +227,11 @@ static int cmd_drop(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "cases") == 0)
-		return cmd_cases(argc, argv);
+		return cmd_cases(argc, argv, false);
+	if (argc >= 3 && strcmp(argv[1], "all") == 0)
+		return cmd_cases(argc, argv, true);
 	if (argc >= 4 && strcmp(argv[1], "drop") == 0)
 		return cmd_drop(argc, argv);
-	fprintf(stderr, "usage: edit_driver cases OUTDIR FILE... | edit_driver drop FILE INDEX PATH...\n");
+	fprintf(stderr, "usage: edit_driver cases|all OUTDIR FILE... | edit_driver drop FILE INDEX PATH...\n");
 	return 2;
 }

@@ -311,6 +311,10 @@ static void test_no_final_newline(void **state)
 	load(f, "a: 1\nb: 2");
 	assert_int_equal(sl_edits_remove_pair(&f->e, f->doc->root, 1), 0);
 	expect(f, "a: 1");
+	/* blank lines before the removed last lines go too, or the file would end with a newline */
+	load(f, "a: 1\r\n\r\nb:\r\n  - 2");
+	assert_int_equal(sl_edits_remove_pair(&f->e, f->doc->root, 1), 0);
+	expect(f, "a: 1");
 }
 
 static void test_korean_and_tabs(void **state)
