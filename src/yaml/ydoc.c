@@ -17,6 +17,7 @@ struct frame {
 	struct sl_node *node;
 	size_t cap;
 	struct sl_node *pending_key; /* mappings: the key waiting for its value */
+	size_t last_end;             /* where the last child's text ends (an alias: its own token) */
 };
 
 struct loader {
@@ -72,7 +73,7 @@ static struct sl_node *new_node(struct loader *L, enum sl_node_kind kind, yaml_m
 }
 
 /* Attach a finished (or aliased) node to the collection on top of the stack. */
-static void attach(struct loader *L, struct sl_node *child)
+static void attach(struct loader *L, struct sl_node *child, size_t text_end)
 {
 	if (L->depth == 0) {
 		if (!L->root)
@@ -80,6 +81,8 @@ static void attach(struct loader *L, struct sl_node *child)
 		return;
 	}
 	struct frame *f = &L->stack[L->depth - 1];
+	if (text_end > f->last_end)
+		f->last_end = text_end;
 	struct sl_node *p = f->node;
 	if (!child->parent && child != p)
 		child->parent = p;
@@ -115,6 +118,7 @@ static void push(struct loader *L, struct sl_node *n)
 	L->stack[L->depth].node = n;
 	L->stack[L->depth].cap = 0;
 	L->stack[L->depth].pending_key = NULL;
+	L->stack[L->depth].last_end = 0;
 	L->depth++;
 }
 
@@ -126,12 +130,9 @@ static void pop(struct loader *L, yaml_mark_t end)
 	size_t e;
 	if (n->style == SL_STYLE_FLOW) {
 		e = mark_byte(L, end);
-	} else if (n->kind == SL_NODE_SEQ && n->n) {
-		e = n->items[n->n - 1]->span.end;
-	} else if (n->kind == SL_NODE_MAP && n->n) {
-		e = n->pairs[n->n - 1].value->span.end;
-		if (n->pairs[n->n - 1].key->span.end > e)
-			e = n->pairs[n->n - 1].key->span.end;
+	} else if (n->n) {
+		/* not the last child's span: an alias child's span is its anchor's, elsewhere */
+		e = L->stack[L->depth].last_end;
 	} else {
 		e = mark_byte(L, end);
 	}
@@ -161,7 +162,7 @@ static void pop(struct loader *L, yaml_mark_t end)
 		for (size_t i = 0; i < n->n; i++)
 			w = sat_add(sat_add(w, n->pairs[i].key->weight), n->pairs[i].value->weight);
 	n->weight = w;
-	attach(L, n);
+	attach(L, n, n->span.end);
 }
 
 static enum sl_node_style scalar_style(yaml_scalar_style_t s)
@@ -264,7 +265,7 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 								 "(quote it to make it a string)", n->text));
 				break;
 			}
-			attach(&L, n);
+			attach(&L, n, n->span.end);
 			break;
 		}
 		case YAML_ALIAS_EVENT: {
@@ -290,7 +291,7 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 				fail_at(&L, off, "syntax error: aliases expand to more than %s nodes (an alias bomb?)",
 					"1000000");
 			if (!L.failed)
-				attach(&L, an->node);
+				attach(&L, an->node, mark_byte(&L, ev.end_mark));
 			break;
 		}
 		case YAML_SEQUENCE_START_EVENT:

@@ -191,6 +191,14 @@ static void test_aliases(void **state)
 	assert_ptr_equal(sl_map_get(p.doc->root, "y"), b);
 	assert_string_equal(b->anchor, "b");
 	assert_at(b, t, "&b"); /* a node's span starts with its properties (anchor, tag) */
+	/* a block collection whose last item is an alias ends at the alias token, not at the anchor */
+	const char *t2 = "a: &x [1, 2]\nb:\n  - 1\n  - *x\nc: 3\n";
+	p = parse(a, t2);
+	assert_true(p.doc->ok);
+	const struct sl_node *seq = sl_map_get(p.doc->root, "b");
+	assert_int_equal(seq->span.start, (size_t)(strstr(t2, "- 1") - t2));
+	assert_int_equal(seq->span.end, (size_t)(strstr(t2, "*x") - t2) + 2);
+	assert_int_equal(p.doc->root->span.end, strlen(t2) - 1);
 	/* undefined alias */
 	p = parse(a, "x: *nope\n");
 	assert_false(p.doc->ok);
