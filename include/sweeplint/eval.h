@@ -76,6 +76,12 @@ struct sl_eval_note {
 	const char *detail;              /* the value, or why it was not used */
 };
 
+/* A project model (.sweeplint.yaml `models:`): a name and what it stands for. */
+struct sl_model_alias {
+	const char *name;                /* the value a sweep uses, compared without case */
+	const char *target;              /* a catalog name or HF id, or a local HF folder / config.json path */
+};
+
 struct sl_eval_opts {
 	const struct sl_catalog *cat;
 	const struct sl_gpu *gpu;
@@ -85,6 +91,8 @@ struct sl_eval_opts {
 	const char *const *sets;         /* "role=value" or "key=value" fixes, applied last */
 	size_t nsets;
 	const char *base_dir;            /* the sweep's folder: local model paths, deepspeed configs */
+	const struct sl_model_alias *model_aliases; /* project models, looked up before the catalog */
+	size_t nmodel_aliases;
 	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */
 	uint64_t max_combos;             /* evaluation bound (0: SL_EVAL_MAX_COMBOS) */
 };

@@ -16,6 +16,8 @@
 
 struct sl_arena;
 struct sl_catalog;
+struct sl_keymap;
+struct sl_model_alias;
 struct sl_rule;
 struct sl_scalar_resolver;
 struct sl_source;
@@ -31,6 +33,8 @@ struct sl_suppress;
 enum sl_format {
 	SL_FORMAT_TEXT,
 	SL_FORMAT_JSON,
+	SL_FORMAT_SARIF,                 /* SARIF 2.1.0 for GitHub code scanning (src/report/sarif.c) */
+	SL_FORMAT_GITHUB,                /* GitHub Actions workflow commands (src/report/github.c) */
 	SL_FORMAT__COUNT
 };
 
@@ -55,6 +59,11 @@ struct sl_options {
 	bool color;                      /* ANSI colours in text output (decided by the CLI) */
 	int verbose;                     /* -v count: 1 shows hints */
 	bool quiet;                      /* -q: findings only, no summary or notes */
+	/* from the project config in effect for the file being checked (config.h fills them) */
+	const char *project;             /* its path, or NULL when no .sweeplint.yaml applies */
+	struct sl_keymap *keys;          /* the key map with the project's patterns first; NULL: the built-in one */
+	const struct sl_model_alias *model_aliases; /* the project's models (eval.h); NULL when none */
+	size_t nmodel_aliases;
 };
 
 struct sl_run {
@@ -66,6 +75,8 @@ struct sl_run {
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing, compiled once per run */
 	struct sl_diags diags;           /* findings about the run's own data (catalogs), not a file */
 	struct sl_suppress *suppress;    /* compiled directive patterns (check.c) */
+	/* what the memory rules share, made once by sl_run_prepare() */
+	bool prepared;
 };
 
 /* How many combinations of a sweep's grid fit, OOM, or were not evaluated. */

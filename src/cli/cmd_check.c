@@ -4,26 +4,101 @@
  * that cannot be read is reported on stderr and the others are still
  * checked. Exit: 2 when anything stopped a lint (a file, a config, a check,
  * the output), else 1 when an error-level finding was reported, else 0.
+ *
+ * Project configuration (config.h): each file is checked with the
+ * .sweeplint.yaml found upward from it, or the one --config-file names,
+ * under the command line's options; a file the config ignores is skipped,
+ * and a config with problems is reported once (path:line:col on stderr)
+ * and stops the lint of the files it applies to.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "cli.h"
 #include "opts.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/config.h"
 #include "sweeplint/report.h"
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
+
+enum { OPT_CONFIG_FILE = 512 };
+
+static const struct sl_opt check_opts[] = {
+	{"config-file", OPT_CONFIG_FILE, true, "FILE",
+	 "project config to use instead of the nearest " SL_CONFIG_NAME " above each file"},
+};
+
+struct check_ctx {
+	struct sl_run *run;
+	const char *config_file;
+};
+
+static int check_opt(struct sl_cli *cli, void *ctx, int key, const char *arg)
+{
+	struct check_ctx *c = ctx;
+	(void)key;
+	if (!*arg)
+		return sl_opts_error(cli, "invalid --config-file '': expected a file");
+	c->config_file = sl_arena_strdup(c->run->arena, arg);
+	return 0;
+}
+
+/* A loaded (or failed) project config, by path. */
+struct project {
+	const char *path;
+	struct sl_config *config;        /* NULL when it could not be used */
+};
+
+struct projects {
+	struct project *v;
+	size_t n;
+};
+
+/* The config at path, loaded once; NULL after reporting it on stderr (once) when it cannot be used. */
+static struct sl_config *project_load(struct sl_cli *cli, struct sl_run *run, struct projects *ps, const char *path)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i].path, path) == 0)
+			return ps->v[i].config;
+	struct sl_diags diags;
+	sl_diags_init(&diags, run->arena);
+	struct sl_config *c = NULL;
+	int errnum = 0;
+	int rc = sl_config_load(run, path, sl_opts_size, &c, &diags, &errnum);
+	if (rc == -SL_EIO)
+		fprintf(cli->err, "%s: error: cannot read config file: %s\n", path, strerror(errnum));
+	sl_diags_sort(&diags);
+	for (size_t i = 0; i < diags.n; i++) {
+		const struct sl_diag *d = &diags.v[i];
+		fprintf(cli->err, "%s:%u:%u: error: %s [%s]\n", d->src->display, d->span.line, d->span.col, d->message,
+			d->rule);
+	}
+	ps->v = sl_arena_grow(run->arena, ps->v, ps->n, ps->n + 1, sizeof *ps->v);
+	ps->v[ps->n].path = path;
+	ps->v[ps->n].config = rc == 0 ? c : NULL;
+	ps->n++;
+	return rc == 0 ? c : NULL;
+}
+
+static struct check_ctx check_ctx;
 
 static const struct sl_cmd_spec spec = {
 	.name = "check",
 	.usage = "[OPTIONS] FILE...",
 	.summary = "Lint W&B sweep files ('-' reads standard input).",
 	.common = SL_OPTS_ALL,
+	.opts = check_opts,
+	.nopts = sizeof check_opts / sizeof check_opts[0],
+	.on_opt = check_opt,
+	.ctx = &check_ctx,
 };
 
 int cmd_check(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
+	check_ctx = (struct check_ctx){.run = run};
+	run->opt.headroom = 0; /* 0 after parsing: --headroom not given (a config may set it) */
 	int first = 0;
 	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
 	if (rc != SL_OPTS_GO) {
@@ -44,11 +119,31 @@ int cmd_check(struct sl_cli *cli, int argc, char **argv)
 		return SL_EXIT_USAGE;
 	}
 
+	struct sl_config_base base;
+	sl_config_save_base(run, &base);
+	struct projects projects = {0};
+	const struct sl_config *applied = NULL;
+	bool first_file = true;
+
 	struct sl_report *rep = sl_report_new(run->arena, &run->opt, cli->out);
 	bool stopped = false;
 	for (int i = first; i < argc; i++) {
 		const char *path = argv[i];
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+		const char *cpath = check_ctx.config_file ? check_ctx.config_file : sl_config_find(run->arena, path);
+		struct sl_config *config = cpath ? project_load(cli, run, &projects, cpath) : NULL;
+		if (cpath && !config) {
+			fprintf(cli->err, "%s: error: not checked: config file '%s' cannot be used\n", shown, cpath);
+			stopped = true;
+			continue;
+		}
+		if (sl_config_ignores(run->arena, config, path))
+			continue;
+		if (first_file || config != applied) {
+			sl_config_apply(run, &base, config);
+			applied = config;
+			first_file = false;
+		}
 		int err = 0;
 		struct sl_source *src = sl_source_read(run->arena, path, SL_MAX_INPUT_BYTES, &err);
 		if (!src) {

@@ -83,11 +83,19 @@ static bool wants(const struct sl_cmd_spec *spec, const struct common *c)
 	return c->group == ALWAYS || (spec->common & c->group);
 }
 
-/* "text, json" */
+/* "text, json, sarif, github or auto" */
 static void format_list(FILE *out)
 {
 	for (int i = 0; i < SL_FORMAT__COUNT; i++)
-		fprintf(out, "%s%s", i ? (i + 1 == SL_FORMAT__COUNT ? " or " : ", ") : "", sl_format_name(i));
+		fprintf(out, "%s%s", i ? ", " : "", sl_format_name(i));
+	fputs(" or auto", out);
+}
+
+/* -f auto: GitHub annotations inside a GitHub Actions job, text elsewhere (like yamllint's auto). */
+static enum sl_format auto_format(void)
+{
+	const char *gha = getenv("GITHUB_ACTIONS");
+	return gha && *gha ? SL_FORMAT_GITHUB : SL_FORMAT_TEXT;
 }
 
 static void help_line(FILE *out, const struct sl_opt *o)
@@ -110,6 +118,7 @@ static void help_line(FILE *out, const struct sl_opt *o)
 	} else {
 		fputs("output format: ", out);
 		format_list(out);
+		fputs(" (default auto: github in GitHub Actions, else text)", out);
 	}
 	fputc('\n', out);
 }
@@ -242,7 +251,7 @@ static int common_opt(struct sl_cli *cli, struct sl_run *run, int key, const cha
 		return 0;
 	}
 	case 'f': {
-		int f = sl_format_parse(arg);
+		int f = strcmp(arg, "auto") == 0 ? (int)auto_format() : sl_format_parse(arg);
 		if (f < 0) {
 			fprintf(cli->err, "sweeplint: error: unknown format '%s' (expected ", arg);
 			format_list(cli->err);
@@ -322,6 +331,7 @@ int sl_opts_parse(struct sl_cli *cli, const struct sl_cmd_spec *spec, struct sl_
 	memset(&lo[k], 0, sizeof lo[k]);
 
 	enum color_mode color = COLOR_AUTO;
+	run->opt.format = auto_format(); /* -f auto is the default */
 	opterr = 0;
 	optind = 0; /* GNU: start afresh (the rules runner parses many argument lists) */
 	int c;

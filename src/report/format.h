@@ -31,5 +31,11 @@ struct sl_report {
 /* One per enum sl_format value. */
 extern const struct sl_formatter sl_formatter_text;
 extern const struct sl_formatter sl_formatter_json;
+extern const struct sl_formatter sl_formatter_sarif;
+extern const struct sl_formatter sl_formatter_github;
+
+/* A JSON string of s; bytes that are not UTF-8 become U+FFFD (json.c). Never NULL. */
+struct json_t;
+struct json_t *sl_report_jstr(struct sl_arena *a, const char *s);
 
 #endif

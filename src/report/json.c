@@ -77,6 +77,11 @@ static json_t *jstr(struct sl_arena *a, const char *s)
 	return j;
 }
 
+json_t *sl_report_jstr(struct sl_arena *a, const char *s)
+{
+	return jstr(a, s);
+}
+
 static void set(json_t *obj, const char *key, json_t *v)
 {
 	if (!v || json_object_set_new(obj, key, v) != 0)

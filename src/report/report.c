@@ -9,11 +9,15 @@
 static const struct sl_formatter *const formatters[SL_FORMAT__COUNT] = {
 	[SL_FORMAT_TEXT] = &sl_formatter_text,
 	[SL_FORMAT_JSON] = &sl_formatter_json,
+	[SL_FORMAT_SARIF] = &sl_formatter_sarif,
+	[SL_FORMAT_GITHUB] = &sl_formatter_github,
 };
 
 static const char *const format_names[SL_FORMAT__COUNT] = {
 	[SL_FORMAT_TEXT] = "text",
 	[SL_FORMAT_JSON] = "json",
+	[SL_FORMAT_SARIF] = "sarif",
+	[SL_FORMAT_GITHUB] = "github",
 };
 
 const char *sl_format_name(enum sl_format f)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "sweeplint/arena.h"
@@ -76,6 +77,11 @@ static bool is_local_path(const char *s)
 
 static const struct sl_model *resolve_model(struct builder *B, const char *name)
 {
+	for (size_t i = 0; i < B->o->nmodel_aliases; i++)
+		if (strcasecmp(name, B->o->model_aliases[i].name) == 0) {
+			name = B->o->model_aliases[i].target;
+			break;
+		}
 	const struct sl_model *m = B->o->cat ? sl_catalog_find_model(B->o->cat, name) : NULL;
 	if (m)
 		return m;
