@@ -22,6 +22,7 @@
 struct sl_arena;
 struct sl_diags;
 struct sl_trainer;
+struct sl_scalar_resolver;
 
 /* Where an axis came from (application order: config, command, sweep, command after ${args}, --set). */
 enum sl_axis_origin {
@@ -52,8 +53,21 @@ struct sl_eval_value {
 	const struct sl_model *model;    /* SL_ROLE_MODEL: resolved, or NULL (unknown model) */
 	/* results over the combinations it takes part in, weighted by the non-memory axes */
 	struct sl_count n[SL_VERDICT__COUNT];
+	uint64_t u[SL_VERDICT__COUNT];   /* the same, counting memory-relevant combinations once each */
 	uint64_t worst, best;            /* largest / smallest peak (bytes) among its known combinations */
 	uint32_t *worst_combo;           /* value index per axis of that worst combination */
+	/*
+	 * Blame: an OOM (or near-capacity) combination is attributed to the one
+	 * value whose change would make it fit (batch size first, then lengths,
+	 * gradient checkpointing, the model, the rest); a combination no single
+	 * change fixes is attributed to its model (else its first value with a
+	 * node). blamed[SL_VERDICT_OOM] counts the OOM combinations attributed
+	 * here, blame_combo[...] is the largest of them.
+	 */
+	uint64_t blamed[SL_VERDICT__COUNT];
+	uint32_t *blame_combo[SL_VERDICT__COUNT];
+	uint16_t blame_q[SL_VERDICT__COUNT];
+	bool hopeless;                   /* some combination attributed here had no single-change fix */
 };
 
 struct sl_eval_axis {
@@ -66,6 +80,8 @@ struct sl_eval_axis {
 	struct sl_eval_value *values;
 	size_t n;
 	bool bounds;                     /* a range evaluated at its bounds (continuous or huge) */
+	struct sl_count range;           /* with bounds: how many values the range stands for */
+	uint64_t stride;                 /* combination index = sum of value index × stride */
 };
 
 /* A key that was read (or skipped) for -v. */
@@ -74,6 +90,7 @@ struct sl_eval_note {
 	const char *where;               /* "sweep", "config train.yaml", "command", "--set" */
 	int role;                        /* enum sl_role, or -1 when not memory-relevant */
 	const char *detail;              /* the value, or why it was not used */
+	const struct sl_key_rule *rule;  /* the pattern that matched, or NULL */
 };
 
 /* A project model (.sweeplint.yaml `models:`): a name and what it stands for. */
@@ -94,10 +111,13 @@ struct sl_eval_opts {
 	const struct sl_model_alias *model_aliases; /* project models, looked up before the catalog */
 	size_t nmodel_aliases;
 	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */
+	uint32_t num_gpus;               /* -n: GPUs per run unless a key sets it (0: 1) */
 	uint64_t max_combos;             /* evaluation bound (0: SL_EVAL_MAX_COMBOS) */
+	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
 };
 
-#define SL_EVAL_MAX_COMBOS ((uint64_t)50000000)
+/* Past this many memory-relevant combinations the largest numeric axes are cut to their bounds. */
+#define SL_EVAL_MAX_COMBOS ((uint64_t)1 << 24)
 
 struct sl_eval {
 	const struct sl_sweep *sweep;
@@ -105,15 +125,21 @@ struct sl_eval {
 	const struct sl_catalog *cat;
 	uint64_t capacity;               /* gpu->bytes */
 	uint64_t plan;                   /* capacity × headroom */
-	struct sl_eval_axis *axes;
+	uint32_t num_gpus;               /* -n default */
+	struct sl_eval_axis *axes;       /* in application order (a later axis overrides an earlier one) */
 	size_t naxes;
 	struct sl_count others;          /* combinations of parameters memory does not depend on */
 	struct sl_count n[SL_VERDICT__COUNT]; /* weighted counts; total = sum */
 	struct sl_count total;
-	uint64_t evaluated;              /* estimates computed */
+	uint64_t u[SL_VERDICT__COUNT];   /* memory-relevant combinations by verdict */
+	uint64_t ncombos;                /* memory-relevant combinations (the product of the axes) */
+	uint64_t evaluated;              /* estimates computed (memoised ones not counted) */
+	uint64_t memo_hits;
 	bool truncated;                  /* too many combinations: some axes were cut to their bounds */
 	uint64_t worst;                  /* largest known peak */
 	uint32_t *worst_combo;
+	/* per combination: verdict << 14 | peak / capacity in 1/1024 steps (saturating) */
+	uint16_t *cells;
 	struct sl_eval_note *notes;
 	size_t nnotes;
 	bool has_model;                  /* some axis sets the model */
@@ -140,11 +166,37 @@ bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_b
 /* The verdict for a peak. */
 enum sl_verdict sl_eval_classify(const struct sl_eval *ev, uint64_t total);
 
+/* The stored verdict of a combination. */
+enum sl_verdict sl_eval_verdict(const struct sl_eval *ev, const uint32_t *idx);
+
+/* Step idx to the next combination (last axis fastest); false after the last one. */
+bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx);
+
+/* A fresh index vector (all zeros) in a; with axis/value set when axis < naxes. */
+uint32_t *sl_eval_combo(struct sl_arena *a, const struct sl_eval *ev, size_t axis, uint32_t value);
+
 /* The first axis with this role whose origin is a sweep parameter, else any, else NULL. */
 const struct sl_eval_axis *sl_eval_axis_for(const struct sl_eval *ev, enum sl_role r);
 
-/* "256 × bge-m3-ko × max_len 512" style description of a combination (multi-valued axes). */
-const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx);
+/*
+ * "bge-m3-ko × model.max_len 512" style description of a combination: its
+ * values on axes with several values, skipping axis `skip` (SIZE_MAX: none).
+ */
+const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t skip);
+
+/* "batch_size 256" or, for the model, "bge-m3-ko": one value of one axis, for messages. */
+const char *sl_eval_value_name(struct sl_arena *a, const struct sl_eval_axis *ax, const struct sl_eval_value *v);
+
+/* What would make one combination fit under `limit` bytes, the other settings fixed. */
+struct sl_eval_fix {
+	uint64_t batch;                  /* the combination's batch size and accumulation */
+	uint64_t accum;
+	uint64_t batch_fit;              /* largest batch below it that fits (0: none) */
+	uint64_t new_batch, new_accum;   /* a batch dividing batch × accum, and the accumulation keeping it */
+	bool gc_fits;                    /* gradient checkpointing is off and turning it on fits */
+	uint32_t zero_gpus, zero_stage;  /* fits on zero_gpus GPUs with ZeRO-zero_stage (0: no such fit) */
+};
+bool sl_eval_fix(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit, struct sl_eval_fix *fx);
 
 /* Bytes as "93.4 GiB" / "812 MiB" (in a). */
 const char *sl_bytes_str(struct sl_arena *a, uint64_t bytes);

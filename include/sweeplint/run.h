@@ -77,6 +77,9 @@ struct sl_run {
 	struct sl_suppress *suppress;    /* compiled directive patterns (check.c) */
 	/* what the memory rules share, made once by sl_run_prepare() */
 	bool prepared;
+	struct sl_keymap *keys;          /* rules/keys.yaml (+ project keys, .sweeplint.yaml) */
+	const struct sl_gpu *gpu;        /* the GPU files are checked against */
+	const char **sets;               /* --set as "KEY=VALUE" */
 };
 
 /* How many combinations of a sweep's grid fit, OOM, or were not evaluated. */
@@ -103,7 +106,9 @@ struct sl_file {
 	bool gpu_assumed;                /* no GPU was given: SL_DEFAULT_GPU */
 	int err;                         /* 0, or -SL_E* when a check failed operationally */
 	const char *err_rule;            /* the rule that failed, when err != 0 */
-	void *eval;                      /* the combination evaluation (memory issue) */
+	void *eval;                      /* struct sl_eval (eval.h) when the memory rules ran, else NULL */
+	const char **notes;              /* -v: how the file was read (which key took which role, and why) */
+	size_t nnotes;
 };
 
 /* A new run with default options (headroom 0.85, text, every rule at its default severity). */
@@ -119,6 +124,14 @@ void sl_run_free(struct sl_run *run);
 int sl_run_set_severity(struct sl_run *run, const char *slug_or_code, enum sl_severity sev);
 /* The effective severity of rule r. */
 enum sl_severity sl_run_severity(const struct sl_run *run, const struct sl_rule *r);
+
+/*
+ * Load what the memory rules need (catalogs, key map) and resolve the GPU:
+ * -g, else SL_DEFAULT_GPU. Runs once; sl_run_check_source() calls it when a
+ * memory rule is enabled. Returns 0, or -SL_EUSAGE (an unknown GPU, a --set
+ * no role or key takes) / -SL_ECONFIG (embedded data) with *why set.
+ */
+int sl_run_prepare(struct sl_run *run, const char **why);
 
 /*
  * Check one source: parse it, load the W&B view and the -c configs (a

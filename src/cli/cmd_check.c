@@ -119,6 +119,14 @@ int cmd_check(struct sl_cli *cli, int argc, char **argv)
 		return SL_EXIT_USAGE;
 	}
 
+	/* the memory rules' GPU and --set are checked once, before any file (exit 2) */
+	const char *why = NULL;
+	int prc = sl_run_prepare(run, &why);
+	if (prc == -SL_EUSAGE) {
+		sl_opts_error(cli, "%s", why);
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
 	struct sl_config_base base;
 	sl_config_save_base(run, &base);
 	struct projects projects = {0};

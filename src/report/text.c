@@ -69,6 +69,15 @@ static void text_file(struct sl_report *r, const struct sl_file *f)
 			fputc('\n', out);
 		}
 	}
+	if (r->opt->verbose > 0 && !r->opt->quiet) {
+		/* how the file was read: which key took which role, and why the others did not */
+		for (size_t i = 0; i < f->nnotes; i++) {
+			put_text(out, f->src->display);
+			fputs(": note: ", out);
+			put_text(out, f->notes[i]);
+			fputc('\n', out);
+		}
+	}
 }
 
 static void text_finish(struct sl_report *r)

@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/eval.h"
+#include "sweeplint/memory.h"
+#include "sweeplint/roles.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/run.h"
 #include "sweeplint/scalar.h"
@@ -54,8 +57,13 @@ static pcre2_code *compile(struct sl_arena *a, const char *pattern)
 	if (!cc)
 		sl_oom();
 	pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF);
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | PCRE2_UTF,
-				       &errcode, &erroff, cc);
+	/*
+	 * Byte mode, not PCRE2_UTF: the patterns are ASCII (UTF-8 never hides an
+	 * ASCII byte inside a character), a file that is not UTF-8 still has its
+	 * comments read, and nothing re-validates the whole file on each match.
+	 */
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &errcode, &erroff,
+				       cc);
 	pcre2_compile_context_free(cc);
 	if (!re)
 		abort(); /* the patterns are constants of this file: a failure is a bug */
@@ -141,6 +149,155 @@ struct sl_diag *sl_check_emit(struct sl_check *cx, const struct sl_node *at, con
 	struct sl_diag *d = sl_diags_vadd(cx->diags, cx->rule->slug, cx->severity, cx->src, span, fmt, ap);
 	va_end(ap);
 	return d;
+}
+
+/* ---- the memory model: one evaluation per file, shared by the 2xx rules ---- */
+
+static bool memory_rules_on(const struct sl_run *run)
+{
+	for (size_t i = 0; i < sl_nrules; i++)
+		if (strncmp(sl_rules[i].code, "SL2", 3) == 0 && sl_rules[i].check && run->severity[i] != SL_SEV_OFF)
+			return true;
+	return false;
+}
+
+/* The key map in effect: the project's (.sweeplint.yaml) or the built-in one. */
+static const struct sl_keymap *keymap(const struct sl_run *run)
+{
+	return run->opt.keys ? run->opt.keys : run->keys;
+}
+
+int sl_run_prepare(struct sl_run *run, const char **why)
+{
+	static const char *const none = NULL;
+	if (!why)
+		why = (const char **)&none;
+	if (!memory_rules_on(run))
+		return 0; /* nothing needs the catalogs */
+	if (run->prepared) {
+		*why = "the GPU or a --set cannot be used";
+		return run->gpu ? 0 : -SL_EUSAGE;
+	}
+	/* once per project config: config.c clears prepared when it applies another */
+	run->prepared = true;
+	run->gpu = NULL;
+	struct sl_arena *a = run->arena;
+	if (!run->catalog && sl_catalog_load(a, &run->catalog, &run->diags) != 0) {
+		run->catalog = NULL;
+		*why = "the embedded catalogs do not load";
+		return -SL_ECONFIG;
+	}
+	if (!run->keys && !(run->keys = sl_keymap_new(a, &run->diags))) {
+		*why = "the embedded key map does not load";
+		return -SL_ECONFIG;
+	}
+	const char *name = run->opt.gpu ? run->opt.gpu : SL_DEFAULT_GPU;
+	const struct sl_gpu *gpu = sl_catalog_find_gpu(a, run->catalog, name);
+	if (!gpu) {
+		*why = sl_arena_printf(a, "unknown GPU '%s' (see 'sweeplint gpus', or give a size such as 24GiB)", name);
+		return -SL_EUSAGE;
+	}
+	run->sets = sl_arena_array(a, run->opt.nsets ? run->opt.nsets : 1, sizeof *run->sets);
+	for (size_t i = 0; i < run->opt.nsets; i++) {
+		const struct sl_set *st = &run->opt.sets[i];
+		run->sets[i] = sl_arena_printf(a, "%s=%s", st->key, st->value);
+		int role = sl_role_parse(st->key);
+		const struct sl_key_rule *rule = NULL;
+		if (role < 0) {
+			rule = sl_keymap_match(keymap(run), st->key, strlen(st->key));
+			if (!rule) {
+				*why = sl_arena_printf(a, "--set %s: '%s' is neither a role nor a key sweeplint maps to one",
+						       run->sets[i], st->key);
+				return -SL_EUSAGE;
+			}
+			role = (int)rule->role;
+		}
+		struct sl_role_value rv;
+		const char *bad = NULL;
+		struct sl_value typed = sl_scalar_resolve(run->resolver, st->value, strlen(st->value), true, NULL, NULL);
+		if (sl_role_value_from_text(a, (enum sl_role)role, rule, st->value, &typed, &rv, &bad) < 0) {
+			*why = sl_arena_printf(a, "--set %s: %s", run->sets[i], bad);
+			return -SL_EUSAGE;
+		}
+	}
+	run->gpu = gpu;
+	return 0;
+}
+
+static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
+{
+	if (n->role < 0)
+		return sl_arena_printf(a, "%s (%s): %s", n->key, n->where, n->detail);
+	if (n->rule)
+		return sl_arena_printf(a, "%s (%s) -> %s: %s [%s from %s]", n->key, n->where,
+				       sl_role_name((enum sl_role)n->role), n->detail, n->rule->pattern, n->rule->origin);
+	return sl_arena_printf(a, "%s (%s) -> %s: %s", n->key, n->where, sl_role_name((enum sl_role)n->role),
+			       n->detail);
+}
+
+static struct sl_count count_sum(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
+	r.value = x.value > UINT64_MAX - y.value ? UINT64_MAX : x.value + y.value;
+	r.saturated |= x.value > UINT64_MAX - y.value;
+	return r;
+}
+
+/* Evaluate every combination of f once for the memory rules; fill f->combos from it. */
+static void evaluate(struct sl_run *run, struct sl_file *f)
+{
+	struct sl_arena *a = run->arena;
+	const char *why = NULL;
+	int rc = sl_run_prepare(run, &why);
+	if (rc < 0) {
+		if (!f->err) {
+			f->err = rc;
+			f->err_rule = "oom";
+		}
+		return;
+	}
+	f->gpu_name = run->gpu->name;
+	f->gpu_bytes = run->gpu->bytes;
+	struct sl_eval_opts o = {
+		.cat = run->catalog,
+		.gpu = run->gpu,
+		.keys = keymap(run),
+		.configs = (const struct sl_trainer *const *)f->configs,
+		.nconfigs = f->nconfigs,
+		.sets = run->sets,
+		.nsets = run->opt.nsets,
+		.base_dir = strcmp(f->src->path, "-") == 0 ? NULL : sl_path_dir(a, f->src->path),
+		.headroom = run->opt.headroom > 0 ? run->opt.headroom : SL_DEFAULT_HEADROOM,
+		.num_gpus = run->opt.num_gpus,
+		.resolver = run->resolver,
+		.model_aliases = run->opt.model_aliases,
+		.nmodel_aliases = run->opt.nmodel_aliases,
+	};
+	struct sl_eval *ev = NULL;
+	rc = sl_eval_run(a, f->sweep, &o, &f->diags, &ev, &why);
+	if (rc < 0) {
+		if (!f->err) {
+			f->err = rc;
+			f->err_rule = "oom";
+		}
+		return;
+	}
+	f->eval = ev;
+	f->notes = sl_arena_array(a, ev->nnotes + 2, sizeof *f->notes);
+	for (size_t i = 0; i < ev->nnotes; i++)
+		f->notes[f->nnotes++] = note_line(a, &ev->notes[i]);
+	if (!ev->has_model) {
+		f->notes[f->nnotes++] = "no key sets the model: every combination is unknown";
+		return;
+	}
+	f->notes[f->nnotes++] = sl_arena_printf(a, "%llu memory-relevant combination%s, %llu estimate%s (%llu memoised)",
+						(unsigned long long)ev->ncombos, ev->ncombos == 1 ? "" : "s",
+						(unsigned long long)ev->evaluated, ev->evaluated == 1 ? "" : "s",
+						(unsigned long long)ev->memo_hits);
+	f->evaluated = true;
+	f->combos.fit = count_sum(ev->n[SL_VERDICT_FIT], ev->n[SL_VERDICT_NEAR]);
+	f->combos.oom = ev->n[SL_VERDICT_OOM];
+	f->combos.unknown = ev->n[SL_VERDICT_UNKNOWN];
 }
 
 /* ---- suppressions ---- */
@@ -398,6 +555,8 @@ struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 		f->combos.total = sl_sweep_grid_size(f->sweep);
 	/* nothing is evaluated yet: every combination is unknown, none is called fit */
 	f->combos.unknown = f->combos.total;
+	if (f->sweep->is_sweep && memory_rules_on(run))
+		evaluate(run, f);
 
 	for (size_t i = 0; i < sl_nrules; i++) {
 		const struct sl_rule *r = &sl_rules[i];

@@ -1,7 +1,14 @@
-/* eval: axes from configs, command, sweep and --set; enumeration of their product; per-value statistics. */
+/*
+ * eval: axes from configs, command, sweep and --set; the product of the axes
+ * evaluated once per combination (memoised), a verdict per combination kept
+ * in two bytes, then counts, per-value statistics and blame in one pass over
+ * those verdicts. Nothing of the non-memory parameters is enumerated: they
+ * only multiply the counts.
+ */
 #include "sweeplint/eval.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -35,7 +42,8 @@ const char *sl_bytes_str(struct sl_arena *a, uint64_t b)
 	return sl_arena_printf(a, "%.0f MiB", (double)b / (1024.0 * 1024.0));
 }
 
-static void note(struct builder *B, const char *key, const char *where, int role, const char *detail)
+static void note_rule(struct builder *B, const char *key, const char *where, const struct sl_key_rule *rule,
+		      int role, const char *detail)
 {
 	struct sl_eval *ev = B->ev;
 	if (ev->nnotes == B->cap_notes) {
@@ -43,7 +51,12 @@ static void note(struct builder *B, const char *key, const char *where, int role
 		ev->notes = sl_arena_grow(B->a, ev->notes, ev->nnotes, cap, sizeof *ev->notes);
 		B->cap_notes = cap;
 	}
-	ev->notes[ev->nnotes++] = (struct sl_eval_note){key, where, role, detail};
+	ev->notes[ev->nnotes++] = (struct sl_eval_note){key, where, role, detail, rule};
+}
+
+static void note(struct builder *B, const char *key, const char *where, int role, const char *detail)
+{
+	note_rule(B, key, where, NULL, role, detail);
 }
 
 static struct sl_eval_axis *new_axis(struct builder *B, enum sl_axis_origin origin, const char *key,
@@ -140,7 +153,7 @@ static void add_entries_of(struct builder *B, const struct sl_trainer *t)
 		const struct sl_cfg_entry *e = &t->entries[i];
 		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, e->key, strlen(e->key));
 		if (!rule) {
-			note(B, e->key, where, -1, "not memory-relevant");
+			note(B, e->key, where, -1, "not memory-relevant: no pattern of the key map matches");
 			continue;
 		}
 		if (e->is_auto) {
@@ -170,7 +183,7 @@ static void add_entries_of(struct builder *B, const struct sl_trainer *t)
 		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_CONFIG, e->key, rule->role, rule, t->src, 1);
 		ax->values[0] = tmp;
 		ax->n = 1;
-		note(B, e->key, where, (int)rule->role, tmp.text);
+		note_rule(B, e->key, where, rule, (int)rule->role, tmp.text);
 	}
 }
 
@@ -191,7 +204,7 @@ static void add_command_options(struct builder *B, bool late)
 			continue;
 		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, c->key, strlen(c->key));
 		if (!rule) {
-			note(B, c->key, "command", -1, "not memory-relevant");
+			note(B, c->key, "command", -1, "not memory-relevant: no pattern of the key map matches");
 			continue;
 		}
 		struct sl_value typed = sl_scalar_resolve(B->res, c->value ? c->value : "", c->value ? strlen(c->value) : 0,
@@ -212,8 +225,8 @@ static void add_command_options(struct builder *B, bool late)
 		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_COMMAND, c->key, rule->role, rule, sw->doc->src, 1);
 		ax->values[0] = tmp;
 		ax->n = 1;
-		note(B, c->key, late ? "command (after ${args}: overrides the sweep)" : "command", (int)rule->role,
-		     tmp.text);
+		note_rule(B, c->key, late ? "command (after ${args}: overrides the sweep)" : "command", rule,
+			  (int)rule->role, tmp.text);
 	}
 }
 
@@ -229,10 +242,8 @@ static void add_sweep_params(struct builder *B)
 		struct sl_count cnt = sl_param_grid_count(p);
 		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, p->path, strlen(p->path));
 		if (!rule) {
-			note(B, p->path, "sweep", -1, "not memory-relevant");
-			/* a continuous parameter memory does not depend on counts once */
-			if (cnt.infinite || p->dist == SL_DIST_NONE)
-				cnt = (struct sl_count){.value = 1};
+			note(B, p->path, "sweep", -1, "not memory-relevant: no pattern of the key map matches");
+			/* memory does not depend on it: it multiplies the counts as W&B's grid counts it */
 			ev->others = sl_count_mul(ev->others, cnt);
 			continue;
 		}
@@ -284,6 +295,7 @@ static void add_sweep_params(struct builder *B)
 				break;
 			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, 2);
 			ax->bounds = true;
+			ax->range = cnt;
 			fill_value(B, &ax->values[ax->n++], r, rule, p->min, NULL, NULL);
 			fill_value(B, &ax->values[ax->n++], r, rule, p->max, NULL, NULL);
 			/* a float bound of an integer role reads as its floor for batch sizes and lengths */
@@ -294,11 +306,13 @@ static void add_sweep_params(struct builder *B)
 		if (!ax) {
 			note(B, p->path, "sweep", (int)r,
 			     sl_arena_printf(B->a, "%s is not evaluated on a memory axis", sl_dist_name(p->dist)));
-			ev->others = sl_count_mul(ev->others, cnt.infinite ? (struct sl_count){.value = 1} : cnt);
+			ev->others = sl_count_mul(ev->others, cnt);
 			continue;
 		}
 		ax->param = p;
-		note(B, p->path, "sweep", (int)r, sl_arena_printf(B->a, "%zu value%s", ax->n, ax->n == 1 ? "" : "s"));
+		note_rule(B, p->path, "sweep", rule, (int)r,
+			  ax->bounds ? sl_arena_printf(B->a, "%s range, evaluated at its bounds", sl_dist_name(p->dist))
+				     : sl_arena_printf(B->a, "%zu value%s", ax->n, ax->n == 1 ? "" : "s"));
 	}
 }
 
@@ -339,7 +353,7 @@ static int add_sets(struct builder *B, const char **why)
 		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_SET, key, (enum sl_role)role, rule, NULL, 1);
 		ax->values[0] = tmp;
 		ax->n = 1;
-		note(B, key, "--set", role, val);
+		note_rule(B, key, "--set", rule, role, val);
 	}
 	return 0;
 }
@@ -350,6 +364,8 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		      const struct sl_model **model)
 {
 	sl_settings_default(s);
+	if (ev->num_gpus)
+		s->num_gpus = ev->num_gpus;
 	const struct sl_model *m = NULL;
 	bool task_set = false, known = true;
 	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
@@ -395,6 +411,40 @@ bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_b
 	return true;
 }
 
+static uint64_t cell_index(const struct sl_eval *ev, const uint32_t *idx)
+{
+	uint64_t c = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		c += idx[i] * ev->axes[i].stride;
+	return c;
+}
+
+enum sl_verdict sl_eval_verdict(const struct sl_eval *ev, const uint32_t *idx)
+{
+	if (!ev->cells)
+		return SL_VERDICT_UNKNOWN;
+	return (enum sl_verdict)(ev->cells[cell_index(ev, idx)] >> 14);
+}
+
+bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx)
+{
+	for (size_t i = ev->naxes; i-- > 0;) {
+		if (++idx[i] < ev->axes[i].n)
+			return true;
+		idx[i] = 0;
+	}
+	return false;
+}
+
+uint32_t *sl_eval_combo(struct sl_arena *a, const struct sl_eval *ev, size_t axis, uint32_t value)
+{
+	uint32_t *idx = sl_arena_array(a, ev->naxes ? ev->naxes : 1, sizeof *idx);
+	if (axis < ev->naxes)
+		idx[axis] = value;
+	return idx;
+}
+
+/* Saturating sum (infinite wins). */
 static struct sl_count count_add(struct sl_count x, struct sl_count y)
 {
 	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
@@ -405,22 +455,6 @@ static struct sl_count count_add(struct sl_count x, struct sl_count y)
 		r.value = x.value + y.value;
 	}
 	return r;
-}
-
-static void record(struct sl_arena *a, struct sl_eval *ev, struct sl_eval_value *v, enum sl_verdict vd,
-		   uint64_t total, const uint32_t *idx, struct sl_count w)
-{
-	v->n[vd] = count_add(v->n[vd], w);
-	if (vd == SL_VERDICT_UNKNOWN)
-		return;
-	if (total < v->best)
-		v->best = total;
-	if (total > v->worst || !v->worst_combo) {
-		v->worst = total;
-		if (!v->worst_combo)
-			v->worst_combo = sl_arena_array(a, ev->naxes ? ev->naxes : 1, sizeof *idx);
-		memcpy(v->worst_combo, idx, ev->naxes * sizeof *idx);
-	}
 }
 
 /* Cut the largest numeric axes to their bounds until the product fits the bound. */
@@ -452,12 +486,79 @@ static void limit_axes(struct builder *B, uint64_t limit)
 		if (lo == hi)
 			hi = big->n - 1;
 		struct sl_eval_value keep[2] = {big->values[lo], big->values[hi]};
+		big->range = (struct sl_count){.value = big->n};
 		big->values[0] = keep[0];
 		big->values[1] = keep[1];
 		big->n = 2;
 		big->bounds = true;
 		ev->truncated = true;
+		note(B, big->key, "evaluation", (int)big->role,
+		     sl_arena_printf(B->a, "too many combinations: %s values cut to their bounds",
+				     sl_count_str(B->a, big->range)));
 	}
+}
+
+/* ---- the product of the axes ---------------------------------------------------------- */
+
+/*
+ * A direct-mapped memo of estimates keyed by the model and the settings the
+ * estimator reads: axes it does not read (workers, eval batch, pinning) and
+ * values that spell the same setting do not cost an estimate.
+ */
+#define MEMO_BITS 12
+
+struct memo_entry {
+	const struct sl_model *model;
+	struct sl_settings s;
+	uint64_t total;
+	bool used;
+};
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static bool memo_estimate(const struct sl_eval *ev, struct memo_entry *memo, const uint32_t *idx, uint64_t *total,
+			  bool *hit)
+{
+	struct sl_settings s;
+	const struct sl_model *m;
+	*hit = false;
+	if (!sl_eval_settings(ev, idx, &s, &m))
+		return false;
+	/* what sl_estimate does not read */
+	s.eval_batch_size = 0;
+	s.num_workers = 0;
+	s.pin_memory = false;
+	uint64_t h = hash_bytes(&s, sizeof s, hash_bytes(&m, sizeof m, 0xcbf29ce484222325ull));
+	struct memo_entry *e = &memo[h & ((1u << MEMO_BITS) - 1)];
+	if (e->used && e->model == m && memcmp(&e->s, &s, sizeof s) == 0) {
+		*total = e->total;
+		*hit = true;
+		return true;
+	}
+	struct sl_breakdown bd;
+	sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
+	e->used = true;
+	e->model = m;
+	e->s = s;
+	e->total = bd.total;
+	*total = bd.total;
+	return true;
+}
+
+static uint16_t cell_of(const struct sl_eval *ev, enum sl_verdict vd, uint64_t total)
+{
+	uint64_t q = 0x3FFF;
+	if (ev->capacity && total / ev->capacity < 16)
+		q = (uint64_t)((double)total * 1024.0 / (double)ev->capacity);
+	if (q > 0x3FFF)
+		q = 0x3FFF;
+	return (uint16_t)((unsigned)vd << 14 | (unsigned)q);
 }
 
 static void enumerate(struct builder *B)
@@ -465,37 +566,203 @@ static void enumerate(struct builder *B)
 	struct sl_eval *ev = B->ev;
 	struct sl_arena *a = B->a;
 	size_t n = ev->naxes;
+	uint64_t stride = 1;
+	for (size_t i = n; i-- > 0;) {
+		ev->axes[i].stride = stride;
+		stride *= ev->axes[i].n;
+	}
+	ev->ncombos = stride;
+	ev->cells = malloc(ev->ncombos * sizeof *ev->cells);
+	if (!ev->cells)
+		sl_oom();
+	sl_arena_defer(a, free, ev->cells);
+	struct memo_entry *memo = calloc((size_t)1 << MEMO_BITS, sizeof *memo);
+	if (!memo)
+		sl_oom();
 	uint32_t *idx = sl_arena_array(a, n ? n : 1, sizeof *idx);
 	ev->worst_combo = sl_arena_array(a, n ? n : 1, sizeof *idx);
-	struct sl_count w = ev->others;
-	for (;;) {
-		struct sl_breakdown bd;
-		bool known = sl_eval_estimate(ev, idx, &bd);
-		ev->evaluated++;
-		enum sl_verdict vd = known ? sl_eval_classify(ev, bd.total) : SL_VERDICT_UNKNOWN;
-		ev->n[vd] = count_add(ev->n[vd], w);
-		ev->total = count_add(ev->total, w);
-		if (known && bd.total > ev->worst) {
-			ev->worst = bd.total;
+	uint64_t c = 0;
+	do {
+		uint64_t total = 0;
+		bool hit = false;
+		bool known = memo_estimate(ev, memo, idx, &total, &hit);
+		if (known && !hit)
+			ev->evaluated++;
+		ev->memo_hits += hit;
+		enum sl_verdict vd = known ? sl_eval_classify(ev, total) : SL_VERDICT_UNKNOWN;
+		ev->cells[c++] = cell_of(ev, vd, total);
+		if (!known)
+			continue;
+		if (total > ev->worst || c == 1) {
+			ev->worst = total;
 			memcpy(ev->worst_combo, idx, n * sizeof *idx);
 		}
-		for (size_t i = 0; i < n; i++)
-			record(a, ev, &ev->axes[i].values[idx[i]], vd, known ? bd.total : 0, idx, w);
-		/* odometer, last axis fastest */
-		size_t i = n;
-		while (i > 0) {
-			i--;
-			if (++idx[i] < ev->axes[i].n)
-				break;
-			idx[i] = 0;
-			if (i == 0) {
-				i = SIZE_MAX;
-				break;
+		for (size_t i = 0; i < n; i++) {
+			struct sl_eval_value *v = &ev->axes[i].values[idx[i]];
+			if (total < v->best)
+				v->best = total;
+			if (!v->worst_combo || total > v->worst) {
+				v->worst = total;
+				if (!v->worst_combo)
+					v->worst_combo = sl_arena_array(a, n, sizeof *idx);
+				memcpy(v->worst_combo, idx, n * sizeof *idx);
 			}
 		}
-		if (n == 0 || i == SIZE_MAX)
-			break;
+	} while (sl_eval_next(ev, idx));
+	free(memo);
+}
+
+/* Blame order: the value a user changes first to make a run fit. */
+static int blame_rank(enum sl_role r)
+{
+	static const enum sl_role order[] = {
+		SL_ROLE_BATCH_SIZE, SL_ROLE_SEQ_LEN, SL_ROLE_TARGET_LEN, SL_ROLE_GRADIENT_CHECKPOINTING, SL_ROLE_MODEL,
+		SL_ROLE_MINI_BATCH_SIZE, SL_ROLE_TEXTS_PER_EXAMPLE, SL_ROLE_AMP, SL_ROLE_DTYPE, SL_ROLE_ATTN,
+		SL_ROLE_OPTIMIZER, SL_ROLE_LORA_R, SL_ROLE_LORA_TARGETS, SL_ROLE_QUANT, SL_ROLE_ZERO_STAGE,
+		SL_ROLE_OFFLOAD, SL_ROLE_NUM_GPUS, SL_ROLE_TASK,
+	};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (order[i] == r)
+			return (int)i;
+	return (int)(sizeof order / sizeof order[0]);
+}
+
+struct tally {
+	struct sl_eval *ev;
+	struct sl_arena *a;
+	size_t *order;          /* axes by blame rank */
+	size_t *bounds;         /* axes evaluated at their bounds */
+	size_t nbounds;
+	struct sl_count block;  /* weight of one block of bound corners */
+};
+
+/* The axis and value an OOM (vd) combination is attributed to; *hopeless when no single change fixes it. */
+static size_t blame(const struct tally *T, const uint32_t *idx, uint64_t c, enum sl_verdict vd, bool *hopeless)
+{
+	const struct sl_eval *ev = T->ev;
+	*hopeless = false;
+	for (size_t k = 0; k < ev->naxes; k++) {
+		const struct sl_eval_axis *ax = &ev->axes[T->order[k]];
+		if (ax->n < 2)
+			continue;
+		uint64_t base = c - idx[T->order[k]] * ax->stride;
+		for (uint32_t j = 0; j < ax->n; j++) {
+			if (j == idx[T->order[k]])
+				continue;
+			enum sl_verdict w = (enum sl_verdict)(ev->cells[base + j * ax->stride] >> 14);
+			if (w != SL_VERDICT_UNKNOWN && w < vd)
+				return T->order[k];
+		}
 	}
+	*hopeless = true;
+	/* the model when it has a place in a file, else the first value that has one */
+	for (size_t i = ev->naxes; i-- > 0;)
+		if (ev->axes[i].role == SL_ROLE_MODEL && ev->axes[i].values[idx[i]].node)
+			return i;
+	for (size_t k = 0; k < ev->naxes; k++)
+		if (ev->axes[T->order[k]].values[idx[T->order[k]]].node)
+			return T->order[k];
+	return ev->naxes ? T->order[0] : SIZE_MAX;
+}
+
+static void blame_one(struct tally *T, const uint32_t *idx, uint64_t c, enum sl_verdict vd)
+{
+	struct sl_eval *ev = T->ev;
+	bool hopeless;
+	size_t k = blame(T, idx, c, vd, &hopeless);
+	if (k == SIZE_MAX)
+		return;
+	struct sl_eval_value *v = &ev->axes[k].values[idx[k]];
+	uint16_t q = ev->cells[c] & 0x3FFF;
+	v->blamed[vd]++;
+	v->hopeless |= hopeless;
+	if (!v->blame_combo[vd] || q > v->blame_q[vd]) {
+		if (!v->blame_combo[vd])
+			v->blame_combo[vd] = sl_arena_array(T->a, ev->naxes, sizeof *idx);
+		memcpy(v->blame_combo[vd], idx, ev->naxes * sizeof *idx);
+		v->blame_q[vd] = q;
+	}
+}
+
+/* Half of a range for one of its two bounds: the lower bound stands for floor(n/2) values. */
+static struct sl_count half(struct sl_count range, bool upper)
+{
+	if (range.infinite || range.saturated)
+		return range;
+	return (struct sl_count){.value = upper ? range.value - range.value / 2 : range.value / 2};
+}
+
+/*
+ * Counts and blame in one pass over the stored verdicts. Without bounds
+ * every combination weighs `others`. Axes evaluated at their bounds group
+ * their corners into blocks: a block whose corners agree takes their
+ * verdict for all the values between (memory is monotone along a numeric
+ * axis), one whose corners disagree is unknown; a bound value itself counts
+ * its own corner over half of its range.
+ */
+static void tally(struct builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	struct tally T = {.ev = ev, .a = B->a};
+	size_t n = ev->naxes;
+	T.order = sl_arena_array(B->a, n ? n : 1, sizeof *T.order);
+	T.bounds = sl_arena_array(B->a, n ? n : 1, sizeof *T.bounds);
+	for (size_t i = 0; i < n; i++)
+		T.order[i] = i;
+	for (size_t i = 1; i < n; i++) /* stable insertion sort by rank */
+		for (size_t j = i; j > 0 && blame_rank(ev->axes[T.order[j]].role) < blame_rank(ev->axes[T.order[j - 1]].role); j--) {
+			size_t t = T.order[j];
+			T.order[j] = T.order[j - 1];
+			T.order[j - 1] = t;
+		}
+	T.block = ev->others;
+	for (size_t i = 0; i < n; i++)
+		if (ev->axes[i].bounds && ev->axes[i].n == 2) {
+			T.bounds[T.nbounds++] = i;
+			T.block = sl_count_mul(T.block, ev->axes[i].range);
+		}
+
+	uint32_t *idx = sl_arena_array(B->a, n ? n : 1, sizeof *idx);
+	uint32_t *corner = sl_arena_array(B->a, n ? n : 1, sizeof *corner);
+	uint64_t c = 0;
+	do {
+		enum sl_verdict vd = (enum sl_verdict)(ev->cells[c] >> 14);
+		ev->u[vd]++;
+		for (size_t i = 0; i < n; i++)
+			ev->axes[i].values[idx[i]].u[vd]++;
+		if (vd == SL_VERDICT_OOM || vd == SL_VERDICT_NEAR)
+			blame_one(&T, idx, c, vd);
+		/* weighted counts: once per block, at its base corner */
+		bool base = true;
+		for (size_t b = 0; b < T.nbounds; b++)
+			base &= idx[T.bounds[b]] == 0;
+		if (base) {
+			enum sl_verdict bv = vd;
+			memcpy(corner, idx, n * sizeof *idx);
+			for (uint64_t m = 1; m < ((uint64_t)1 << T.nbounds); m++) {
+				for (size_t b = 0; b < T.nbounds; b++)
+					corner[T.bounds[b]] = (uint32_t)(m >> b & 1);
+				if ((enum sl_verdict)(ev->cells[cell_index(ev, corner)] >> 14) != bv)
+					bv = SL_VERDICT_UNKNOWN;
+			}
+			ev->n[bv] = count_add(ev->n[bv], T.block);
+			ev->total = count_add(ev->total, T.block);
+			for (size_t i = 0; i < n; i++)
+				if (!ev->axes[i].bounds || ev->axes[i].n != 2)
+					ev->axes[i].values[idx[i]].n[bv] =
+						count_add(ev->axes[i].values[idx[i]].n[bv], T.block);
+		}
+		/* a bound value: its own corner over half the range, the other bounds' block shares */
+		for (size_t b = 0; b < T.nbounds; b++) {
+			size_t i = T.bounds[b];
+			struct sl_count w = ev->others;
+			for (size_t o = 0; o < T.nbounds; o++)
+				w = sl_count_mul(w, half(ev->axes[T.bounds[o]].range, idx[T.bounds[o]] == 1));
+			struct sl_eval_value *v = &ev->axes[i].values[idx[i]];
+			v->n[vd] = count_add(v->n[vd], w);
+		}
+		c++;
+	} while (sl_eval_next(ev, idx));
 }
 
 int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
@@ -506,10 +773,12 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	ev->sweep = sw;
 	ev->gpu = o->gpu;
 	ev->cat = o->cat;
+	ev->num_gpus = o->num_gpus;
 	ev->capacity = o->gpu ? o->gpu->bytes : 0;
 	double h = o->headroom > 0 && o->headroom <= 1 ? o->headroom : 1.0;
 	ev->plan = (uint64_t)((double)ev->capacity * h);
-	struct builder B = {.a = a, .ev = ev, .o = o, .diags = diags, .res = sl_scalar_resolver_new(a)};
+	struct builder B = {.a = a, .ev = ev, .o = o, .diags = diags,
+			    .res = o->resolver ? o->resolver : sl_scalar_resolver_new(a)};
 	for (size_t i = 0; i < o->nconfigs; i++)
 		add_entries_of(&B, o->configs[i]);
 	add_command_options(&B, false);
@@ -524,10 +793,87 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 		if (ev->axes[i].n)
 			ev->axes[k++] = ev->axes[i];
 	ev->naxes = k;
+	for (size_t i = 0; i < ev->naxes; i++)
+		for (size_t j = 0; j < ev->axes[i].n; j++)
+			ev->axes[i].values[j].best = UINT64_MAX;
 	limit_axes(&B, o->max_combos ? o->max_combos : SL_EVAL_MAX_COMBOS);
+	if (!ev->cat || !ev->gpu)
+		return 0; /* nothing to estimate against: the caller counts every combination unknown */
 	enumerate(&B);
+	tally(&B);
 	return 0;
 }
+
+/* ---- fixes ---------------------------------------------------------------------------- */
+
+static bool fits(const struct sl_eval *ev, const struct sl_model *m, const struct sl_settings *s, uint64_t limit)
+{
+	struct sl_breakdown bd;
+	sl_estimate(&m->arch, s, ev->gpu, &ev->cat->calib, &bd);
+	return bd.total <= limit;
+}
+
+bool sl_eval_fix(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit, struct sl_eval_fix *fx)
+{
+	memset(fx, 0, sizeof *fx);
+	struct sl_settings s0;
+	const struct sl_model *m;
+	if (!sl_eval_settings(ev, idx, &s0, &m))
+		return false;
+	fx->batch = s0.batch_size;
+	fx->accum = s0.grad_accum ? s0.grad_accum : 1;
+	/* the largest batch that fits: memory grows with the batch, so bisect [1, batch) */
+	if (s0.batch_size > 1) {
+		struct sl_settings s = s0;
+		s.grad_accum = fx->accum > 1 ? fx->accum : 2; /* a smaller batch accumulates: gradients persist */
+		uint64_t lo = 0, hi = s0.batch_size - 1;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo + 1) / 2;
+			s.batch_size = mid;
+			if (fits(ev, m, &s, limit))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		fx->batch_fit = lo;
+		/* the largest divisor of the effective batch that fits keeps it exactly */
+		uint64_t eff = s0.batch_size * fx->accum;
+		for (uint64_t b = lo; b >= 1; b--) {
+			if (eff % b)
+				continue;
+			s.batch_size = b;
+			s.grad_accum = eff / b;
+			if (fits(ev, m, &s, limit)) {
+				fx->new_batch = b;
+				fx->new_accum = eff / b;
+				break;
+			}
+		}
+	}
+	if (!s0.gradient_checkpointing) {
+		struct sl_settings s = s0;
+		s.gradient_checkpointing = true;
+		fx->gc_fits = fits(ev, m, &s, limit);
+	}
+	static const uint32_t gpus[] = {2, 4, 8};
+	for (size_t g = 0; g < sizeof gpus / sizeof gpus[0] && !fx->zero_gpus; g++) {
+		if (gpus[g] <= s0.num_gpus && s0.zero_stage >= 3)
+			continue;
+		for (uint32_t stage = 2; stage <= 3; stage++) {
+			struct sl_settings s = s0;
+			s.num_gpus = gpus[g] > s0.num_gpus ? gpus[g] : s0.num_gpus;
+			s.zero_stage = stage > s0.zero_stage ? stage : s0.zero_stage;
+			if (fits(ev, m, &s, limit)) {
+				fx->zero_gpus = s.num_gpus;
+				fx->zero_stage = s.zero_stage;
+				break;
+			}
+		}
+	}
+	return true;
+}
+
+/* ---- lookups and text ----------------------------------------------------------------- */
 
 const struct sl_eval_axis *sl_eval_axis_for(const struct sl_eval *ev, enum sl_role r)
 {
@@ -543,21 +889,24 @@ const struct sl_eval_axis *sl_eval_axis_for(const struct sl_eval *ev, enum sl_ro
 	return any;
 }
 
-const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx)
+const char *sl_eval_value_name(struct sl_arena *a, const struct sl_eval_axis *ax, const struct sl_eval_value *v)
+{
+	if (ax->role == SL_ROLE_MODEL)
+		return v->model ? v->model->name : v->text;
+	return sl_arena_printf(a, "%s %s", ax->key, v->text);
+}
+
+const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t skip)
 {
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
-		if (ax->n < 2)
+		if (ax->n < 2 || i == skip)
 			continue;
-		const struct sl_eval_value *v = &ax->values[idx[i]];
 		if (b.len)
 			sl_buf_adds(&b, " × ");
-		if (ax->role == SL_ROLE_MODEL)
-			sl_buf_adds(&b, v->text);
-		else
-			sl_buf_addf(&b, "%s %s", ax->key, v->text);
+		sl_buf_adds(&b, sl_eval_value_name(a, ax, &ax->values[idx[i]]));
 	}
-	return b.len ? b.buf : "the configured run";
+	return b.len ? b.buf : NULL;
 }

@@ -1,0 +1,252 @@
+/* memory_rules: helpers the 2xx rules share (the evaluation, placement, counts, fixes in words). */
+#include "memory_rules.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/run.h"
+#include "sweeplint/ydoc.h"
+
+const struct sl_eval *sl_memrule_eval(const struct sl_check *cx)
+{
+	const struct sl_eval *ev = cx->file ? cx->file->eval : NULL;
+	if (!ev || !ev->cells || !ev->has_model)
+		return NULL;
+	return ev;
+}
+
+struct sl_diag *sl_memrule_emit(struct sl_check *cx, const struct sl_eval_axis *ax, const struct sl_eval_value *v,
+				const char *fmt, ...)
+{
+	const struct sl_source *src = cx->src;
+	struct sl_span span;
+	if (v->node && ax->src) {
+		src = ax->src;
+		span = v->span;
+	} else if (cx->sweep && cx->sweep->parameters) {
+		span = cx->sweep->parameters->span;
+	} else if (cx->doc && cx->doc->root) {
+		span = cx->doc->root->span;
+	} else {
+		span = sl_source_span(cx->src, 0, 0);
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	struct sl_diag *d = sl_diags_vadd(cx->diags, cx->rule->slug, cx->severity, src, span, fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+static struct sl_count add(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
+	r.value = x.value > UINT64_MAX - y.value ? UINT64_MAX : x.value + y.value;
+	r.saturated |= x.value > UINT64_MAX - y.value;
+	return r;
+}
+
+const char *sl_memrule_counts(struct sl_arena *a, const struct sl_eval *ev, const struct sl_eval_value *v,
+			      unsigned mask)
+{
+	if (ev->others.infinite || ev->others.saturated) {
+		/* counted with the other parameters the numbers say nothing: count memory settings */
+		uint64_t k = 0, all = 0;
+		for (int i = 0; i < SL_VERDICT__COUNT; i++) {
+			all += v->u[i];
+			if (mask & 1u << i)
+				k += v->u[i];
+		}
+		return sl_arena_printf(a, "in %llu of %llu memory settings (each with %s combinations of the other parameters)",
+				       (unsigned long long)k, (unsigned long long)all, sl_count_str(a, ev->others));
+	}
+	struct sl_count k = {0}, all = {0};
+	for (int i = 0; i < SL_VERDICT__COUNT; i++) {
+		all = add(all, v->n[i]);
+		if (mask & 1u << i)
+			k = add(k, v->n[i]);
+	}
+	if (!k.infinite && !k.saturated && k.value == all.value)
+		return sl_arena_printf(a, "in all %s combination%s", sl_count_str(a, all),
+				       !all.infinite && all.value == 1 ? "" : "s");
+	return sl_arena_printf(a, "in %s of %s combinations", sl_count_str(a, k), sl_count_str(a, all));
+}
+
+const struct sl_eval_axis *sl_memrule_axis(const struct sl_eval *ev, enum sl_role r, size_t *index)
+{
+	for (size_t i = ev->naxes; i-- > 0;)
+		if (ev->axes[i].role == r) {
+			if (index)
+				*index = i;
+			return &ev->axes[i];
+		}
+	return NULL;
+}
+
+uint64_t sl_memrule_peak(const struct sl_eval *ev, const uint32_t *idx)
+{
+	struct sl_breakdown bd;
+	return sl_eval_estimate(ev, idx, &bd) ? bd.total : 0;
+}
+
+bool sl_memrule_first_of_node(const struct sl_eval_axis *ax, size_t j, size_t *count)
+{
+	*count = 0;
+	bool first = true;
+	for (size_t k = 0; k < ax->n; k++) {
+		if (ax->values[k].node != ax->values[j].node)
+			continue;
+		++*count;
+		if (k < j)
+			first = false;
+	}
+	return first;
+}
+
+const char *sl_memrule_params(struct sl_arena *a, uint64_t p)
+{
+	if (p >= 1000000000ull)
+		return sl_arena_printf(a, "%.1fB", (double)p / 1e9);
+	return sl_arena_printf(a, "%.0fM", (double)p / 1e6);
+}
+
+/* The longest value of a length axis below the combination's own that fits under limit. */
+static const char *shorter_that_fits(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t axis,
+				     uint64_t limit)
+{
+	const struct sl_eval_axis *ax = &ev->axes[axis];
+	uint32_t *c = sl_arena_array(a, ev->naxes, sizeof *c);
+	memcpy(c, idx, ev->naxes * sizeof *c);
+	const struct sl_eval_value *best = NULL;
+	for (uint32_t j = 0; j < ax->n; j++) {
+		const struct sl_eval_value *v = &ax->values[j];
+		if (!v->ok || j == idx[axis] || v->rv->u >= ax->values[idx[axis]].rv->u)
+			continue;
+		c[axis] = j;
+		uint64_t peak = sl_memrule_peak(ev, c);
+		if (peak && peak <= limit && (!best || v->rv->u > best->rv->u))
+			best = v;
+	}
+	return best ? sl_arena_printf(a, "%s %s fits", ax->key, best->text) : NULL;
+}
+
+const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t axis,
+			   uint64_t limit)
+{
+	struct sl_eval_fix fx;
+	if (!sl_eval_fix(ev, idx, limit, &fx))
+		return NULL;
+	enum sl_role role = axis < ev->naxes ? ev->axes[axis].role : SL_ROLE__COUNT;
+	const struct sl_eval_axis *bax = sl_memrule_axis(ev, SL_ROLE_BATCH_SIZE, NULL);
+	const struct sl_eval_axis *gax = sl_memrule_axis(ev, SL_ROLE_GRAD_ACCUM, NULL);
+	const char *bkey = bax ? bax->key : "batch_size";
+	const char *gkey = gax ? gax->key : "gradient_accumulation_steps";
+
+	const char *batch = NULL, *length = NULL, *gc = NULL, *zero = NULL;
+	if (fx.new_batch && fx.new_batch == fx.batch_fit)
+		batch = sl_arena_printf(a, "%s %llu with %s %llu keeps the effective batch %llu (the largest batch that fits)",
+					bkey, (unsigned long long)fx.new_batch, gkey, (unsigned long long)fx.new_accum,
+					(unsigned long long)(fx.batch * fx.accum));
+	else if (fx.new_batch)
+		batch = sl_arena_printf(a, "the largest batch that fits is %llu; %s %llu with %s %llu keeps the effective batch %llu",
+					(unsigned long long)fx.batch_fit, bkey, (unsigned long long)fx.new_batch, gkey,
+					(unsigned long long)fx.new_accum, (unsigned long long)(fx.batch * fx.accum));
+	else if (fx.batch_fit)
+		batch = sl_arena_printf(a, "the largest batch that fits is %llu", (unsigned long long)fx.batch_fit);
+	if (role == SL_ROLE_SEQ_LEN || role == SL_ROLE_TARGET_LEN)
+		length = shorter_that_fits(a, ev, idx, axis, limit);
+	if (fx.gc_fits)
+		gc = "fits with gradient checkpointing";
+	if (fx.zero_gpus)
+		zero = sl_arena_printf(a, "fits on %u GPUs with ZeRO-%u", fx.zero_gpus, fx.zero_stage);
+
+	const char *order[5];
+	size_t n = 0;
+	switch (role) {
+	case SL_ROLE_SEQ_LEN:
+	case SL_ROLE_TARGET_LEN:
+		order[n++] = length, order[n++] = gc, order[n++] = batch, order[n++] = zero;
+		break;
+	case SL_ROLE_GRADIENT_CHECKPOINTING:
+		order[n++] = gc, order[n++] = batch, order[n++] = zero;
+		break;
+	case SL_ROLE_MODEL:
+		order[n++] = zero, order[n++] = gc, order[n++] = batch;
+		break;
+	default:
+		order[n++] = batch, order[n++] = gc, order[n++] = zero;
+		break;
+	}
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	int shown = 0;
+	for (size_t i = 0; i < n && shown < 2; i++) {
+		if (!order[i])
+			continue;
+		sl_buf_adds(&b, shown++ ? "; or " : "");
+		sl_buf_adds(&b, order[i]);
+	}
+	if (!shown)
+		return "nothing sweeplint tries fits (a smaller batch, gradient checkpointing, ZeRO-2/3 on up to 8 GPUs)";
+	return b.buf;
+}
+
+/* Every known combination of v is at vd or worse, and some value of its axis does better. */
+static bool all_bad(const struct sl_eval_axis *ax, const struct sl_eval_value *v, enum sl_verdict vd)
+{
+	uint64_t bad = 0, good = 0;
+	for (int i = 0; i < SL_VERDICT_UNKNOWN; i++)
+		(i >= (int)vd ? &bad : &good)[0] += v->u[i];
+	if (!bad || good || ax->n < 2)
+		return false;
+	for (size_t j = 0; j < ax->n; j++)
+		for (int i = 0; i < (int)vd; i++)
+			if (ax->values[j].u[i])
+				return true;
+	return false;
+}
+
+void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_verdict vd)
+{
+	struct sl_arena *a = cx->arena;
+	uint64_t limit = vd == SL_VERDICT_OOM ? ev->capacity : ev->plan;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		const struct sl_node *done = NULL; /* computed range values share a node: one finding there */
+		for (size_t j = 0; j < ax->n; j++) {
+			const struct sl_eval_value *v = &ax->values[j];
+			bool blamed = v->blamed[vd] > 0;
+			if (!blamed && !all_bad(ax, v, vd))
+				continue;
+			/* an OOM value is not also near capacity */
+			if (vd == SL_VERDICT_NEAR && (v->blamed[SL_VERDICT_OOM] || all_bad(ax, v, SL_VERDICT_OOM)))
+				continue;
+			size_t same;
+			sl_memrule_first_of_node(ax, j, &same);
+			if (v->node && v->node == done)
+				continue;
+			done = v->node;
+			const uint32_t *idx = blamed ? v->blame_combo[vd] : v->worst_combo;
+			if (!idx)
+				continue;
+			uint64_t peak = sl_memrule_peak(ev, idx);
+			const char *desc = sl_eval_describe(a, ev, idx, i);
+			const char *name = sl_eval_value_name(a, ax, v);
+			const char *counts = sl_memrule_counts(a, ev, v, vd == SL_VERDICT_OOM ? 1u << SL_VERDICT_OOM
+											 : 1u << SL_VERDICT_NEAR);
+			const char *fix = sl_memrule_fix(a, ev, idx, i, limit);
+			const char *more = same > 1 ? sl_arena_printf(a, " (one of %zu values of this range)", same) : "";
+			const char *worst = desc ? sl_arena_printf(a, "; worst: %s needs", desc) : ": it needs";
+			if (vd == SL_VERDICT_OOM)
+				sl_memrule_emit(cx, ax, v, "%s%s runs out of memory %s%s %s on %s (usable %s); fix: %s", name,
+						more, counts, worst, sl_bytes_str(a, peak), ev->gpu->name,
+						sl_bytes_str(a, ev->capacity), fix ? fix : "none known");
+			else
+				sl_memrule_emit(cx, ax, v,
+						"%s%s is above the %.0f%% planning headroom %s%s %s of %s on %s (%.0f%%); fix: %s",
+						name, more, 100.0 * (double)ev->plan / (double)ev->capacity, counts, worst,
+						sl_bytes_str(a, peak), sl_bytes_str(a, ev->capacity), ev->gpu->name,
+						100.0 * (double)peak / (double)ev->capacity, fix ? fix : "none known");
+		}
+	}
+}

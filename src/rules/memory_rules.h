@@ -1,0 +1,60 @@
+/*
+ * memory_rules: what the 2xx rules share — the file's evaluation, findings
+ * placed on a value wherever it was written (sweep, -c config, command),
+ * the counts and the computed fix in words. Internal to src/rules/; every
+ * string lives in the run arena.
+ */
+#ifndef SWEEPLINT_RULES_MEMORY_RULES_H
+#define SWEEPLINT_RULES_MEMORY_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweeplint/eval.h"
+#include "sweeplint/rules.h"
+
+/* The file's evaluation when the memory model ran over it (a model set somewhere), else NULL. */
+const struct sl_eval *sl_memrule_eval(const struct sl_check *cx);
+
+/*
+ * Report at value v of axis ax: its node in the file it was written in, or
+ * the sweep's root for a value that has no place (--set).
+ */
+struct sl_diag *sl_memrule_emit(struct sl_check *cx, const struct sl_eval_axis *ax, const struct sl_eval_value *v,
+				const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* "in 24 of 40 combinations" for the combinations of v with verdict vd (several verdicts: a mask 1 << vd). */
+const char *sl_memrule_counts(struct sl_arena *a, const struct sl_eval *ev, const struct sl_eval_value *v,
+			      unsigned mask);
+
+/* The last axis with role r (the one whose value a run gets), or NULL. */
+const struct sl_eval_axis *sl_memrule_axis(const struct sl_eval *ev, enum sl_role r, size_t *index);
+
+/*
+ * The fix of one combination under `limit`, in words, starting with the
+ * remedy of the blamed axis (batch: the largest batch that fits and the
+ * accumulation that keeps the effective batch; lengths: the longest value
+ * of the axis that fits; gradient checkpointing; ZeRO over more GPUs).
+ */
+const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t axis,
+			   uint64_t limit);
+
+/* Number of values of axis ax that share node with value j (computed range values), and whether j is the first. */
+bool sl_memrule_first_of_node(const struct sl_eval_axis *ax, size_t j, size_t *count);
+
+/* The peak of one combination (0 when unknown). */
+uint64_t sl_memrule_peak(const struct sl_eval *ev, const uint32_t *idx);
+
+/* "8.0B", "568M": a parameter count for messages. */
+const char *sl_memrule_params(struct sl_arena *a, uint64_t params);
+
+/*
+ * One finding per value that OOM (vd = SL_VERDICT_OOM, limit = capacity) or
+ * near-capacity (SL_VERDICT_NEAR, limit = plan) combinations are blamed on,
+ * or whose every known combination has that verdict while another value of
+ * its axis does better: counts, the worst such combination, and its fix.
+ */
+void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_verdict vd);
+
+#endif
