@@ -1,9 +1,245 @@
-/* cmd_fix: not written yet. */
+/*
+ * cmd_fix: `sweeplint fix [OPTIONS] FILE` — remove every value of a memory
+ * axis that fits in no combination it takes part in (no combination that
+ * fits is lost), lower the upper bound of a range above which nothing fits,
+ * and print the result (default), write it (-o OUT), replace the file
+ * (--in-place: a temporary file renamed over it, mode kept, the original
+ * untouched on any failure) or print a unified diff (--diff). The result is
+ * parsed, checked and evaluated again before it goes anywhere. Exit: 0 when
+ * every remaining combination fits (or nothing was to be done), 1 when
+ * out-of-memory combinations remain (they depend on other values: split
+ * --exact removes them) or nothing fits at all, 2 on usage or I/O errors.
+ */
+#include <stdio.h>
+#include <string.h>
+
 #include "cli.h"
+#include "opts.h"
+#include "rewrite_cli.h"
+#include "sweeplint/run.h"
+
+enum { OPT_DIFF = 512, OPT_IN_PLACE };
+
+struct fix_ctx {
+	struct sl_run *run;
+	const char *output;
+	bool in_place, diff, quiet;
+	const char *config_file;
+};
+
+static const struct sl_opt fix_opts[] = {
+	{"output", 'o', true, "OUT", "write the result to OUT ('-': standard output, the default)"},
+	{"in-place", 'i', false, NULL, "replace FILE (atomically; its mode is kept)"},
+	{"diff", OPT_DIFF, false, NULL, "print a unified diff instead of the result"},
+	{"quiet", 'q', false, NULL, "say nothing on standard error unless something fails"},
+	{"config-file", RW_OPT_CONFIG_FILE, true, "FILE", "project config instead of the nearest .sweeplint.yaml"},
+};
+
+static int fix_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
+{
+	struct fix_ctx *c = vctx;
+	switch (key) {
+	case 'o':
+		if (!*arg)
+			return sl_opts_error(cli, "invalid --output '': expected a file or '-'");
+		c->output = sl_arena_strdup(c->run->arena, arg);
+		return 0;
+	case 'i':
+		c->in_place = true;
+		return 0;
+	case OPT_DIFF:
+		c->diff = true;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	case RW_OPT_CONFIG_FILE:
+		if (!*arg)
+			return sl_opts_error(cli, "invalid --config-file '': expected a file");
+		c->config_file = sl_arena_strdup(c->run->arena, arg);
+		return 0;
+	default:
+		return sl_opts_error(cli, "internal error: option %d", key);
+	}
+}
+
+static struct fix_ctx fix_ctx;
+
+static const struct sl_cmd_spec spec = {
+	.name = "fix",
+	.usage = "[OPTIONS] FILE",
+	.summary = "Remove the values of memory axes that fit in no combination (no fitting combination is lost).",
+	.common = SL_OPTS_MODEL,
+	.exit_help = "0 every remaining combination fits (or nothing to do), 1 out-of-memory combinations remain,\n"
+		     "2 usage or I/O problem (nothing written)",
+	.opts = fix_opts,
+	.nopts = sizeof fix_opts / sizeof fix_opts[0],
+	.on_opt = fix_opt,
+	.ctx = &fix_ctx,
+};
+
+/* Say what was removed or narrowed, comparing the box with the whole sweep. */
+static void explain(struct rw_job *j, const struct sl_box *b)
+{
+	FILE *err = j->cli->err;
+	struct sl_arena *a = j->run->arena;
+	const struct sl_rewrite *rw = &j->rw;
+	const char *gpu = j->ev->gpu ? j->ev->gpu->name : "the GPU";
+	for (size_t i = 0; i < rw->naxes; i++) {
+		const struct sl_rw_axis *x = &rw->axes[i];
+		const struct sl_eval_axis *ax = x->ax;
+		switch (x->kind) {
+		case SL_RW_LIST:
+			for (size_t k = 0; k < ax->n; k++) {
+				if (b->keep[i][k])
+					continue;
+				const struct sl_eval_value *v = &ax->values[k];
+				fprintf(err,
+					"%s:%u:%u: removed %s %s: out of memory in all %s combinations it takes part "
+					"in (the smallest needs %s on %s)\n",
+					j->shown, v->span.line, v->span.col, ax->key, sl_rewrite_value_text(rw, i, k),
+					rw_count(j, v->n[SL_VERDICT_OOM]), sl_bytes_str(a, v->best), gpu);
+			}
+			break;
+		case SL_RW_RANGE: {
+			size_t lo = 0, hi = ax->n;
+			while (lo < ax->n && !b->keep[i][lo])
+				lo++;
+			while (hi > lo && !b->keep[i][hi - 1])
+				hi--;
+			if (hi < ax->n)
+				fprintf(err,
+					"%s:%u:%u: lowered the max of %s: %s to %s run out of memory in every "
+					"combination\n",
+					j->shown, ax->param->max->span.line, ax->param->max->span.col, ax->key,
+					sl_rewrite_value_text(rw, i, hi), sl_rewrite_value_text(rw, i, ax->n - 1));
+			if (lo > 0)
+				fprintf(err,
+					"%s:%u:%u: raised the min of %s: %s to %s run out of memory in every "
+					"combination\n",
+					j->shown, ax->param->min->span.line, ax->param->min->span.col, ax->key,
+					sl_rewrite_value_text(rw, i, 0), sl_rewrite_value_text(rw, i, lo - 1));
+			break;
+		}
+		case SL_RW_BOUNDS:
+			if (b->max[i])
+				fprintf(err,
+					"%s:%u:%u: lowered the max of %s from %s to %llu: above it every combination "
+					"runs out of memory\n",
+					j->shown, ax->param->max->span.line, ax->param->max->span.col, ax->key,
+					sl_rewrite_value_text(rw, i, 1), (unsigned long long)b->max[i]);
+			break;
+		default:
+			break;
+		}
+	}
+}
 
 int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(cli->err, "sweeplint: fix: not implemented yet\n");
-	return SL_EXIT_USAGE;
+	struct sl_run *run = sl_run_new();
+	fix_ctx = (struct fix_ctx){.run = run};
+	run->opt.headroom = 0; /* 0 after parsing: --headroom not given (a project config may set it) */
+	int first = 0;
+	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
+	if (rc != SL_OPTS_GO) {
+		sl_run_free(run);
+		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	struct fix_ctx *c = &fix_ctx;
+	int status = SL_EXIT_USAGE;
+	if (first >= argc) {
+		sl_opts_error(cli, "no input file (give FILE, or '-' for standard input)");
+		goto out;
+	}
+	if (argc - first > 1) {
+		sl_opts_error(cli, "fix takes one FILE, not %d", argc - first);
+		goto out;
+	}
+	if (c->in_place + (c->output != NULL) + c->diff > 1) {
+		sl_opts_error(cli, "--in-place, --output and --diff exclude each other");
+		goto out;
+	}
+	if (c->in_place && strcmp(argv[first], "-") == 0) {
+		sl_opts_error(cli, "--in-place needs a file, not standard input");
+		goto out;
+	}
+
+	struct rw_job j = {.cli = cli, .run = run, .cmd = "fix", .path = argv[first], .config_file = c->config_file};
+	status = rw_load(&j);
+	if (status)
+		goto out;
+	FILE *err = cli->err;
+	struct sl_box *whole = sl_box_whole(&j.rw);
+	struct sl_box *b = sl_box_copy(&j.rw, whole);
+	size_t changed = sl_rewrite_prune(&j.rw, b);
+	if (whole->n[SL_RW_FEASIBLE] + whole->n[SL_RW_UNKNOWN] == 0) {
+		fprintf(err, "%s: error: no combination fits on %s: every one runs out of memory, so there is nothing "
+			     "to keep; nothing written\n",
+			j.shown, j.ev->gpu->name);
+		status = SL_EXIT_FINDINGS;
+		goto out;
+	}
+	struct rw_output o;
+	const char *why = NULL;
+	if (rw_render(&j, b, NULL, 0, false, &o, &why) < 0) {
+		fprintf(err, "%s: internal error: %s; nothing written\n", j.shown, why);
+		status = SL_EXIT_OOM;
+		goto out;
+	}
+
+	if (!c->quiet) {
+		explain(&j, b);
+		if (changed && j.file->sweep->method != SL_METHOD_GRID)
+			fprintf(err, "%s: note: method %s: the removed values are no longer drawn, which changes what "
+				     "the sweep samples\n",
+				j.shown, sl_method_name(j.file->sweep->method));
+		if (b->n[SL_RW_OOM]) {
+			const char *eg = rw_oom_example(&j, b);
+			fprintf(err,
+				"%s: %s of %s combinations still run out of memory, each only together with other "
+				"values%s%s%s; 'sweeplint split --exact' removes them\n",
+				j.shown, rw_count(&j, o.oom), rw_count(&j, o.total), eg ? " (e.g. " : "", eg ? eg : "",
+				eg ? ")" : "");
+		} else if (!changed) {
+			fprintf(err, "%s: nothing to prune: %s\n", j.shown,
+				whole->n[SL_RW_FEASIBLE] ? "every combination fits"
+							 : "no combination is known to run out of memory");
+		}
+		if (changed)
+			fprintf(err, "%s: %zu value%s removed; %s of %s combinations fit%s%s%s\n", j.shown, changed,
+				changed == 1 ? "" : "s", rw_count(&j, o.feasible), rw_count(&j, o.total),
+				o.unknown.value ? ", " : "", o.unknown.value ? rw_count(&j, o.unknown) : "",
+				o.unknown.value ? " unknown" : "");
+	}
+
+	status = b->n[SL_RW_OOM] ? SL_EXIT_FINDINGS : SL_EXIT_OK;
+	if (c->diff) {
+		struct sl_buf d;
+		sl_buf_init(&d, run->arena);
+		const char *p = j.path[0] == '/' || strcmp(j.path, "-") == 0 ? j.shown : NULL;
+		sl_rewrite_diff(&d, j.file->src, o.splices, o.nsplices,
+				p ? p : sl_arena_printf(run->arena, "a/%s", j.path),
+				p ? p : sl_arena_printf(run->arena, "b/%s", j.path), 3);
+		fwrite(d.buf, 1, d.len, cli->out);
+	} else if (c->in_place) {
+		if (!o.nsplices) {
+			if (!c->quiet)
+				fprintf(err, "%s: unchanged\n", j.shown);
+		} else if (rw_write(&j, j.path, o.text.buf, o.text.len, true) != 0) {
+			status = SL_EXIT_USAGE;
+		}
+	} else if (c->output && strcmp(c->output, "-") != 0) {
+		if (rw_write(&j, c->output, o.text.buf, o.text.len, false) != 0)
+			status = SL_EXIT_USAGE;
+	} else {
+		fwrite(o.text.buf, 1, o.text.len, cli->out);
+	}
+	if (fflush(cli->out) != 0) {
+		perror("sweeplint: error: cannot write output");
+		status = SL_EXIT_USAGE;
+	}
+out:
+	sl_run_free(run);
+	return status;
 }

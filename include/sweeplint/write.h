@@ -1,0 +1,49 @@
+/*
+ * write: writing a file so that a reader never sees half of it. The bytes go
+ * to a new temporary file beside the target (created exclusively, never
+ * through a symbolic link), are flushed to disk, get the mode (and, when
+ * allowed, the owner) of the file they replace, and are renamed over it;
+ * the target itself is never opened for writing, so on any failure it is
+ * unchanged and the temporary file is removed. Nothing here allocates or
+ * prints: the caller owns every buffer and words the message from the
+ * failure record.
+ */
+#ifndef SWEEPLINT_WRITE_H
+#define SWEEPLINT_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Which step failed (for messages). */
+enum sl_write_step {
+	SL_WRITE_OK,
+	SL_WRITE_TARGET,      /* the target is a symbolic link, a folder, or not a regular file */
+	SL_WRITE_MISSING,     /* must_exist and the target does not exist */
+	SL_WRITE_STAT,        /* the target could not be examined */
+	SL_WRITE_CREATE,      /* no temporary file could be created in the target's folder */
+	SL_WRITE_WRITE,       /* writing the temporary file failed (no space, a file size limit, ...) */
+	SL_WRITE_SYNC,        /* fsync or close failed */
+	SL_WRITE_MODE,        /* the replaced file's mode could not be given to the new one */
+	SL_WRITE_RENAME,      /* the rename over the target failed */
+	SL_WRITE__COUNT
+};
+
+struct sl_write_error {
+	enum sl_write_step step;
+	int errnum;           /* errno of the failing call (ELOOP for a symbolic link, EISDIR, ...) */
+};
+
+/*
+ * Replace (or create) path with data[0..len), atomically. An existing
+ * target must be a regular file (a symbolic link is refused, not followed:
+ * the link would be replaced by a file); its permission bits are kept. A new
+ * file gets 0666 less the umask. must_exist refuses to create one (for
+ * --in-place). Returns 0, or -SL_EIO with *err filled in; the target is
+ * untouched then.
+ */
+int sl_write_atomic(const char *path, const void *data, size_t len, bool must_exist, struct sl_write_error *err);
+
+/* "creating a temporary file", "writing", ... (what the step was doing). */
+const char *sl_write_step_name(enum sl_write_step s);
+
+#endif

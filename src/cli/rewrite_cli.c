@@ -1,0 +1,303 @@
+/* rewrite_cli: loading, rendering, re-checking and writing for `fix` and `split`. */
+#include "rewrite_cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opts.h"
+#include "sweeplint/config.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/run.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/write.h"
+#include "sweeplint/ydoc.h"
+
+const char *rw_count(struct rw_job *j, struct sl_count c)
+{
+	return sl_count_str(j->run->arena, c);
+}
+
+struct sl_count rw_count_add(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
+	if (x.value > UINT64_MAX - y.value) {
+		r.value = UINT64_MAX;
+		r.saturated = true;
+	} else {
+		r.value = x.value + y.value;
+	}
+	return r;
+}
+
+/* The project config for the file, applied to the run; false after printing why it cannot be used. */
+static bool apply_project(struct rw_job *j)
+{
+	struct sl_run *run = j->run;
+	const char *cpath = j->config_file ? j->config_file : sl_config_find(run->arena, j->path);
+	if (!cpath) {
+		struct sl_config_base base;
+		sl_config_save_base(run, &base);
+		sl_config_apply(run, &base, NULL);
+		return true;
+	}
+	struct sl_diags diags;
+	sl_diags_init(&diags, run->arena);
+	struct sl_config *c = NULL;
+	int errnum = 0;
+	int rc = sl_config_load(run, cpath, sl_opts_size, &c, &diags, &errnum);
+	if (rc == -SL_EIO)
+		fprintf(j->cli->err, "%s: error: cannot read config file: %s\n", cpath, strerror(errnum));
+	sl_diags_sort(&diags);
+	for (size_t i = 0; i < diags.n; i++) {
+		const struct sl_diag *d = &diags.v[i];
+		fprintf(j->cli->err, "%s:%u:%u: error: %s [%s]\n", d->src->display, d->span.line, d->span.col,
+			d->message, d->rule);
+	}
+	if (rc != 0) {
+		fprintf(j->cli->err, "%s: error: config file '%s' cannot be used\n", j->shown, cpath);
+		return false;
+	}
+	struct sl_config_base base;
+	sl_config_save_base(run, &base);
+	sl_config_apply(run, &base, c);
+	return true;
+}
+
+int rw_load(struct rw_job *j)
+{
+	struct sl_run *run = j->run;
+	FILE *err = j->cli->err;
+	j->shown = strcmp(j->path, "-") == 0 ? "<stdin>" : j->path;
+	if (!apply_project(j))
+		return SL_EXIT_USAGE;
+	const char *why = NULL;
+	int rc = sl_run_prepare(run, &why);
+	if (rc < 0) {
+		sl_opts_error(j->cli, "%s", why ? why : sl_strerror(rc));
+		return SL_EXIT_USAGE;
+	}
+	int e = 0;
+	struct sl_source *src = sl_source_read(run->arena, j->path, SL_MAX_INPUT_BYTES, &e);
+	if (!src) {
+		if (e == EFBIG)
+			fprintf(err, "%s: error: cannot read: larger than the %u MiB limit\n", j->shown,
+				SL_MAX_INPUT_BYTES >> 20);
+		else
+			fprintf(err, "%s: error: cannot read: %s\n", j->shown, strerror(e));
+		return SL_EXIT_USAGE;
+	}
+	struct sl_file *f = sl_run_check_source(run, src);
+	j->file = f;
+	if (!f->doc->ok) {
+		for (size_t i = 0; i < f->diags.n; i++)
+			if (strcmp(f->diags.v[i].rule, "syntax") == 0)
+				fprintf(err, "%s:%u:%u: error: %s [syntax]\n", j->shown, f->diags.v[i].span.line,
+					f->diags.v[i].span.col, f->diags.v[i].message);
+		fprintf(err, "%s: error: cannot %s a file that does not parse\n", j->shown, j->cmd);
+		return SL_EXIT_USAGE;
+	}
+	if (!f->sweep || !f->sweep->is_sweep) {
+		fprintf(err, "%s: error: not a W&B sweep (no method, parameters or program): nothing to %s\n", j->shown,
+			j->cmd);
+		return SL_EXIT_USAGE;
+	}
+	if (f->err) {
+		if (strcmp(f->err_rule, "config") == 0) {
+			for (size_t i = 0; i < f->diags.n; i++)
+				if (strcmp(f->diags.v[i].rule, "config") == 0)
+					fprintf(err, "%s:%u:%u: error: %s [config]\n", f->diags.v[i].src->display,
+						f->diags.v[i].span.line, f->diags.v[i].span.col, f->diags.v[i].message);
+			fprintf(err, "%s: error: a --config file could not be used\n", j->shown);
+		} else {
+			fprintf(err, "%s: error: rule '%s' could not run: %s\n", j->shown, f->err_rule,
+				sl_strerror(f->err));
+		}
+		return SL_EXIT_USAGE;
+	}
+	j->ev = f->eval;
+	if (!j->ev) {
+		fprintf(err, "%s: error: no memory evaluation to %s by: the rule 'oom' is off\n", j->shown, j->cmd);
+		return SL_EXIT_USAGE;
+	}
+	rc = sl_rewrite_init(&j->rw, run->arena, j->ev, run->resolver, &why);
+	if (rc < 0) {
+		fprintf(err, "%s: error: cannot %s: %s\n", j->shown, j->cmd, why);
+		return SL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Error-level rules that fired on f. */
+static bool fired(const struct sl_file *f, const char *rule)
+{
+	for (size_t i = 0; i < f->diags.n; i++)
+		if (f->diags.v[i].severity == SL_SEV_ERROR && strcmp(f->diags.v[i].rule, rule) == 0)
+			return true;
+	return false;
+}
+
+int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64_t run_cap, bool no_oom,
+	      struct rw_output *o, const char **why)
+{
+	struct sl_run *run = j->run;
+	struct sl_arena *a = run->arena;
+	const struct sl_sweep *sw = j->file->sweep;
+	memset(o, 0, sizeof *o);
+	struct sl_edits e;
+	sl_edits_init(&e, a, j->file->src);
+	int rc = sl_rewrite_edits(&j->rw, b, &e, why);
+	if (rc < 0)
+		return rc;
+	if (name && sw->name && sw->name->kind == SL_NODE_SCALAR) {
+		rc = sl_edits_set_scalar(&e, run->resolver, sw->name, name, strlen(name), SL_V_STR);
+		if (rc < 0) {
+			*why = sl_arena_printf(a, "cannot rewrite name: %s", sl_strerror(rc));
+			return rc;
+		}
+	}
+	if (run_cap && sw->has_run_cap && sw->run_cap && (uint64_t)sw->run_cap_value != run_cap) {
+		const char *t = sl_arena_printf(a, "%llu", (unsigned long long)run_cap);
+		rc = sl_edits_set_scalar(&e, run->resolver, sw->run_cap, t, strlen(t), SL_V_INT);
+		if (rc < 0) {
+			*why = sl_arena_printf(a, "cannot rewrite run_cap: %s", sl_strerror(rc));
+			return rc;
+		}
+	}
+	rc = sl_edits_apply(&e, &o->text);
+	if (rc == 0)
+		rc = sl_edits_list(&e, &o->splices, &o->nsplices);
+	if (rc < 0) {
+		*why = sl_arena_printf(a, "the edits do not apply: %s", sl_strerror(rc));
+		return rc;
+	}
+
+	/* check the result as if it were a new file beside the old one (same folder: same configs) */
+	struct sl_source *src = sl_source_from_bytes(a, j->file->src->path, o->text.buf, o->text.len);
+	src->display = j->file->src->display;
+	struct sl_file *f = sl_run_check_source(run, src);
+	o->checked = f;
+	if (!f->doc->ok || !f->sweep || !f->sweep->is_sweep) {
+		*why = "the rewritten sweep does not parse";
+		for (size_t i = 0; i < f->diags.n; i++)
+			if (strcmp(f->diags.v[i].rule, "syntax") == 0)
+				*why = sl_arena_printf(a, "the rewritten sweep does not parse: line %u: %s",
+						       f->diags.v[i].span.line, f->diags.v[i].message);
+		return -SL_EINTERNAL;
+	}
+	if (f->err || !f->eval) {
+		*why = "the rewritten sweep could not be evaluated";
+		return -SL_EINTERNAL;
+	}
+	if (sw->nproblems == 0 && f->sweep->nproblems > 0) {
+		*why = sl_arena_printf(a, "W&B would reject the rewritten sweep: line %u: %s",
+				       f->sweep->problems[0].at->span.line, f->sweep->problems[0].message);
+		return -SL_EINTERNAL;
+	}
+	for (size_t i = 0; i < f->diags.n; i++) {
+		const struct sl_diag *d = &f->diags.v[i];
+		if (d->severity == SL_SEV_ERROR && !fired(j->file, d->rule)) {
+			*why = sl_arena_printf(a, "the rewritten sweep has a new '%s' error: line %u: %s", d->rule,
+					       d->span.line, d->message);
+			return -SL_EINTERNAL;
+		}
+	}
+	const struct sl_eval *ev = f->eval;
+	o->ev = ev;
+	uint64_t feas = ev->u[SL_VERDICT_FIT] + ev->u[SL_VERDICT_NEAR];
+	if (feas != b->n[SL_RW_FEASIBLE] || ev->u[SL_VERDICT_OOM] != b->n[SL_RW_OOM] ||
+	    ev->u[SL_VERDICT_UNKNOWN] != b->n[SL_RW_UNKNOWN]) {
+		*why = sl_arena_printf(a,
+				       "the rewritten sweep evaluates to %llu fitting, %llu out-of-memory and %llu unknown "
+				       "combinations, not the %llu, %llu and %llu planned",
+				       (unsigned long long)feas, (unsigned long long)ev->u[SL_VERDICT_OOM],
+				       (unsigned long long)ev->u[SL_VERDICT_UNKNOWN],
+				       (unsigned long long)b->n[SL_RW_FEASIBLE], (unsigned long long)b->n[SL_RW_OOM],
+				       (unsigned long long)b->n[SL_RW_UNKNOWN]);
+		return -SL_EINTERNAL;
+	}
+	if (no_oom && ev->u[SL_VERDICT_OOM]) {
+		*why = "the rewritten sweep still holds out-of-memory combinations";
+		return -SL_EINTERNAL;
+	}
+	o->feasible = rw_count_add(ev->n[SL_VERDICT_FIT], ev->n[SL_VERDICT_NEAR]);
+	o->oom = ev->n[SL_VERDICT_OOM];
+	o->unknown = ev->n[SL_VERDICT_UNKNOWN];
+	o->total = ev->total;
+	return 0;
+}
+
+int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, bool must_exist)
+{
+	FILE *err = j->cli->err;
+	/* past a file size limit, write() must fail with EFBIG rather than the signal killing us half-way */
+	signal(SIGXFSZ, SIG_IGN);
+	struct sl_write_error we;
+	if (sl_write_atomic(path, text, len, must_exist, &we) == 0)
+		return 0;
+	const char *kept = must_exist ? sl_arena_printf(j->run->arena, "; '%s' is unchanged", path) : "";
+	if (we.step == SL_WRITE_TARGET && we.errnum == ELOOP) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof target - 1);
+		target[n > 0 ? n : 0] = '\0';
+		fprintf(err,
+			"sweeplint: error: cannot write '%s': it is a symbolic link%s%s%s; sweeplint does not write "
+			"through links (that would replace the link with a file): give the target's path%s\n",
+			path, n > 0 ? " to '" : "", target, n > 0 ? "'" : "", kept);
+	} else if (we.step == SL_WRITE_TARGET && we.errnum == EISDIR) {
+		fprintf(err, "sweeplint: error: cannot write '%s': it is a folder\n", path);
+	} else if (we.step == SL_WRITE_TARGET) {
+		fprintf(err, "sweeplint: error: cannot write '%s': it is not a regular file\n", path);
+	} else if (we.step == SL_WRITE_MISSING) {
+		fprintf(err, "sweeplint: error: cannot write '%s': it does not exist\n", path);
+	} else {
+		fprintf(err, "sweeplint: error: cannot write '%s': %s failed: %s%s\n", path, sl_write_step_name(we.step),
+			strerror(we.errnum), kept);
+	}
+	return SL_EXIT_USAGE;
+}
+
+const char *rw_oom_example(struct rw_job *j, const struct sl_box *b)
+{
+	const struct sl_rewrite *rw = &j->rw;
+	/* the first out-of-memory combination in the box's order */
+	uint32_t *idx = sl_arena_array(j->run->arena, rw->naxes ? rw->naxes : 1, sizeof *idx);
+	size_t *pos = sl_arena_array(j->run->arena, rw->naxes ? rw->naxes : 1, sizeof *pos);
+	for (;;) {
+		bool ok = true;
+		uint64_t c = 0;
+		for (size_t i = 0; i < rw->naxes; i++) {
+			const struct sl_eval_axis *ax = rw->axes[i].ax;
+			while (pos[i] < ax->n && !b->keep[i][pos[i]])
+				pos[i]++;
+			if (pos[i] >= ax->n) {
+				ok = false;
+				break;
+			}
+			idx[i] = (uint32_t)pos[i];
+			c += idx[i] * ax->stride;
+		}
+		if (!ok)
+			return NULL;
+		if (b->vd[c] == SL_RW_OOM)
+			return sl_eval_describe(j->run->arena, j->ev, idx, SIZE_MAX);
+		/* odometer over the kept values, last axis fastest */
+		size_t i = rw->naxes;
+		for (;;) {
+			if (i == 0)
+				return NULL;
+			i--;
+			pos[i]++;
+			while (pos[i] < rw->axes[i].ax->n && !b->keep[i][pos[i]])
+				pos[i]++;
+			if (pos[i] < rw->axes[i].ax->n)
+				break;
+			pos[i] = 0;
+		}
+	}
+}

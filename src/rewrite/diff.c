@@ -1,0 +1,140 @@
+/* rewrite/diff: a unified diff straight from the splices (no line matching needed: the splices say what changed). */
+#include <string.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/edit.h"
+#include "sweeplint/rewrite.h"
+#include "sweeplint/source.h"
+
+struct region {
+	size_t l1, l2;       /* old lines [l1, l2) (0-based; l1 == l2: nothing removed) */
+	size_t s0, s1;       /* splices v[s0..s1) */
+};
+
+/* Lines holding bytes: a final line break does not open another line. */
+static size_t real_lines(const struct sl_source *src)
+{
+	size_t n = src->nlines;
+	while (n > 0 && src->line_start[n - 1] >= src->len)
+		n--;
+	return n;
+}
+
+static size_t line_start(const struct sl_source *src, size_t nreal, size_t k)
+{
+	return k < nreal ? src->line_start[k] : src->len;
+}
+
+/* The line holding byte off (nreal when off is past the last line). */
+static size_t line_of(const struct sl_source *src, size_t nreal, size_t off)
+{
+	size_t lo = 0, hi = nreal;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (src->line_start[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	size_t k = lo - 1;
+	if (k + 1 == nreal && off >= src->len && src->len > 0 && src->bytes[src->len - 1] == '\n')
+		return nreal; /* at the very end, after the final line break */
+	return k;
+}
+
+/* Print text[0..len) as lines with prefix c; a last line without a break gets git's marker. */
+static size_t put_lines(struct sl_buf *out, char c, const char *text, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) + 1 : len;
+		sl_buf_addc(out, c);
+		sl_buf_add(out, text + i, end - i);
+		if (!nl)
+			sl_buf_adds(out, "\n\\ No newline at end of file\n");
+		n++;
+		i = end;
+	}
+	return n;
+}
+
+void sl_rewrite_diff(struct sl_buf *out, const struct sl_source *src, const struct sl_edit *v, size_t n,
+		     const char *old_label, const char *new_label, unsigned context)
+{
+	if (!n)
+		return;
+	struct sl_arena *a = out->arena;
+	size_t nreal = real_lines(src);
+	struct region *r = sl_arena_array(a, n, sizeof *r);
+	size_t nr = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t l1 = line_of(src, nreal, v[k].start);
+		size_t l2 = v[k].end > v[k].start ? line_of(src, nreal, v[k].end - 1) + 1 : l1 + 1;
+		if (l2 > nreal)
+			l2 = nreal;
+		if (l1 > l2)
+			l1 = l2;
+		if (nr && l1 <= r[nr - 1].l2) {
+			/* touches a line the previous splice touched, or the next one: one region */
+			if (l2 > r[nr - 1].l2)
+				r[nr - 1].l2 = l2;
+			r[nr - 1].s1 = k + 1;
+			continue;
+		}
+		r[nr++] = (struct region){l1, l2, k, k + 1};
+	}
+
+	sl_buf_addf(out, "--- %s\n+++ %s\n", old_label, new_label);
+	long delta = 0; /* new line numbers minus old ones before the current hunk */
+	for (size_t h = 0; h < nr;) {
+		/* a hunk: regions whose gaps fit in twice the context */
+		size_t e = h + 1;
+		while (e < nr && r[e].l1 - r[e - 1].l2 <= 2 * (size_t)context)
+			e++;
+		size_t a0 = r[h].l1 > context ? r[h].l1 - context : 0;
+		size_t a1 = r[e - 1].l2 + context < nreal ? r[e - 1].l2 + context : nreal;
+		struct sl_buf body;
+		sl_buf_init(&body, a);
+		size_t old_n = 0, new_n = 0, at = a0;
+		for (size_t k = h; k < e; k++) {
+			size_t cs = line_start(src, nreal, at), ce = line_start(src, nreal, r[k].l1);
+			size_t c = put_lines(&body, ' ', src->bytes + cs, ce - cs);
+			old_n += c;
+			new_n += c;
+			size_t rs = line_start(src, nreal, r[k].l1), re = line_start(src, nreal, r[k].l2);
+			old_n += put_lines(&body, '-', src->bytes + rs, re - rs);
+			struct sl_buf nt;
+			sl_buf_init(&nt, a);
+			size_t pos = rs;
+			for (size_t s = r[k].s0; s < r[k].s1; s++) {
+				sl_buf_add(&nt, src->bytes + pos, v[s].start - pos);
+				sl_buf_add(&nt, v[s].text, v[s].len);
+				pos = v[s].end;
+			}
+			if (re > pos)
+				sl_buf_add(&nt, src->bytes + pos, re - pos);
+			new_n += put_lines(&body, '+', nt.buf, nt.len);
+			at = r[k].l2;
+		}
+		size_t cs = line_start(src, nreal, at), ce = line_start(src, nreal, a1);
+		size_t c = put_lines(&body, ' ', src->bytes + cs, ce - cs);
+		old_n += c;
+		new_n += c;
+		size_t old_start = old_n ? a0 + 1 : a0;
+		long new_first = (long)a0 + delta;
+		long new_start = new_n ? new_first + 1 : new_first;
+		sl_buf_addf(out, "@@ -%zu", old_start);
+		if (old_n != 1)
+			sl_buf_addf(out, ",%zu", old_n);
+		sl_buf_addf(out, " +%ld", new_start);
+		if (new_n != 1)
+			sl_buf_addf(out, ",%zu", new_n);
+		sl_buf_adds(out, " @@\n");
+		sl_buf_add(out, body.buf, body.len);
+		delta += (long)new_n - (long)old_n;
+		h = e;
+	}
+}
