@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""bench_sweep: sweeplint check against its goals, side by side in one run.
+
+  1. `sweeplint check` vs `yamllint` on the same sweep (goal: >= 50x faster)
+  2. a 2x10^12 grid with four memory axes (goal: < 50 ms)
+  3. 10^7 memory-relevant combinations (goal: < 1 s, peak RSS < 50 MB)
+
+Wall time is the median of N runs of the whole process (start-up included,
+output to /dev/null); peak RSS comes from one more run under /usr/bin/time -f %M. Not a test: figures depend on the
+machine. usage: bench_sweep.py SWEEPLINT [RUNS]
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BI_ENCODER = "fixtures/sweeps/bi-encoder.yaml"
+
+# four memory axes (4 x 5 x 4 x 2 = 160 combinations) times 1.25e10 of the rest = 2e12
+HUGE_GRID = """program: train.py
+method: grid
+parameters:
+  model.bi_model: {values: [ko-simcse, bge-m3-ko, multilingual-minilm, multilingual-e5-small]}
+  data.batches.bi: {values: [16, 32, 64, 128, 256]}
+  model.max_len: {values: [128, 256, 384, 512]}
+  trainer.gradient_checkpointing: {values: [true, false]}
+  seed: {distribution: int_uniform, min: 1, max: 12500000000}
+"""
+
+# 10 models x 100 batches x 1000 lengths x 2 GC x 5 attention = 10^7 memory combinations
+TEN_MILLION = """program: train.py
+method: grid
+parameters:
+  model: {values: [bert-base-uncased, roberta-base, xlm-roberta-base, t5-small, gpt2, bge-m3-ko,
+                   ko-simcse, multilingual-e5-small, electra-base-discriminator, bart-base]}
+  batch_size: {distribution: int_uniform, min: 1, max: 100}
+  max_seq_length: {distribution: int_uniform, min: 1, max: 1000}
+  gradient_checkpointing: {values: [true, false]}
+  attn_implementation: {values: [eager, sdpa, flash_attention_2, default, auto]}
+"""
+
+
+def run(cmd, runs):
+    """Median wall time of the bare process (stdout to /dev/null), then peak RSS from one more run."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    q = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    return statistics.median(times), int(q.stderr.strip().splitlines()[-1]) / 1024.0, p.returncode
+
+
+def main():
+    exe = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    with tempfile.TemporaryDirectory() as d:
+        huge = os.path.join(d, "huge.yaml")
+        ten = os.path.join(d, "ten_million.yaml")
+        open(huge, "w").write(HUGE_GRID)
+        open(ten, "w").write(TEN_MILLION)
+        chk = [exe, "check", "-q", "-g", "h100-80gb", "-f", "json"]
+        s, s_rss, _ = run(chk + [BI_ENCODER], runs)
+        y, y_rss, _ = run(["yamllint", "-f", "parsable", BI_ENCODER], runs)
+        h, h_rss, _ = run(chk + [huge], runs)
+        t, t_rss, _ = run(chk + [ten], max(1, runs // 2))
+        print("%-58s %10s %9s  %s" % ("case", "median", "peak RSS", "goal"))
+        print("%-58s %8.1f ms %6.1f MB" % ("sweeplint check " + BI_ENCODER, s * 1e3, s_rss))
+        print("%-58s %8.1f ms %6.1f MB  sweeplint >= 50x faster: %.1fx" % ("yamllint " + BI_ENCODER, y * 1e3, y_rss,
+                                                                          y / s))
+        print("%-58s %8.1f ms %6.1f MB  < 50 ms" % ("2x10^12 grid, 4 memory axes (160 estimated)", h * 1e3, h_rss))
+        print("%-58s %8.1f ms %6.1f MB  < 1 s, < 50 MB" % ("10^7 memory-relevant combinations", t * 1e3, t_rss))
+
+
+if __name__ == "__main__":
+    main()
