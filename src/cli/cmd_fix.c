@@ -78,13 +78,14 @@ static const struct sl_cmd_spec spec = {
 	.ctx = &fix_ctx,
 };
 
-/* Say what was removed or narrowed, comparing the box with the whole sweep. */
-static void explain(struct rw_job *j, const struct sl_box *b)
+/* Say what was removed or narrowed, comparing the box with the whole sweep; returns the number of edits. */
+static size_t explain(struct rw_job *j, const struct sl_box *b)
 {
 	FILE *err = j->cli->err;
 	struct sl_arena *a = j->run->arena;
 	const struct sl_rewrite *rw = &j->rw;
 	const char *gpu = j->ev->gpu ? j->ev->gpu->name : "the GPU";
+	size_t edits = 0;
 	for (size_t i = 0; i < rw->naxes; i++) {
 		const struct sl_rw_axis *x = &rw->axes[i];
 		const struct sl_eval_axis *ax = x->ax;
@@ -94,11 +95,16 @@ static void explain(struct rw_job *j, const struct sl_box *b)
 				if (b->keep[i][k])
 					continue;
 				const struct sl_eval_value *v = &ax->values[k];
+				edits++;
 				fprintf(err,
 					"%s:%u:%u: removed %s %s: out of memory in all %s combinations it takes part "
 					"in (the smallest needs %s on %s)\n",
 					j->shown, v->span.line, v->span.col, ax->key, sl_rewrite_value_text(rw, i, k),
-					rw_count(j, v->n[SL_VERDICT_OOM]), sl_bytes_str(a, v->best), gpu);
+					v->n[SL_VERDICT_OOM].infinite || v->n[SL_VERDICT_OOM].saturated
+						? sl_arena_printf(a, "%llu memory-relevant",
+								  (unsigned long long)v->u[SL_VERDICT_OOM])
+						: rw_count(j, v->n[SL_VERDICT_OOM]),
+					sl_bytes_str(a, v->best), gpu);
 			}
 			break;
 		case SL_RW_RANGE: {
@@ -107,22 +113,37 @@ static void explain(struct rw_job *j, const struct sl_box *b)
 				lo++;
 			while (hi > lo && !b->keep[i][hi - 1])
 				hi--;
-			if (hi < ax->n)
+			if (hi - lo == 1 && hi - lo < ax->n) {
+				edits++;
 				fprintf(err,
-					"%s:%u:%u: lowered the max of %s: %s to %s run out of memory in every "
-					"combination\n",
+					"%s:%u:%u: narrowed %s to %s, written as `value: %s` (W&B wants min < max): "
+					"every other value runs out of memory in every combination\n",
+					j->shown, ax->param->key->span.line, ax->param->key->span.col, ax->key,
+					sl_rewrite_value_text(rw, i, lo), sl_rewrite_value_text(rw, i, lo));
+				break;
+			}
+			if (hi < ax->n) {
+				edits++;
+				fprintf(err,
+					"%s:%u:%u: lowered the max of %s to keep %s at most: %s to %s run out of "
+					"memory in every combination\n",
 					j->shown, ax->param->max->span.line, ax->param->max->span.col, ax->key,
-					sl_rewrite_value_text(rw, i, hi), sl_rewrite_value_text(rw, i, ax->n - 1));
-			if (lo > 0)
+					sl_rewrite_value_text(rw, i, hi - 1), sl_rewrite_value_text(rw, i, hi),
+					sl_rewrite_value_text(rw, i, ax->n - 1));
+			}
+			if (lo > 0) {
+				edits++;
 				fprintf(err,
-					"%s:%u:%u: raised the min of %s: %s to %s run out of memory in every "
+					"%s:%u:%u: raised the min of %s to %s: %s to %s run out of memory in every "
 					"combination\n",
 					j->shown, ax->param->min->span.line, ax->param->min->span.col, ax->key,
-					sl_rewrite_value_text(rw, i, 0), sl_rewrite_value_text(rw, i, lo - 1));
+					sl_rewrite_value_text(rw, i, lo), sl_rewrite_value_text(rw, i, 0),
+					sl_rewrite_value_text(rw, i, lo - 1));
+			}
 			break;
 		}
 		case SL_RW_BOUNDS:
-			if (b->max[i])
+			if (b->max[i] && ++edits)
 				fprintf(err,
 					"%s:%u:%u: lowered the max of %s from %s to %llu: above it every combination "
 					"runs out of memory\n",
@@ -133,6 +154,7 @@ static void explain(struct rw_job *j, const struct sl_box *b)
 			break;
 		}
 	}
+	return edits;
 }
 
 int cmd_fix(struct sl_cli *cli, int argc, char **argv)
@@ -189,7 +211,7 @@ int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 	}
 
 	if (!c->quiet) {
-		explain(&j, b);
+		size_t edits = explain(&j, b);
 		if (changed && j.file->sweep->method != SL_METHOD_GRID)
 			fprintf(err, "%s: note: method %s: the removed values are no longer drawn, which changes what "
 				     "the sweep samples\n",
@@ -197,20 +219,18 @@ int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 		if (b->n[SL_RW_OOM]) {
 			const char *eg = rw_oom_example(&j, b);
 			fprintf(err,
-				"%s: %s of %s combinations still run out of memory, each only together with other "
-				"values%s%s%s; 'sweeplint split --exact' removes them\n",
-				j.shown, rw_count(&j, o.oom), rw_count(&j, o.total), eg ? " (e.g. " : "", eg ? eg : "",
-				eg ? ")" : "");
+				"%s: %s, each only together with other values%s%s%s; 'sweeplint split --exact' "
+				"removes them\n",
+				j.shown, rw_share(&j, &o, SL_RW_OOM, "still run out of memory"), eg ? " (e.g. " : "",
+				eg ? eg : "", eg ? ")" : "");
 		} else if (!changed) {
 			fprintf(err, "%s: nothing to prune: %s\n", j.shown,
 				whole->n[SL_RW_FEASIBLE] ? "every combination fits"
 							 : "no combination is known to run out of memory");
 		}
 		if (changed)
-			fprintf(err, "%s: %zu value%s removed; %s of %s combinations fit%s%s%s\n", j.shown, changed,
-				changed == 1 ? "" : "s", rw_count(&j, o.feasible), rw_count(&j, o.total),
-				o.unknown.value ? ", " : "", o.unknown.value ? rw_count(&j, o.unknown) : "",
-				o.unknown.value ? " unknown" : "");
+			fprintf(err, "%s: %zu edit%s; %s\n", j.shown, edits, edits == 1 ? "" : "s",
+				rw_share(&j, &o, SL_RW_FEASIBLE, "fit"));
 	}
 
 	status = b->n[SL_RW_OOM] ? SL_EXIT_FINDINGS : SL_EXIT_OK;

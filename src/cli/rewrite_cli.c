@@ -229,7 +229,28 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 	o->oom = ev->n[SL_VERDICT_OOM];
 	o->unknown = ev->n[SL_VERDICT_UNKNOWN];
 	o->total = ev->total;
+	o->u[SL_RW_FEASIBLE] = feas;
+	o->u[SL_RW_OOM] = ev->u[SL_VERDICT_OOM];
+	o->u[SL_RW_UNKNOWN] = ev->u[SL_VERDICT_UNKNOWN];
+	o->utotal = feas + o->u[SL_RW_OOM] + o->u[SL_RW_UNKNOWN];
 	return 0;
+}
+
+const char *rw_share(struct rw_job *j, const struct rw_output *o, enum sl_rw_class cls, const char *what)
+{
+	struct sl_arena *a = j->run->arena;
+	if (o->total.infinite || o->total.saturated) {
+		const char *s = sl_arena_printf(a, "%llu of %llu memory-relevant combinations %s",
+						(unsigned long long)o->u[cls], (unsigned long long)o->utotal, what);
+		if (cls != SL_RW_UNKNOWN && o->u[SL_RW_UNKNOWN])
+			s = sl_arena_printf(a, "%s, %llu unknown", s, (unsigned long long)o->u[SL_RW_UNKNOWN]);
+		return s;
+	}
+	const struct sl_count *c = cls == SL_RW_FEASIBLE ? &o->feasible : cls == SL_RW_OOM ? &o->oom : &o->unknown;
+	const char *s = sl_arena_printf(a, "%s of %s combinations %s", rw_count(j, *c), rw_count(j, o->total), what);
+	if (cls != SL_RW_UNKNOWN && o->unknown.value)
+		s = sl_arena_printf(a, "%s, %s unknown", s, rw_count(j, o->unknown));
+	return s;
 }
 
 int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, bool must_exist)

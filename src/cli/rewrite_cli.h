@@ -40,7 +40,15 @@ struct rw_output {
 	struct sl_file *checked;     /* the new file, checked again */
 	const struct sl_eval *ev;    /* its evaluation */
 	struct sl_count feasible, oom, unknown, total; /* its combinations, as `check` counts them */
+	uint64_t u[SL_RW_CLASS__COUNT], utotal;       /* its memory-relevant combinations, each once */
 };
+
+/*
+ * "108 of 288 combinations fit, 12 unknown" (what: "fit", "run out of
+ * memory"): weighted as `check` counts them, or memory-relevant
+ * combinations when a continuous parameter makes the count infinite.
+ */
+const char *rw_share(struct rw_job *j, const struct rw_output *o, enum sl_rw_class cls, const char *what);
 
 /*
  * Read path, apply its project config, check and evaluate it, prepare the

@@ -518,6 +518,41 @@ static int set_bound(const struct sl_rewrite *rw, struct sl_edits *e, const stru
 	return rc;
 }
 
+/*
+ * A range written as the one value it keeps: `max:` becomes `value:`, `min:`
+ * and `q:` go, a `distribution:` becomes constant (min/max of a mapping
+ * parameter spec, in any layout the editor handles).
+ */
+static int collapse(const struct sl_rewrite *rw, struct sl_edits *e, const struct sl_param *p, const char *text,
+		    bool is_int, const char **why)
+{
+	struct sl_arena *a = rw->arena;
+	const struct sl_node *map = p->node;
+	int rc = 0;
+	if (!map || map->kind != SL_NODE_MAP) {
+		*why = sl_arena_printf(a, "'%s' is not a mapping", p->path);
+		return -SL_ELIMIT;
+	}
+	for (size_t i = 0; i < map->n && rc == 0; i++) {
+		const struct sl_node *k = map->pairs[i].key, *v = map->pairs[i].value;
+		if (k->kind != SL_NODE_SCALAR) {
+			rc = -SL_ELIMIT;
+			break;
+		}
+		if (strcmp(k->text, "<<") == 0)
+			rc = -SL_ELIMIT; /* merged keys: the pairs are not all here */
+		else if (strcmp(k->text, "min") == 0 || strcmp(k->text, "q") == 0)
+			rc = sl_edits_remove_pair(e, map, i);
+		else if (strcmp(k->text, "distribution") == 0)
+			rc = sl_edits_set_scalar(e, rw->res, v, "constant", 8, SL_V_STR);
+		else if (strcmp(k->text, "max") == 0 && (rc = sl_edits_set_scalar(e, rw->res, k, "value", 5, SL_V_STR)) == 0)
+			rc = sl_edits_set_scalar(e, rw->res, v, text, strlen(text), is_int ? SL_V_INT : SL_V_FLOAT);
+	}
+	if (rc < 0)
+		*why = sl_arena_printf(a, "cannot write '%s' as the one value %s: %s", p->path, text, sl_strerror(rc));
+	return rc;
+}
+
 static double value_number(const struct sl_eval_value *v)
 {
 	return v->text ? strtod(v->text, NULL) : NAN;
@@ -560,6 +595,14 @@ int sl_rewrite_edits(const struct sl_rewrite *rw, const struct sl_box *b, struct
 					*why = sl_arena_printf(a, "'%s' would keep values that are not one range", p->path);
 					return -SL_EINTERNAL;
 				}
+			if (hi - lo == 1 && hi - lo < m) {
+				/* W&B wants min < max: a range down to one value becomes that constant */
+				int rc = collapse(rw, e, p, number_text(a, value_number(&ax->values[lo]), x->is_int),
+						  x->is_int, why);
+				if (rc < 0)
+					return rc;
+				break;
+			}
 			if (lo > 0) {
 				int rc = set_bound(rw, e, p->min, number_text(a, value_number(&ax->values[lo]), x->is_int),
 						   x->is_int, why);
