@@ -191,6 +191,33 @@ const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const u
 	return b.buf;
 }
 
+/*
+ * The cheapest known combination of value j of axis i (a bounded scan), or
+ * NULL. For a value that fails everywhere, the fix worth giving is the one
+ * for its smallest setting, not for its worst.
+ */
+static const uint32_t *cheapest_combo(struct sl_arena *a, const struct sl_eval *ev, size_t i, uint32_t j,
+				      uint64_t *peak_out)
+{
+	enum { BUDGET = 100000 };
+	uint32_t *idx = sl_eval_combo(a, ev, i, j);
+	uint32_t *best = NULL;
+	uint64_t best_peak = UINT64_MAX, tried = 0;
+	do {
+		if (idx[i] != j)
+			continue;
+		uint64_t peak = sl_memrule_peak(ev, idx);
+		if (peak && peak < best_peak) {
+			best_peak = peak;
+			if (!best)
+				best = sl_arena_array(a, ev->naxes, sizeof *best);
+			memcpy(best, idx, ev->naxes * sizeof *best);
+		}
+	} while (++tried < BUDGET && sl_eval_next(ev, idx));
+	*peak_out = best_peak;
+	return best;
+}
+
 /* Every known combination of v is at vd or worse, and some value of its axis does better. */
 static bool all_bad(const struct sl_eval_axis *ax, const struct sl_eval_value *v, enum sl_verdict vd)
 {
@@ -235,6 +262,17 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 			const char *counts = sl_memrule_counts(a, ev, v, vd == SL_VERDICT_OOM ? 1u << SL_VERDICT_OOM
 											 : 1u << SL_VERDICT_NEAR);
 			const char *fix = sl_memrule_fix(a, ev, idx, i, limit);
+			/* failing everywhere: the fix is for its cheapest combination, and the message says so */
+			uint64_t cheap_peak = 0;
+			const uint32_t *cheap = NULL;
+			if (v->u[SL_VERDICT_FIT] == 0 && (vd == SL_VERDICT_NEAR || v->u[SL_VERDICT_NEAR] == 0))
+				cheap = cheapest_combo(a, ev, i, (uint32_t)j, &cheap_peak);
+			if (cheap && cheap_peak < peak && cheap_peak > limit) {
+				const char *cdesc = sl_eval_describe(a, ev, cheap, i);
+				const char *cfix = sl_memrule_fix(a, ev, cheap, i, limit);
+				fix = sl_arena_printf(a, "even its smallest combination%s%s needs %s; %s", cdesc ? " " : "",
+						      cdesc ? cdesc : "", sl_bytes_str(a, cheap_peak), cfix ? cfix : "none known");
+			}
 			const char *more = same > 1 ? sl_arena_printf(a, " (one of %zu values of this range)", same) : "";
 			const char *worst = desc ? sl_arena_printf(a, "; worst: %s needs", desc) : ": it needs";
 			if (vd == SL_VERDICT_OOM)

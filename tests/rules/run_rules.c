@@ -5,6 +5,8 @@
  * exact set of (line, column, slug) findings with the annotations:
  *   `# expect: <slug>@<col>[, <slug>@<col>...]`  findings on this line
  *   `# expect-at <line>:<col> <slug>`            a finding anywhere
+ *   `# expect-at <file>:<line>:<col> <slug>`     a finding in another file (a -c trainer
+ *                                                config), file as the finding shows it
  * Nothing missing, nothing extra. A fixture with no annotation is negative.
  * It also fails when a rule with a check function lacks a fixture directory
  * with a positive and a negative fixture, or when a directory (other than
@@ -28,6 +30,7 @@
 #include "sweeplint/source.h"
 
 struct finding {
+	const char *file;     /* NULL: the fixture itself; else the other file's display path */
 	uint32_t line, col;
 	const char *slug;
 	const char *message; /* actual findings only */
@@ -45,19 +48,24 @@ struct ctx {
 	int tests, failures;
 };
 
-static void push(struct sl_arena *a, struct list *l, uint32_t line, uint32_t col, const char *slug, const char *msg)
+static void push(struct sl_arena *a, struct list *l, const char *file, uint32_t line, uint32_t col, const char *slug,
+		 const char *msg)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 8;
 		l->v = sl_arena_grow(a, l->v, l->n, cap, sizeof *l->v);
 		l->cap = cap;
 	}
-	l->v[l->n++] = (struct finding){line, col, slug, msg};
+	l->v[l->n++] = (struct finding){file, line, col, slug, msg};
 }
 
 static int cmp_finding(const void *pa, const void *pb)
 {
 	const struct finding *a = pa, *b = pb;
+	if (!a->file != !b->file)
+		return a->file ? 1 : -1;
+	if (a->file && strcmp(a->file, b->file) != 0)
+		return strcmp(a->file, b->file);
 	if (a->line != b->line)
 		return a->line < b->line ? -1 : 1;
 	if (a->col != b->col)
@@ -156,7 +164,7 @@ static bool annotations(struct ctx *c, const struct sl_source *src, struct list 
 				*why = sl_arena_printf(c->a, "line %u: annotation names unknown rule '%s'", line, slug);
 				return false;
 			}
-			push(c->a, want, line, ecol, slug, NULL);
+			push(c->a, want, NULL, line, ecol, slug, NULL);
 		}
 	}
 	/* # expect-at 3:9 syntax */
@@ -164,14 +172,15 @@ static bool annotations(struct ctx *c, const struct sl_source *src, struct list 
 	while (at < src->len && pcre2_match(c->expect_at, (PCRE2_SPTR)s, src->len, at, 0, c->md, NULL) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
 		at = ov[1] > at ? ov[1] : at + 1;
-		uint32_t line = (uint32_t)strtoul(s + ov[2], NULL, 10);
-		uint32_t col = (uint32_t)strtoul(s + ov[4], NULL, 10);
-		const char *slug = group(c->a, s, ov, 3);
+		const char *file = ov[2] != PCRE2_UNSET && ov[3] > ov[2] ? group(c->a, s, ov, 1) : NULL;
+		uint32_t line = (uint32_t)strtoul(s + ov[4], NULL, 10);
+		uint32_t col = (uint32_t)strtoul(s + ov[6], NULL, 10);
+		const char *slug = group(c->a, s, ov, 4);
 		if (!sl_rule_find(slug) || strcmp(sl_rule_find(slug)->slug, slug) != 0) {
 			*why = sl_arena_printf(c->a, "annotation names unknown rule '%s'", slug);
 			return false;
 		}
-		push(c->a, want, line, col, slug, NULL);
+		push(c->a, want, file, line, col, slug, NULL);
 	}
 	return true;
 }
@@ -233,8 +242,7 @@ static bool run_fixture(struct ctx *c, const char *path, const struct sl_rule *r
 	for (size_t i = 0; i < f->diags.n; i++) {
 		const struct sl_diag *d = &f->diags.v[i];
 		const char *p = d->src && d->src != src ? d->src->display : NULL;
-		push(c->a, &got, d->span.line, d->span.col, sl_arena_strdup(c->a, d->rule),
-		     sl_arena_printf(c->a, "%s%s%s", p ? p : "", p ? ": " : "", d->message));
+		push(c->a, &got, p, d->span.line, d->span.col, sl_arena_strdup(c->a, d->rule), d->message);
 	}
 	if (want.n > 1)
 		qsort(want.v, want.n, sizeof *want.v, cmp_finding);
@@ -251,11 +259,12 @@ static bool run_fixture(struct ctx *c, const char *path, const struct sl_rule *r
 		if (k == 0) {
 			i++, j++;
 		} else if (k < 0) {
-			sl_buf_addf(&report, "  # missing: %u:%u %s\n", want.v[i].line, want.v[i].col, want.v[i].slug);
+			sl_buf_addf(&report, "  # missing: %s%s%u:%u %s\n", want.v[i].file ? want.v[i].file : "",
+				    want.v[i].file ? ":" : "", want.v[i].line, want.v[i].col, want.v[i].slug);
 			i++;
 		} else {
-			sl_buf_addf(&report, "  # extra:   %u:%u %s (%s)\n", got.v[j].line, got.v[j].col, got.v[j].slug,
-				    got.v[j].message);
+			sl_buf_addf(&report, "  # extra:   %s%s%u:%u %s (%s)\n", got.v[j].file ? got.v[j].file : "",
+				    got.v[j].file ? ":" : "", got.v[j].line, got.v[j].col, got.v[j].slug, got.v[j].message);
 			j++;
 		}
 	}
@@ -285,7 +294,7 @@ int main(int argc, char **argv)
 	struct ctx c = {.a = sl_arena_new()};
 	c.expect = compile(c.a, "#[ \\t]*expect:[ \\t]*([^\\r\\n#]*?)[ \\t]*$");
 	c.item = compile(c.a, "^[ \\t]*([a-z0-9-]+)@([0-9]+)[ \\t]*$");
-	c.expect_at = compile(c.a, "#[ \\t]*expect-at[ \\t]+([0-9]+):([0-9]+)[ \\t]+([a-z0-9-]+)");
+	c.expect_at = compile(c.a, "#[ \\t]*expect-at[ \\t]+(?:([^\\s:]+):)?([0-9]+):([0-9]+)[ \\t]+([a-z0-9-]+)");
 	c.args = compile(c.a, "^#[ \\t]*args:[ \\t]*([^\\r\\n]*?)[ \\t]*$");
 	c.md = pcre2_match_data_create(8, NULL);
 	sl_arena_defer(c.a, free_md, c.md);
