@@ -97,13 +97,15 @@ static size_t explain(struct rw_job *j, const struct sl_box *b)
 				const struct sl_eval_value *v = &ax->values[k];
 				edits++;
 				fprintf(err,
-					"%s:%u:%u: removed %s %s: out of memory in all %s combinations it takes part "
-					"in (the smallest needs %s on %s)\n",
+					"%s:%u:%u: removed %s %s: out of memory in %s it takes part in (the "
+					"smallest needs %s on %s)\n",
 					j->shown, v->span.line, v->span.col, ax->key, sl_rewrite_value_text(rw, i, k),
 					v->n[SL_VERDICT_OOM].infinite || v->n[SL_VERDICT_OOM].saturated
-						? sl_arena_printf(a, "%llu memory-relevant",
+						? sl_arena_printf(a, "all %llu memory-relevant combinations",
 								  (unsigned long long)v->u[SL_VERDICT_OOM])
-						: rw_count(j, v->n[SL_VERDICT_OOM]),
+					: v->n[SL_VERDICT_OOM].value == 1
+						? "the one combination"
+						: sl_arena_printf(a, "all %s combinations", rw_count(j, v->n[SL_VERDICT_OOM])),
 					sl_bytes_str(a, v->best), gpu);
 			}
 			break;

@@ -210,8 +210,13 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 	const struct sl_eval *ev = f->eval;
 	o->ev = ev;
 	uint64_t feas = ev->u[SL_VERDICT_FIT] + ev->u[SL_VERDICT_NEAR];
-	if (feas != b->n[SL_RW_FEASIBLE] || ev->u[SL_VERDICT_OOM] != b->n[SL_RW_OOM] ||
-	    ev->u[SL_VERDICT_UNKNOWN] != b->n[SL_RW_UNKNOWN]) {
+	/* a lowered bound may bring a range under the size the evaluation expands value by value */
+	bool rebound = false;
+	for (size_t i = 0; i < j->rw.naxes; i++)
+		rebound |= b->max[i] != 0;
+	if (rebound ? (feas == 0) != (b->n[SL_RW_FEASIBLE] == 0) || (ev->u[SL_VERDICT_OOM] == 0) != (b->n[SL_RW_OOM] == 0)
+		    : feas != b->n[SL_RW_FEASIBLE] || ev->u[SL_VERDICT_OOM] != b->n[SL_RW_OOM] ||
+			      ev->u[SL_VERDICT_UNKNOWN] != b->n[SL_RW_UNKNOWN]) {
 		*why = sl_arena_printf(a,
 				       "the rewritten sweep evaluates to %llu fitting, %llu out-of-memory and %llu unknown "
 				       "combinations, not the %llu, %llu and %llu planned",
