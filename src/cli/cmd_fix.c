@@ -79,7 +79,7 @@ static const struct sl_cmd_spec spec = {
 };
 
 /* Say what was removed or narrowed, comparing the box with the whole sweep; returns the number of edits. */
-static size_t explain(struct rw_job *j, const struct sl_box *b)
+static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 {
 	FILE *err = j->cli->err;
 	struct sl_arena *a = j->run->arena;
@@ -153,6 +153,15 @@ static size_t explain(struct rw_job *j, const struct sl_box *b)
 					sl_rewrite_value_text(rw, i, 1), (unsigned long long)b->max[i]);
 			break;
 		default:
+			/* a value that fits nowhere on an axis the rewriter does not narrow: say why it stays */
+			for (size_t k = 0; x->why && k < ax->n; k++) {
+				const struct sl_eval_value *v = &ax->values[k];
+				if (v->u[SL_VERDICT_OOM] && !v->u[SL_VERDICT_FIT] && !v->u[SL_VERDICT_NEAR] &&
+				    !v->u[SL_VERDICT_UNKNOWN] && ++*stuck)
+					fprintf(err, "%s:%u:%u: kept %s %s although it fits in no combination: %s\n",
+						j->shown, v->span.line, v->span.col, ax->key,
+						sl_rewrite_value_text(rw, i, k), x->why);
+			}
 			break;
 		}
 	}
@@ -213,12 +222,18 @@ int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 	}
 
 	if (!c->quiet) {
-		size_t edits = explain(&j, b);
+		size_t stuck = 0;
+		size_t edits = explain(&j, b, &stuck);
 		if (changed && j.file->sweep->method != SL_METHOD_GRID)
 			fprintf(err, "%s: note: method %s: the removed values are no longer drawn, which changes what "
 				     "the sweep samples\n",
 				j.shown, sl_method_name(j.file->sweep->method));
-		if (b->n[SL_RW_OOM]) {
+		if (b->n[SL_RW_OOM] && stuck) {
+			const char *eg = rw_oom_example(&j, b);
+			fprintf(err, "%s: %s%s%s%s, some because of the values kept above\n", j.shown,
+				rw_share(&j, &o, SL_RW_OOM, "still run out of memory"), eg ? " (e.g. " : "",
+				eg ? eg : "", eg ? ")" : "");
+		} else if (b->n[SL_RW_OOM]) {
 			const char *eg = rw_oom_example(&j, b);
 			fprintf(err,
 				"%s: %s, each only together with other values%s%s%s; 'sweeplint split --exact' "
