@@ -186,6 +186,8 @@ struct sl_count {
 };
 
 struct sl_count sl_count_mul(struct sl_count x, struct sl_count y);
+/* x + y, saturating; infinite when either is. */
+struct sl_count sl_count_add(struct sl_count x, struct sl_count y);
 /* "12", "more than 18446744073709551615", "infinite" (in a). */
 const char *sl_count_str(struct sl_arena *a, struct sl_count c);
 

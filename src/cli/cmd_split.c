@@ -347,8 +347,8 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 		}
 		kept += pc->box->n[SL_RW_FEASIBLE];
 		oom_left += pc->box->n[SL_RW_OOM];
-		fit_total = rw_count_add(fit_total, pc->out.feasible);
-		oom_total = rw_count_add(oom_total, pc->out.oom);
+		fit_total = sl_count_add(fit_total, pc->out.feasible);
+		oom_total = sl_count_add(oom_total, pc->out.oom);
 	}
 	/* no combination that fits may be lost (each piece's fitting combinations are the whole's, split up) */
 	/* (split by a key memory does not depend on, every sweep holds all of them once) */

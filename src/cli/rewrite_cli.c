@@ -23,18 +23,6 @@ const char *rw_count(struct rw_job *j, struct sl_count c)
 	return sl_count_str(j->run->arena, c);
 }
 
-struct sl_count rw_count_add(struct sl_count x, struct sl_count y)
-{
-	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
-	if (x.value > UINT64_MAX - y.value) {
-		r.value = UINT64_MAX;
-		r.saturated = true;
-	} else {
-		r.value = x.value + y.value;
-	}
-	return r;
-}
-
 /* The project config for the file, applied to the run; false after printing why it cannot be used. */
 static bool apply_project(struct rw_job *j)
 {
@@ -230,7 +218,7 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 		*why = "the rewritten sweep still holds out-of-memory combinations";
 		return -SL_EINTERNAL;
 	}
-	o->feasible = rw_count_add(ev->n[SL_VERDICT_FIT], ev->n[SL_VERDICT_NEAR]);
+	o->feasible = sl_count_add(ev->n[SL_VERDICT_FIT], ev->n[SL_VERDICT_NEAR]);
 	o->oom = ev->n[SL_VERDICT_OOM];
 	o->unknown = ev->n[SL_VERDICT_UNKNOWN];
 	o->total = ev->total;

@@ -76,9 +76,6 @@ const char *rw_oom_example(struct rw_job *j, const struct sl_box *b);
 /* "12", "more than ..." */
 const char *rw_count(struct rw_job *j, struct sl_count c);
 
-/* Sum of counts (saturating). */
-struct sl_count rw_count_add(struct sl_count x, struct sl_count y);
-
 /* The option --config-file, shared: handled by rw_config_opt. */
 #define RW_OPT_CONFIG_FILE 600
 

@@ -43,30 +43,12 @@ struct sl_report *sl_report_new(struct sl_arena *a, const struct sl_options *opt
 	return r;
 }
 
-/* Saturating sum (infinite wins). */
-static struct sl_count count_add(struct sl_count x, struct sl_count y)
-{
-	struct sl_count r = {0};
-	if (x.infinite || y.infinite) {
-		r.infinite = true;
-		return r;
-	}
-	r.saturated = x.saturated || y.saturated;
-	if (x.value > UINT64_MAX - y.value) {
-		r.value = UINT64_MAX;
-		r.saturated = true;
-	} else {
-		r.value = x.value + y.value;
-	}
-	return r;
-}
-
 static void add_combos(struct sl_combinations *to, const struct sl_combinations *c)
 {
-	to->total = count_add(to->total, c->total);
-	to->fit = count_add(to->fit, c->fit);
-	to->oom = count_add(to->oom, c->oom);
-	to->unknown = count_add(to->unknown, c->unknown);
+	to->total = sl_count_add(to->total, c->total);
+	to->fit = sl_count_add(to->fit, c->fit);
+	to->oom = sl_count_add(to->oom, c->oom);
+	to->unknown = sl_count_add(to->unknown, c->unknown);
 }
 
 void sl_report_file(struct sl_report *r, const struct sl_file *f)

@@ -82,8 +82,74 @@ const char *sl_method_name(enum sl_method m)
 
 /* ---- mappings as PyYAML constructs them: merge keys first, the last duplicate's value ---- */
 
-static void items_rec(struct sl_arena *a, const struct sl_node *map, struct sl_pair **v, size_t *n, size_t *cap,
-		      int depth)
+/*
+ * The flattened pairs and an open-addressing index over their scalar keys
+ * (slot: position + 1, 0 empty), so that a mapping of n keys costs O(n) and
+ * not O(n²): a 200,000-key sweep is an input people can commit.
+ */
+struct items {
+	struct sl_arena *a;
+	struct sl_pair *v;
+	size_t n, cap;
+	size_t *slot;
+	size_t nslot;       /* a power of two, kept above 2n */
+};
+
+static size_t key_hash(const struct sl_node *k)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (size_t i = 0; i < k->text_len; i++)
+		h = (h ^ (unsigned char)k->text[i]) * 1099511628211u;
+	return (size_t)h;
+}
+
+static bool same_key(const struct sl_node *x, const struct sl_node *y)
+{
+	return x->text_len == y->text_len && memcmp(x->text, y->text, x->text_len) == 0;
+}
+
+/* The slot of key k: the one holding an equal key, or the empty one where it goes. */
+static size_t *find_slot(const struct items *it, const struct sl_node *k)
+{
+	size_t mask = it->nslot - 1;
+	for (size_t i = key_hash(k) & mask;; i = (i + 1) & mask)
+		if (!it->slot[i] || same_key(it->v[it->slot[i] - 1].key, k))
+			return &it->slot[i];
+}
+
+static void add_item(struct items *it, const struct sl_pair *p)
+{
+	const struct sl_node *k = p->key;
+	size_t *slot = NULL;
+	if (k->kind == SL_NODE_SCALAR) {
+		if (2 * (it->n + 1) > it->nslot) {
+			size_t ns = it->nslot ? 2 * it->nslot : 16;
+			while (2 * (it->n + 1) > ns)
+				ns *= 2;
+			it->slot = sl_arena_array(it->a, ns, sizeof *it->slot);
+			it->nslot = ns;
+			for (size_t j = 0; j < it->n; j++)
+				if (it->v[j].key->kind == SL_NODE_SCALAR)
+					*find_slot(it, it->v[j].key) = j + 1;
+		}
+		slot = find_slot(it, k);
+		if (*slot) {
+			/* a dict keeps the first position and takes the last value */
+			it->v[*slot - 1] = *p;
+			return;
+		}
+	}
+	if (it->n == it->cap) {
+		size_t nc = it->cap ? it->cap * 2 : 8;
+		it->v = sl_arena_grow(it->a, it->v, it->n, nc, sizeof *it->v);
+		it->cap = nc;
+	}
+	it->v[it->n++] = *p;
+	if (slot)
+		*slot = it->n;
+}
+
+static void items_rec(struct items *it, const struct sl_node *map, int depth)
 {
 	if (!map || map->kind != SL_NODE_MAP || depth > 32)
 		return;
@@ -94,43 +160,25 @@ static void items_rec(struct sl_arena *a, const struct sl_node *map, struct sl_p
 			continue;
 		const struct sl_node *mv = map->pairs[i].value;
 		if (mv->kind == SL_NODE_MAP)
-			items_rec(a, mv, v, n, cap, depth + 1);
+			items_rec(it, mv, depth + 1);
 		else if (mv->kind == SL_NODE_SEQ)
 			for (size_t j = mv->n; j-- > 0;)
-				items_rec(a, mv->items[j], v, n, cap, depth + 1);
+				items_rec(it, mv->items[j], depth + 1);
 	}
 	for (size_t i = 0; i < map->n; i++) {
 		const struct sl_node *k = map->pairs[i].key;
 		if (k->kind == SL_NODE_SCALAR && k->value.merge)
 			continue;
-		/* a dict keeps the first position and takes the last value */
-		size_t j = 0;
-		for (; j < *n; j++) {
-			const struct sl_node *kj = (*v)[j].key;
-			if (kj->kind == SL_NODE_SCALAR && k->kind == SL_NODE_SCALAR && kj->text_len == k->text_len &&
-			    memcmp(kj->text, k->text, k->text_len) == 0)
-				break;
-		}
-		if (j < *n) {
-			(*v)[j] = map->pairs[i];
-			continue;
-		}
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			*v = sl_arena_grow(a, *v, *n, nc, sizeof **v);
-			*cap = nc;
-		}
-		(*v)[(*n)++] = map->pairs[i];
+		add_item(it, &map->pairs[i]);
 	}
 }
 
 size_t sl_sweep_map_items(struct sl_arena *a, const struct sl_node *map, struct sl_pair **out)
 {
-	struct sl_pair *v = NULL;
-	size_t n = 0, cap = 0;
-	items_rec(a, map, &v, &n, &cap, 0);
-	*out = v;
-	return n;
+	struct items it = {.a = a};
+	items_rec(&it, map, 0);
+	*out = it.v;
+	return it.n;
 }
 
 /* ---- command ---- */
@@ -435,6 +483,18 @@ struct sl_count sl_count_mul(struct sl_count x, struct sl_count y)
 		return r;
 	}
 	r.value = x.value * y.value;
+	return r;
+}
+
+struct sl_count sl_count_add(struct sl_count x, struct sl_count y)
+{
+	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
+	if (x.value > UINT64_MAX - y.value) {
+		r.value = UINT64_MAX;
+		r.saturated = true;
+	} else {
+		r.value = x.value + y.value;
+	}
 	return r;
 }
 
