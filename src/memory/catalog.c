@@ -347,8 +347,13 @@ static void code_free(void *p)
 	pcre2_code_free(p);
 }
 
-/* Compile one alias: anchored at both ends, caseless, UTF-8. NULL (and a diagnostic) when invalid. */
-static pcre2_code *compile_alias(struct file *f, const char *pattern, struct sl_span span)
+/*
+ * Compile one alias (entry i, alias j): anchored at both ends, caseless,
+ * UTF-8. NULL (and a diagnostic) when invalid. The span is looked up only
+ * then: finding it parses the whole file with ydoc, which a valid catalog
+ * never needs.
+ */
+static pcre2_code *compile_alias(struct file *f, const char *pattern, size_t i, size_t j)
 {
 	int errcode;
 	PCRE2_SIZE erroff;
@@ -359,7 +364,7 @@ static pcre2_code *compile_alias(struct file *f, const char *pattern, struct sl_
 	if (!code) {
 		PCRE2_UCHAR buf[256];
 		pcre2_get_error_message(errcode, buf, sizeof buf);
-		report(f, span, "invalid alias pattern '%s': %s at offset %zu", pattern, (const char *)buf,
+		report(f, alias_span(f, i, j), "invalid alias pattern '%s': %s at offset %zu", pattern, (const char *)buf,
 		       (size_t)erroff);
 		return NULL;
 	}
@@ -372,7 +377,7 @@ static void compile_aliases(struct file *f, size_t i, char **aliases, unsigned n
 	out->codes = sl_arena_array(f->arena, n, sizeof *out->codes);
 	out->n = 0;
 	for (unsigned j = 0; j < n; j++) {
-		pcre2_code *code = compile_alias(f, aliases[j], alias_span(f, i, j));
+		pcre2_code *code = compile_alias(f, aliases[j], i, j);
 		if (code)
 			out->codes[out->n++] = code;
 	}
