@@ -250,6 +250,22 @@ uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targe
 void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		 const struct sl_calib *c, struct sl_breakdown *out);
 
+/*
+ * sl_estimate in two parts, for enumerations: a plan prepared once for an
+ * architecture, a GPU and every setting but batch_size, seq_len and
+ * target_len, then one estimate per (batch, length). sl_estimate_at(p, s)
+ * equals sl_estimate(a, s, gpu, c) bit for bit whenever s differs from the
+ * prepared settings in those three fields at most (sl_estimate itself runs
+ * through a plan). The plan keeps the per-length terms of the last length
+ * it saw, so an estimate at the same lengths costs only the batch terms.
+ * A plan lives in the arena and allocates nothing after that.
+ */
+struct sl_estimate_plan;
+struct sl_estimate_plan *sl_estimate_plan_new(struct sl_arena *a);
+void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, const struct sl_settings *s,
+			 const struct sl_gpu *gpu, const struct sl_calib *c);
+void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, struct sl_breakdown *out);
+
 /* Peak device memory of an evaluation step (eval batch, no backward). */
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		      const struct sl_calib *c, struct sl_breakdown *out);

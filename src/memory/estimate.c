@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sweeplint/arena.h"
 #include "sweeplint/memory.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -318,13 +319,26 @@ struct acts {
 	double logits_bwd;  /* loss gradients at the start of backward */
 };
 
-/* Activations of one micro-batch of `seqs` sequences (n tokens each, t decoder tokens). */
-static void activations(const struct ctx *x, double seqs, double n, double t, struct acts *A)
+/* What activations() needs per sequence at one length pair: everything but the batch. */
+struct per_len {
+	double n, t;        /* the lengths it holds */
+	double saved;       /* body + once: kept for backward per sequence */
+	double attn;        /* of which attention (0 under checkpointing) */
+	double recompute;   /* GC: the larger layer rebuilt in backward */
+	double tr;          /* one layer's backward transients */
+	double out_tokens;  /* tokens the head sees */
+	bool vocab;         /* logits over the vocabulary */
+	double logit_b;     /* their bytes per element: logits, float32 copy, log_softmax */
+};
+
+/* Activations of one sequence of n tokens (t decoder tokens): the terms that do not depend on the batch. */
+static void activations_len(const struct ctx *x, double n, double t, struct per_len *P)
 {
 	const struct sl_arch *a = x->a;
 	const struct sl_settings *s = x->s;
 	bool gc = s->gradient_checkpointing;
-	memset(A, 0, sizeof *A);
+	memset(P, 0, sizeof *P);
+	P->n = n, P->t = t;
 
 	struct layer enc = {0}, dec = {0};
 	double L = a->layers, D = 0;
@@ -342,12 +356,12 @@ static void activations(const struct ctx *x, double seqs, double n, double t, st
 	if (gc) {
 		body = L * ckpt_input(x, n) + D * ckpt_input(x, t);
 		attn = 0;
-		A->recompute = seqs * (dec.saved > enc.saved ? dec.saved : enc.saved);
+		P->recompute = dec.saved > enc.saved ? dec.saved : enc.saved;
 	} else {
 		body = L * enc.saved + D * dec.saved;
 		attn = L * enc.attn + D * dec.attn;
 	}
-	double tr = enc.transient > dec.transient ? enc.transient : dec.transient;
+	P->tr = enc.transient > dec.transient ? enc.transient : dec.transient;
 
 	/* once per model: embeddings (norm + dropout while they train), the
 	 * attention mask, final norm, the head's input, the encoder output kept
@@ -368,31 +382,48 @@ static void activations(const struct ctx *x, double seqs, double n, double t, st
 			once += n * x->h * x->nb;        /* encoder output, shared by all cross k/v */
 	}
 
-	double out_tokens = encdec ? t : n;
+	P->out_tokens = encdec ? t : n;
 	if (has_vocab_logits(a, s->task)) {
-		double V = a->vocab;
+		P->vocab = true;
 		if (x->train_w)
-			once += out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
+			once += P->out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
 		double lb = x->amp ? x->ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		P->logit_b = lb + (lb < 4 ? 4 : 0) + 4;
+	}
+	P->saved = body + once;
+	P->attn = attn;
+}
+
+/* Activations of one micro-batch of `seqs` sequences from the per-length terms; batch: the batch size setting. */
+static void activations(const struct ctx *x, const struct per_len *P, double seqs, uint64_t batch, struct acts *A)
+{
+	const struct sl_arch *a = x->a;
+	const struct sl_settings *s = x->s;
+	memset(A, 0, sizeof *A);
+	if (s->gradient_checkpointing)
+		A->recompute = seqs * P->recompute;
+
+	if (P->vocab) {
+		double V = a->vocab;
 		/* forward: logits, their float32 copy for the loss, log_softmax output */
-		A->logits_fwd = seqs * out_tokens * V * (lb + (lb < 4 ? 4 : 0) + 4);
+		A->logits_fwd = seqs * P->out_tokens * V * P->logit_b;
 		/* backward start: log_softmax output, its gradient, the logits' gradient
 		 * (the Trainer has dropped the logits by then) */
-		A->logits_bwd = seqs * out_tokens * V * 12;
+		A->logits_bwd = seqs * P->out_tokens * V * 12;
 	} else if (s->task == SL_TASK_BI_ENCODER) {
 		/* in-batch negatives: b × b·(texts-1) similarity scores through cross-entropy */
-		double b = s->batch_size, k = s->texts_per_example > 1 ? s->texts_per_example - 1 : 1;
+		double b = (double)batch, k = s->texts_per_example > 1 ? s->texts_per_example - 1 : 1;
 		double sim = b * b * k * 12;
 		A->logits_fwd = sim + b * (k + 1) * x->h * 4 * 2; /* + pooled embeddings and their grads */
 		A->logits_bwd = A->logits_fwd;
 	} else {
-		double labels = s->task == SL_TASK_SEQ_CLS ? 1 : out_tokens;
+		double labels = s->task == SL_TASK_SEQ_CLS ? 1 : P->out_tokens;
 		A->logits_fwd = A->logits_bwd = seqs * labels * 2 * 12;
 	}
 
-	A->saved = seqs * (body + once);
-	A->attn = seqs * attn;
-	A->transient = seqs * tr;
+	A->saved = seqs * P->saved;
+	A->attn = seqs * P->attn;
+	A->transient = seqs * P->tr;
 }
 
 /* The optimizer's state bytes per trainable parameter (state dtype sb). */
@@ -455,6 +486,11 @@ static uint64_t u64(double v)
 		return 0;
 	if (v >= 1.8e19)
 		return UINT64_MAX;
+	if (v < 4503599627370496.0) {
+		/* below 2^52 this is llround without the call: v - trunc(v) is exact */
+		uint64_t i = (uint64_t)v;
+		return i + (v - (double)i >= 0.5);
+	}
 	return (uint64_t)llround(v);
 }
 
@@ -569,26 +605,53 @@ static void fill(struct sl_breakdown *o, const struct statics *S, double copies,
 	o->trainable = u64(S->T);
 }
 
-void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
-		 const struct sl_calib *c, struct sl_breakdown *out)
-{
+struct sl_estimate_plan {
+	struct sl_settings s;   /* the prepared settings (ctx.s points here) */
 	struct ctx x;
-	ctx_init(&x, a, s, c);
 	struct statics S;
-	statics(&x, gpu, &S);
+	const struct sl_gpu *gpu;
+	bool have_len;          /* len holds the terms of one length pair */
+	struct per_len len;
+};
+
+struct sl_estimate_plan *sl_estimate_plan_new(struct sl_arena *a)
+{
+	return sl_arena_alloc(a, sizeof(struct sl_estimate_plan));
+}
+
+void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, const struct sl_settings *s,
+			 const struct sl_gpu *gpu, const struct sl_calib *c)
+{
+	p->s = *s;
+	ctx_init(&p->x, a, &p->s, c);
+	statics(&p->x, gpu, &p->S);
+	p->gpu = gpu;
+	p->have_len = false;
+}
+
+void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, struct sl_breakdown *out)
+{
+	const struct ctx *xp = &p->x;
+	const struct statics *Sp = &p->S;
+	const struct sl_calib *c = xp->c;
 
 	double b = s->batch_size ? s->batch_size : 1;
 	double n = s->seq_len ? s->seq_len : 1;
 	double t = s->target_len ? s->target_len : n;
 	double seqs = b;
-	if (s->task == SL_TASK_BI_ENCODER) {
-		seqs = b * (s->texts_per_example ? s->texts_per_example : 2);
-		if (s->mini_batch_size && s->mini_batch_size < seqs)
-			seqs = s->mini_batch_size; /* GradCache: gradients per mini-batch */
+	if (p->s.task == SL_TASK_BI_ENCODER) {
+		seqs = b * (p->s.texts_per_example ? p->s.texts_per_example : 2);
+		if (p->s.mini_batch_size && p->s.mini_batch_size < seqs)
+			seqs = p->s.mini_batch_size; /* GradCache: gradients per mini-batch */
+	}
+	if (!p->have_len || p->len.n != n || p->len.t != t) {
+		activations_len(xp, n, t, &p->len);
+		p->have_len = true;
 	}
 	struct acts A;
-	activations(&x, seqs, n, t, &A);
-	bool gc = s->gradient_checkpointing;
+	activations(xp, &p->len, seqs, s->batch_size, &A);
+	bool gc = p->s.gradient_checkpointing;
+	const struct statics S = *Sp;
 	double G = S.grads_persist ? S.grads : 0;
 
 	/* end of forward: under checkpointing the cast cache is still alive */
@@ -629,6 +692,14 @@ void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const str
 		S2.optim += o_dyn;
 	fill(out, &S2, copies, grads, acts, attn, logits, dyn, c);
 	out->phase = phase;
+}
+
+void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+		 const struct sl_calib *c, struct sl_breakdown *out)
+{
+	struct sl_estimate_plan p;
+	sl_estimate_prepare(&p, a, s, gpu, c);
+	sl_estimate_at(&p, s, out);
 }
 
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
