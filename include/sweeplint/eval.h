@@ -133,8 +133,8 @@ struct sl_eval {
 	struct sl_count total;
 	uint64_t u[SL_VERDICT__COUNT];   /* memory-relevant combinations by verdict */
 	uint64_t ncombos;                /* memory-relevant combinations (the product of the axes) */
-	uint64_t evaluated;              /* estimates computed (memoised ones not counted) */
-	uint64_t memo_hits;
+	uint64_t evaluated;              /* estimates computed: the known combinations */
+	uint64_t memo_hits;              /* always 0: no memo since estimates are incremental (kept for -v) */
 	bool truncated;                  /* too many combinations: some axes were cut to their bounds */
 	uint64_t worst;                  /* largest known peak */
 	uint32_t *worst_combo;

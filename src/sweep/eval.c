@@ -1,6 +1,6 @@
 /*
  * eval: axes from configs, command, sweep and --set; the product of the axes
- * evaluated once per combination (memoised), a verdict per combination kept
+ * evaluated once per combination (incrementally), a verdict per combination kept
  * in two bytes, then counts, per-value statistics and blame in one pass over
  * those verdicts. Nothing of the non-memory parameters is enumerated: they
  * only multiply the counts.
@@ -500,57 +500,6 @@ static void limit_axes(struct builder *B, uint64_t limit)
 
 /* ---- the product of the axes ---------------------------------------------------------- */
 
-/*
- * A direct-mapped memo of estimates keyed by the model and the settings the
- * estimator reads: axes it does not read (workers, eval batch, pinning) and
- * values that spell the same setting do not cost an estimate.
- */
-#define MEMO_BITS 12
-
-struct memo_entry {
-	const struct sl_model *model;
-	struct sl_settings s;
-	uint64_t total;
-	bool used;
-};
-
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static bool memo_estimate(const struct sl_eval *ev, struct memo_entry *memo, const uint32_t *idx, uint64_t *total,
-			  bool *hit)
-{
-	struct sl_settings s;
-	const struct sl_model *m;
-	*hit = false;
-	if (!sl_eval_settings(ev, idx, &s, &m))
-		return false;
-	/* what sl_estimate does not read */
-	s.eval_batch_size = 0;
-	s.num_workers = 0;
-	s.pin_memory = false;
-	uint64_t h = hash_bytes(&s, sizeof s, hash_bytes(&m, sizeof m, 0xcbf29ce484222325ull));
-	struct memo_entry *e = &memo[h & ((1u << MEMO_BITS) - 1)];
-	if (e->used && e->model == m && memcmp(&e->s, &s, sizeof s) == 0) {
-		*total = e->total;
-		*hit = true;
-		return true;
-	}
-	struct sl_breakdown bd;
-	sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
-	e->used = true;
-	e->model = m;
-	e->s = s;
-	e->total = bd.total;
-	*total = bd.total;
-	return true;
-}
-
 static uint16_t cell_of(const struct sl_eval *ev, enum sl_verdict vd, uint64_t total)
 {
 	uint64_t q = 0x3FFF;
@@ -559,6 +508,155 @@ static uint16_t cell_of(const struct sl_eval *ev, enum sl_verdict vd, uint64_t t
 	if (q > 0x3FFF)
 		q = 0x3FFF;
 	return (uint16_t)((unsigned)vd << 14 | (unsigned)q);
+}
+
+/*
+ * The enumeration. A combination's settings are the fold of its axes'
+ * role values in application order (sl_eval_settings). Batch size, sequence
+ * length and target length are plain overwrites that read nothing, and no
+ * other role reads them, so they commute with everything else: the
+ * settings are those of the other ("static") axes with the three fields
+ * taken from the last axis that sets each. The combinations are therefore
+ * visited static axes outermost, then the axes deciding the lengths, then
+ * the rest: the estimator's plan (sl_estimate_prepare) is made once per
+ * static combination, its per-length terms once per length, and each
+ * combination costs only its batch terms. Results do not depend on the
+ * order: cells are indexed, and "the first worst" ties are broken by the
+ * combination index, as the original order (last axis fastest) would.
+ * tests/unit/test_fastpath.c compares every result with sl_eval_estimate.
+ */
+enum { F_BATCH, F_SEQ, F_TARGET, F__COUNT };
+
+static int field_of(enum sl_role r)
+{
+	switch (r) {
+	case SL_ROLE_BATCH_SIZE:
+		return F_BATCH;
+	case SL_ROLE_SEQ_LEN:
+		return F_SEQ;
+	case SL_ROLE_TARGET_LEN:
+		return F_TARGET;
+	default:
+		return -1;
+	}
+}
+
+/* The value a field takes from one axis value: its last role value for it; false when it has none. */
+static bool value_field(const struct sl_eval_value *v, int f, uint64_t *u)
+{
+	bool has = false;
+	for (size_t k = 0; k < v->nrv; k++)
+		if (field_of(v->rv[k].role) == f) {
+			*u = v->rv[k].u;
+			has = true;
+		}
+	return has;
+}
+
+struct order {
+	size_t *axis;            /* axes in visiting order */
+	size_t nstatic;          /* axis[0..nstatic) are static */
+	size_t field_axis[F__COUNT]; /* the axis deciding each field, or SIZE_MAX */
+	uint64_t *field_u[F__COUNT]; /* its value per value index */
+};
+
+/* The visiting order; false when some axis decides a field in only some of its values (then: in axis order). */
+static bool plan_order(struct builder *B, struct order *O)
+{
+	struct sl_eval *ev = B->ev;
+	size_t n = ev->naxes;
+	O->axis = sl_arena_array(B->a, n ? n : 1, sizeof *O->axis);
+	bool *dyn = sl_arena_array(B->a, n ? n : 1, sizeof *dyn);
+	bool *len = sl_arena_array(B->a, n ? n : 1, sizeof *len);
+	for (int f = 0; f < F__COUNT; f++) {
+		O->field_axis[f] = SIZE_MAX;
+		for (size_t i = n; i-- > 0 && O->field_axis[f] == SIZE_MAX;) {
+			const struct sl_eval_axis *ax = &ev->axes[i];
+			size_t with = 0, ok = 0;
+			uint64_t u;
+			for (size_t j = 0; j < ax->n; j++) {
+				ok += ax->values[j].ok;
+				with += ax->values[j].ok && value_field(&ax->values[j], f, &u);
+			}
+			if (with == 0)
+				continue;
+			if (with != ok)
+				return false;
+			O->field_axis[f] = i;
+			O->field_u[f] = sl_arena_array(B->a, ax->n, sizeof *O->field_u[f]);
+			for (size_t j = 0; j < ax->n; j++)
+				if (ax->values[j].ok)
+					value_field(&ax->values[j], f, &O->field_u[f][j]);
+			if (f != F_BATCH)
+				len[i] = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		dyn[i] = ax->n > 1 && ax->role != SL_ROLE_MODEL;
+		for (size_t j = 0; j < ax->n && dyn[i]; j++)
+			for (size_t k = 0; ax->values[j].ok && k < ax->values[j].nrv; k++)
+				if (field_of(ax->values[j].rv[k].role) < 0)
+					dyn[i] = false;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!dyn[i])
+			O->axis[k++] = i;
+	O->nstatic = k;
+	for (size_t i = 0; i < n; i++)
+		if (dyn[i] && len[i])
+			O->axis[k++] = i;
+	for (size_t i = 0; i < n; i++)
+		if (dyn[i] && !len[i])
+			O->axis[k++] = i;
+	return true;
+}
+
+/* Per-value results while enumerating: the first worst by combination index. */
+struct vstat {
+	uint64_t worst, best;
+	uint64_t worst_c;        /* UINT64_MAX: no known combination yet */
+};
+
+static void note_value(struct vstat *st, uint64_t total, uint64_t c)
+{
+	if (total < st->best)
+		st->best = total;
+	if (st->worst_c == UINT64_MAX || total > st->worst || (total == st->worst && c < st->worst_c)) {
+		st->worst = total;
+		st->worst_c = c;
+	}
+}
+
+static void decode_combo(const struct sl_eval *ev, uint64_t c, uint32_t *idx)
+{
+	for (size_t i = 0; i < ev->naxes; i++) {
+		idx[i] = (uint32_t)(c / ev->axes[i].stride);
+		c %= ev->axes[i].stride;
+	}
+}
+
+/* The static part of a combination: its settings, model and whether its static values are known. */
+static bool static_settings(const struct sl_eval *ev, const struct order *O, const uint32_t *idx,
+			    struct sl_settings *s, const struct sl_model **m)
+{
+	sl_eval_settings(ev, idx, s, m);
+	bool known = *m != NULL;
+	for (size_t k = 0; k < O->nstatic; k++) {
+		const struct sl_eval_axis *ax = &ev->axes[O->axis[k]];
+		known &= ax->values[ax->n == 1 ? 0 : idx[O->axis[k]]].ok;
+	}
+	return known;
+}
+
+/* Settings fields the estimator does not read, cleared to compare plans. */
+static void plan_key(struct sl_settings *k)
+{
+	k->batch_size = k->seq_len = k->target_len = 0;
+	k->eval_batch_size = 0;
+	k->num_workers = 0;
+	k->pin_memory = false;
 }
 
 static void enumerate(struct builder *B)
@@ -576,40 +674,121 @@ static void enumerate(struct builder *B)
 	if (!ev->cells)
 		sl_oom();
 	sl_arena_defer(a, free, ev->cells);
-	struct memo_entry *memo = calloc((size_t)1 << MEMO_BITS, sizeof *memo);
-	if (!memo)
+	ev->worst_combo = sl_arena_array(a, n ? n : 1, sizeof *ev->worst_combo);
+
+	struct order O;
+	bool fast = plan_order(B, &O);
+	if (!fast) {
+		/* some axis sets a length or the batch in only some of its values: the axes in order */
+		for (size_t i = 0; i < n; i++)
+			O.axis[i] = i;
+		O.nstatic = n;
+	}
+	/* per-value statistics, flattened */
+	size_t *first = sl_arena_array(a, n ? n : 1, sizeof *first);
+	size_t nvalues = 0;
+	for (size_t i = 0; i < n; i++) {
+		first[i] = nvalues;
+		nvalues += ev->axes[i].n;
+	}
+	struct vstat *vs = malloc((nvalues ? nvalues : 1) * sizeof *vs);
+	if (!vs)
 		sl_oom();
+	for (size_t i = 0; i < nvalues; i++)
+		vs[i] = (struct vstat){.best = UINT64_MAX, .worst_c = UINT64_MAX};
+	struct vstat all = {.best = UINT64_MAX, .worst_c = UINT64_MAX};
+
 	uint32_t *idx = sl_arena_array(a, n ? n : 1, sizeof *idx);
-	ev->worst_combo = sl_arena_array(a, n ? n : 1, sizeof *idx);
+	struct sl_estimate_plan *plan = sl_estimate_plan_new(a);
+	struct sl_settings s, key, plan_s;
+	const struct sl_model *m = NULL, *plan_m = NULL;
+	bool have_plan = false, static_known = false;
+	size_t bad_dyn = 0;          /* dynamic axes at a value that is not ok */
+	for (size_t k = O.nstatic; k < n; k++)
+		bad_dyn += !ev->axes[O.axis[k]].values[0].ok;
+	size_t changed = 0;          /* axes O.axis[changed..] moved since the last combination */
 	uint64_t c = 0;
-	do {
-		uint64_t total = 0;
-		bool hit = false;
-		bool known = memo_estimate(ev, memo, idx, &total, &hit);
-		if (known && !hit)
-			ev->evaluated++;
-		ev->memo_hits += hit;
-		enum sl_verdict vd = known ? sl_eval_classify(ev, total) : SL_VERDICT_UNKNOWN;
-		ev->cells[c++] = cell_of(ev, vd, total);
-		if (!known)
-			continue;
-		if (total > ev->worst || c == 1) {
-			ev->worst = total;
-			memcpy(ev->worst_combo, idx, n * sizeof *idx);
-		}
-		for (size_t i = 0; i < n; i++) {
-			struct sl_eval_value *v = &ev->axes[i].values[idx[i]];
-			if (total < v->best)
-				v->best = total;
-			if (!v->worst_combo || total > v->worst) {
-				v->worst = total;
-				if (!v->worst_combo)
-					v->worst_combo = sl_arena_array(a, n, sizeof *idx);
-				memcpy(v->worst_combo, idx, n * sizeof *idx);
+	for (;;) {
+		if (changed < O.nstatic) {
+			static_known = static_settings(ev, &O, idx, &s, &m);
+			if (static_known && fast) {
+				memcpy(&key, &s, sizeof key);
+				plan_key(&key);
+				if (!have_plan || m != plan_m || memcmp(&key, &plan_s, sizeof key) != 0) {
+					sl_estimate_prepare(plan, &m->arch, &s, ev->gpu, &ev->cat->calib);
+					memcpy(&plan_s, &key, sizeof key);
+					plan_m = m;
+					have_plan = true;
+				}
 			}
 		}
-	} while (sl_eval_next(ev, idx));
-	free(memo);
+		uint64_t total = 0;
+		bool known = static_known && bad_dyn == 0;
+		if (known) {
+			struct sl_breakdown bd;
+			if (fast) {
+				for (int f = 0; f < F__COUNT; f++)
+					if (O.field_axis[f] != SIZE_MAX) {
+						uint64_t u = O.field_u[f][idx[O.field_axis[f]]];
+						if (f == F_BATCH)
+							s.batch_size = u;
+						else if (f == F_SEQ)
+							s.seq_len = u;
+						else
+							s.target_len = u;
+					}
+				sl_estimate_at(plan, &s, &bd);
+			} else {
+				sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
+			}
+			total = bd.total;
+			ev->evaluated++;
+		}
+		enum sl_verdict vd = known ? sl_eval_classify(ev, total) : SL_VERDICT_UNKNOWN;
+		ev->cells[c] = cell_of(ev, vd, total);
+		if (known) {
+			note_value(&all, total, c);
+			for (size_t i = 0; i < n; i++)
+				note_value(&vs[first[i] + idx[i]], total, c);
+		}
+		/* the next combination: O.axis[n-1] fastest */
+		size_t k = n;
+		while (k-- > 0) {
+			size_t i = O.axis[k];
+			const struct sl_eval_axis *ax = &ev->axes[i];
+			bool was_bad = !ax->values[idx[i]].ok;
+			if (++idx[i] < ax->n) {
+				c += ax->stride;
+			} else {
+				c -= (uint64_t)(ax->n - 1) * ax->stride;
+				idx[i] = 0;
+			}
+			if (k >= O.nstatic)
+				bad_dyn += (size_t)!ax->values[idx[i]].ok - (size_t)was_bad;
+			if (idx[i] != 0)
+				break;
+		}
+		if (k == SIZE_MAX)
+			break;
+		changed = k;
+	}
+
+	if (all.worst_c != UINT64_MAX) {
+		ev->worst = all.worst;
+		decode_combo(ev, all.worst_c, ev->worst_combo);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ev->axes[i].n; j++) {
+			struct sl_eval_value *v = &ev->axes[i].values[j];
+			const struct vstat *st = &vs[first[i] + j];
+			v->best = st->best;
+			if (st->worst_c == UINT64_MAX)
+				continue;
+			v->worst = st->worst;
+			v->worst_combo = sl_arena_array(a, n, sizeof *v->worst_combo);
+			decode_combo(ev, st->worst_c, v->worst_combo);
+		}
+	free(vs);
 }
 
 /* Blame order: the value a user changes first to make a run fit. */
