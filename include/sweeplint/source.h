@@ -36,7 +36,11 @@ struct sl_source {
 	size_t nlines;       /* entries in line_start (>= 1) */
 	/* cursor for character-index -> byte conversion (marks arrive mostly in order) */
 	size_t cur_char, cur_byte;
+	/* non-ASCII sources: characters before byte k*SL_SOURCE_BLOCK, k = 0..len/SL_SOURCE_BLOCK */
+	size_t *block_chars;
 };
+
+#define SL_SOURCE_BLOCK 64
 
 /* A source over bytes already in memory (copied into the arena). */
 struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len);

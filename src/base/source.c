@@ -47,6 +47,18 @@ static void build_lines(struct sl_arena *a, struct sl_source *s)
 		}
 	}
 	s->ascii = ascii;
+	if (!ascii) {
+		/* characters before each block, so that a column costs O(block), not O(line) */
+		size_t nb = s->len / SL_SOURCE_BLOCK + 1, c = 0;
+		s->block_chars = sl_arena_array(a, nb, sizeof *s->block_chars);
+		for (size_t i = 0; i < s->len; i++) {
+			if (i % SL_SOURCE_BLOCK == 0)
+				s->block_chars[i / SL_SOURCE_BLOCK] = c;
+			c += !is_cont((unsigned char)s->bytes[i]);
+		}
+		if (s->len % SL_SOURCE_BLOCK == 0)
+			s->block_chars[s->len / SL_SOURCE_BLOCK] = c;
+	}
 }
 
 struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len)
@@ -166,6 +178,15 @@ static size_t line_of(const struct sl_source *s, size_t off)
 	return lo;
 }
 
+/* Characters (non-continuation bytes) in bytes [0, off) of a non-ASCII source. */
+static size_t chars_before(const struct sl_source *s, size_t off)
+{
+	size_t k = off / SL_SOURCE_BLOCK, c = s->block_chars[k];
+	for (size_t i = k * SL_SOURCE_BLOCK; i < off; i++)
+		c += !is_cont((unsigned char)s->bytes[i]);
+	return c;
+}
+
 void sl_source_linecol(const struct sl_source *s, size_t off, uint32_t *line, uint32_t *col)
 {
 	if (off > s->len)
@@ -174,10 +195,8 @@ void sl_source_linecol(const struct sl_source *s, size_t off, uint32_t *line, ui
 	size_t from = s->line_start[l];
 	if (l == 0 && s->bom && off >= s->bom)
 		from = s->bom;
-	size_t c = 1;
-	for (size_t i = from; i < off; i++)
-		if (!is_cont((unsigned char)s->bytes[i]))
-			c++;
+	/* O(1) per position, not O(line): a 5 MB one-line flow list has a million nodes */
+	size_t c = 1 + (s->ascii ? off - from : chars_before(s, off) - chars_before(s, from));
 	*line = (uint32_t)(l + 1 > UINT32_MAX ? UINT32_MAX : l + 1);
 	*col = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
 }
