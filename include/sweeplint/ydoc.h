@@ -81,12 +81,15 @@ struct sl_ydoc {
 /* Bounds the loader enforces (a finding, never a crash). */
 #define SL_YDOC_MAX_DEPTH 512
 #define SL_YDOC_MAX_EXPANSION 1000000
+/* Nodes in one document (aliases not counted): real sweeps and configs hold a few thousand. */
+#define SL_YDOC_MAX_NODES 100000
 
 /*
  * Parse src. YAML problems (syntax errors, alias bombs, nesting past the
- * bound, several documents) become diagnostics in diags with rule "syntax";
- * the returned document is never NULL. Returns the document; doc->ok tells
- * whether the tree may be used. resolver may be NULL (one is made in a).
+ * bound, more than SL_YDOC_MAX_NODES nodes, several documents) become
+ * diagnostics in diags with rule "syntax"; the returned document is never
+ * NULL. Returns the document; doc->ok tells whether the tree may be used.
+ * resolver may be NULL (one is made in a).
  */
 struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			     const struct sl_scalar_resolver *resolver, struct sl_diags *diags);

@@ -27,11 +27,23 @@ struct loader {
 	struct sl_diags *diags;
 	struct frame *stack;
 	size_t depth, stack_cap;
-	struct anchor *anchors;
+	struct anchor **anchors;  /* ANCHOR_BUCKETS chains by name hash (made at the first anchor) */
+	uint64_t nodes; /* nodes made so far (bounded by SL_YDOC_MAX_NODES) */
 	struct sl_node *root;
 	uint64_t total; /* nodes that aliases expand to */
 	bool failed;
 };
+
+/* Anchors hash into chains: a document of many anchors and aliases stays linear. */
+#define ANCHOR_BUCKETS 4096
+
+static size_t anchor_bucket(const char *name)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211u;
+	return (size_t)(h % ANCHOR_BUCKETS);
+}
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -63,11 +75,14 @@ static struct sl_node *new_node(struct loader *L, enum sl_node_kind kind, yaml_m
 	n->tag = tag ? sl_arena_strdup(L->a, (const char *)tag) : NULL;
 	n->weight = 1;
 	if (anchor) {
+		if (!L->anchors)
+			L->anchors = sl_arena_array(L->a, ANCHOR_BUCKETS, sizeof *L->anchors);
+		struct anchor **head = &L->anchors[anchor_bucket(n->anchor)];
 		struct anchor *an = sl_arena_alloc(L->a, sizeof *an);
 		an->name = n->anchor;
 		an->node = n;
-		an->next = L->anchors;
-		L->anchors = an;
+		an->next = *head; /* a redefined anchor: the latest definition is found first */
+		*head = an;
 	}
 	return n;
 }
@@ -229,6 +244,14 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			break;
 		}
 		have_ev = true;
+		/* every node costs memory whatever its shape: a 200,000-key sweep is refused, not swallowed */
+		if ((ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+		     ev.type == YAML_MAPPING_START_EVENT) &&
+		    ++L.nodes > SL_YDOC_MAX_NODES) {
+			fail_at(&L, mark_byte(&L, ev.start_mark), "syntax error: more than %s nodes in the document",
+				"100000");
+			break;
+		}
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
 			done = true;
@@ -270,7 +293,7 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 		}
 		case YAML_ALIAS_EVENT: {
 			const char *name = (const char *)ev.data.alias.anchor;
-			struct anchor *an = L.anchors;
+			struct anchor *an = L.anchors ? L.anchors[anchor_bucket(name)] : NULL;
 			while (an && strcmp(an->name, name) != 0)
 				an = an->next;
 			size_t off = mark_byte(&L, ev.start_mark);
