@@ -487,9 +487,10 @@ static uint64_t u64(double v)
 	if (v >= 1.8e19)
 		return UINT64_MAX;
 	if (v < 4503599627370496.0) {
-		/* below 2^52 this is llround without the call: v - trunc(v) is exact */
-		uint64_t i = (uint64_t)v;
-		return i + (v - (double)i >= 0.5);
+		/* below 2^52 this is llround without the call: v - trunc(v) is exact
+		 * (signed conversions: one instruction each way) */
+		int64_t i = (int64_t)v;
+		return (uint64_t)i + (v - (double)i >= 0.5);
 	}
 	return (uint64_t)llround(v);
 }
@@ -605,11 +606,24 @@ static void fill(struct sl_breakdown *o, const struct statics *S, double copies,
 	o->trainable = u64(S->T);
 }
 
+/*
+ * A phase's terms that do not depend on the batch or the lengths: the sum
+ * of its static terms (in the order the peak adds them) and their bytes.
+ */
+struct phase_fixed {
+	double sum;         /* weights + copies + gradients + optimizer (+ the optimizer temporaries) */
+	double copies, grads;
+	uint64_t weights, gradients, optimizer;
+};
+
 struct sl_estimate_plan {
 	struct sl_settings s;   /* the prepared settings (ctx.s points here) */
 	struct ctx x;
 	struct statics S;
-	const struct sl_gpu *gpu;
+	struct phase_fixed ph[3]; /* end of forward, start of backward, one layer's backward */
+	double op;                /* the optimizer step: all static */
+	uint64_t op_optimizer;    /* its optimizer bytes, with the temporaries */
+	uint64_t ctx_b, ws_b, gather_b, params_b, trainable_b;
 	bool have_len;          /* len holds the terms of one length pair */
 	struct per_len len;
 };
@@ -619,20 +633,51 @@ struct sl_estimate_plan *sl_estimate_plan_new(struct sl_arena *a)
 	return sl_arena_alloc(a, sizeof(struct sl_estimate_plan));
 }
 
+static void phase_fixed(struct phase_fixed *ph, const struct statics *S, double copies, double grads, double sum)
+{
+	ph->sum = sum;
+	ph->copies = copies;
+	ph->grads = grads;
+	ph->weights = u64(S->weights + copies);
+	ph->gradients = u64(grads);
+	ph->optimizer = u64(S->optim);
+}
+
 void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, const struct sl_settings *s,
 			 const struct sl_gpu *gpu, const struct sl_calib *c)
 {
 	p->s = *s;
 	ctx_init(&p->x, a, &p->s, c);
 	statics(&p->x, gpu, &p->S);
-	p->gpu = gpu;
 	p->have_len = false;
+
+	/* the phases of sl_estimate_at, their static parts summed in the same order */
+	const struct statics *S = &p->S;
+	bool gc = p->s.gradient_checkpointing;
+	double G = S->grads_persist ? S->grads : 0;
+	double copies_bwd = gc ? 0 : S->copies;
+	double g_bwd = G + (S->grads_persist ? 0 : S->first_grads);
+	double g_layer = G + (S->grads_persist ? 0 : S->first_grads + S->layer_grads);
+	double copies_layer = gc ? S->layer_copy : S->copies;
+	phase_fixed(&p->ph[0], S, S->copies, G, S->weights + S->copies + G + S->optim);
+	phase_fixed(&p->ph[1], S, copies_bwd, g_bwd,
+		    S->weights + copies_bwd + G + (S->grads_persist ? 0 : S->first_grads) + S->optim);
+	phase_fixed(&p->ph[2], S, copies_layer, g_layer,
+		    S->weights + (gc ? S->layer_copy : S->copies) + G +
+			    (S->grads_persist ? 0 : S->first_grads + S->layer_grads) + S->optim);
+	p->op = S->weights + S->grads + S->optim + S->opt_temp;
+	p->op_optimizer = u64(S->optim + S->opt_temp);
+	p->ctx_b = u64(S->ctx);
+	p->ws_b = u64(S->ws);
+	p->gather_b = u64(S->gather + S->comm);
+	p->params_b = u64(S->P);
+	p->trainable_b = u64(S->T);
 }
 
 void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, struct sl_breakdown *out)
 {
 	const struct ctx *xp = &p->x;
-	const struct statics *Sp = &p->S;
+	const struct statics *S = &p->S;
 	const struct sl_calib *c = xp->c;
 
 	double b = s->batch_size ? s->batch_size : 1;
@@ -650,47 +695,55 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	}
 	struct acts A;
 	activations(xp, &p->len, seqs, s->batch_size, &A);
-	bool gc = p->s.gradient_checkpointing;
-	const struct statics S = *Sp;
-	double G = S.grads_persist ? S.grads : 0;
 
 	/* end of forward: under checkpointing the cast cache is still alive */
-	double copies_fwd = S.copies;
 	double f_dyn = A.saved + A.logits_fwd;
-	double f = S.weights + copies_fwd + G + S.optim + f_dyn;
+	double f = p->ph[0].sum + f_dyn;
 	/* start of backward: the loss gradients on top of everything saved */
-	double copies_bwd = gc ? 0 : S.copies;
 	double b_dyn = A.saved + A.logits_bwd;
-	double bw = S.weights + copies_bwd + G + (S.grads_persist ? 0 : S.first_grads) + S.optim + b_dyn;
+	double bw = p->ph[1].sum + b_dyn;
 	/* one layer's backward (the last layer: everything still saved) */
 	double l_dyn = A.saved + A.recompute + A.transient;
-	double l = S.weights + (gc ? S.layer_copy : S.copies) + G +
-		   (S.grads_persist ? 0 : S.first_grads + S.layer_grads) + S.optim + l_dyn;
-	/* optimizer step */
-	double o_dyn = S.opt_temp;
-	double op = S.weights + S.grads + S.optim + o_dyn;
+	double l = p->ph[2].sum + l_dyn;
+	/* optimizer step: static (its temporaries are reported with the optimizer) */
+	double op = p->op;
 
-	double peak = f, dyn = f_dyn, copies = copies_fwd, grads = G, acts = A.saved, logits = A.logits_fwd;
+	const struct phase_fixed *ph = &p->ph[0];
+	double peak = f, dyn = f_dyn, acts = A.saved, logits = A.logits_fwd;
 	int phase = SL_PHASE_FORWARD;
 	if (bw > peak) {
-		peak = bw, dyn = b_dyn, copies = copies_bwd, phase = SL_PHASE_BACKWARD;
-		grads = G + (S.grads_persist ? 0 : S.first_grads), logits = A.logits_bwd;
+		peak = bw, dyn = b_dyn, ph = &p->ph[1], phase = SL_PHASE_BACKWARD;
+		logits = A.logits_bwd;
 	}
 	if (l > peak) {
-		peak = l, dyn = l_dyn, copies = gc ? S.layer_copy : S.copies, phase = SL_PHASE_BACKWARD;
-		grads = G + (S.grads_persist ? 0 : S.first_grads + S.layer_grads);
+		peak = l, dyn = l_dyn, ph = &p->ph[2], phase = SL_PHASE_BACKWARD;
 		acts = A.saved + A.recompute + A.transient, logits = 0;
 	}
+	memset(out, 0, sizeof *out);
+	out->cuda_context = p->ctx_b;
+	out->workspace = p->ws_b;
+	out->zero_gather = p->gather_b;
+	out->params = p->params_b;
+	out->trainable = p->trainable_b;
 	if (op > peak) {
-		peak = op, dyn = o_dyn, copies = 0, grads = S.grads, acts = 0, logits = 0;
+		dyn = S->opt_temp;
 		phase = SL_PHASE_OPTIMIZER;
+		out->weights = u64(S->weights + 0.0);
+		out->gradients = u64(S->grads);
+		out->optimizer = p->op_optimizer;
+		out->activations = out->attention = out->logits = 0;
+	} else {
+		out->weights = ph->weights;
+		out->gradients = ph->gradients;
+		out->optimizer = ph->optimizer;
+		out->activations = u64(acts);
+		out->attention = u64(A.attn);
+		out->logits = u64(logits);
 	}
-	double attn = phase == SL_PHASE_OPTIMIZER ? 0 : A.attn;
-	/* the optimizer temporaries are reported with the optimizer */
-	struct statics S2 = S;
-	if (phase == SL_PHASE_OPTIMIZER)
-		S2.optim += o_dyn;
-	fill(out, &S2, copies, grads, acts, attn, logits, dyn, c);
+	out->slack = u64(c->slack_frac * dyn + (double)c->slack_min);
+	out->dynamic = u64(dyn);
+	out->total = out->cuda_context + out->workspace + out->weights + out->gradients + out->optimizer +
+		     out->activations + out->logits + out->zero_gather + out->slack;
 	out->phase = phase;
 }
 

@@ -457,6 +457,19 @@ static struct sl_count count_add(struct sl_count x, struct sl_count y)
 	return r;
 }
 
+/* count_add of y, k times over (saturating the same way). */
+static struct sl_count count_times(struct sl_count y, uint64_t k)
+{
+	if (k == 0)
+		return (struct sl_count){0};
+	struct sl_count r = {.infinite = y.infinite, .saturated = y.saturated};
+	if (__builtin_mul_overflow(y.value, k, &r.value)) {
+		r.value = UINT64_MAX;
+		r.saturated = true;
+	}
+	return r;
+}
+
 /* Cut the largest numeric axes to their bounds until the product fits the bound. */
 static void limit_axes(struct builder *B, uint64_t limit)
 {
@@ -617,6 +630,7 @@ static bool plan_order(struct builder *B, struct order *O)
 struct vstat {
 	uint64_t worst, best;
 	uint64_t worst_c;        /* UINT64_MAX: no known combination yet */
+	uint64_t u[SL_VERDICT__COUNT];
 };
 
 static void note_value(struct vstat *st, uint64_t total, uint64_t c)
@@ -629,12 +643,34 @@ static void note_value(struct vstat *st, uint64_t total, uint64_t c)
 	}
 }
 
+/* Fold the results of a block of combinations into st. */
+static void merge_stat(struct vstat *st, const struct vstat *blk)
+{
+	if (blk->worst_c != UINT64_MAX) {
+		note_value(st, blk->worst, blk->worst_c);
+		if (blk->best < st->best)
+			st->best = blk->best;
+	}
+	for (int v = 0; v < SL_VERDICT__COUNT; v++)
+		st->u[v] += blk->u[v];
+}
+
 static void decode_combo(const struct sl_eval *ev, uint64_t c, uint32_t *idx)
 {
 	for (size_t i = 0; i < ev->naxes; i++) {
 		idx[i] = (uint32_t)(c / ev->axes[i].stride);
 		c %= ev->axes[i].stride;
 	}
+}
+
+/* Fold the results of one static combination (block) into its static values and the total; reset it. */
+static void flush_block(const struct order *O, const size_t *first, const uint32_t *idx, struct vstat *vs,
+			struct vstat *all, struct vstat *blk)
+{
+	for (size_t k = 0; k < O->nstatic; k++)
+		merge_stat(&vs[first[O->axis[k]] + idx[O->axis[k]]], blk);
+	merge_stat(all, blk);
+	*blk = (struct vstat){.best = UINT64_MAX, .worst_c = UINT64_MAX};
 }
 
 /* The static part of a combination: its settings, model and whether its static values are known. */
@@ -697,6 +733,7 @@ static void enumerate(struct builder *B)
 	for (size_t i = 0; i < nvalues; i++)
 		vs[i] = (struct vstat){.best = UINT64_MAX, .worst_c = UINT64_MAX};
 	struct vstat all = {.best = UINT64_MAX, .worst_c = UINT64_MAX};
+	struct vstat blk = all;      /* the current static combination's results */
 
 	uint32_t *idx = sl_arena_array(a, n ? n : 1, sizeof *idx);
 	struct sl_estimate_plan *plan = sl_estimate_plan_new(a);
@@ -746,15 +783,23 @@ static void enumerate(struct builder *B)
 		}
 		enum sl_verdict vd = known ? sl_eval_classify(ev, total) : SL_VERDICT_UNKNOWN;
 		ev->cells[c] = cell_of(ev, vd, total);
-		if (known) {
-			note_value(&all, total, c);
-			for (size_t i = 0; i < n; i++)
-				note_value(&vs[first[i] + idx[i]], total, c);
+		/* the static axes' values are those of the whole block: their results are the block's */
+		blk.u[vd]++;
+		if (known)
+			note_value(&blk, total, c);
+		for (size_t k = O.nstatic; k < n; k++) {
+			struct vstat *st = &vs[first[O.axis[k]] + idx[O.axis[k]]];
+			st->u[vd]++;
+			if (known)
+				note_value(st, total, c);
 		}
 		/* the next combination: O.axis[n-1] fastest */
 		size_t k = n;
 		while (k-- > 0) {
 			size_t i = O.axis[k];
+			if (k + 1 == O.nstatic) { /* the block ends */
+				flush_block(&O, first, idx, vs, &all, &blk);
+			}
 			const struct sl_eval_axis *ax = &ev->axes[i];
 			bool was_bad = !ax->values[idx[i]].ok;
 			if (++idx[i] < ax->n) {
@@ -772,6 +817,10 @@ static void enumerate(struct builder *B)
 			break;
 		changed = k;
 	}
+	if (O.nstatic == 0) /* one block, never ended by a static axis */
+		flush_block(&O, first, idx, vs, &all, &blk);
+	for (int v = 0; v < SL_VERDICT__COUNT; v++)
+		ev->u[v] = all.u[v];
 
 	if (all.worst_c != UINT64_MAX) {
 		ev->worst = all.worst;
@@ -782,6 +831,7 @@ static void enumerate(struct builder *B)
 			struct sl_eval_value *v = &ev->axes[i].values[j];
 			const struct vstat *st = &vs[first[i] + j];
 			v->best = st->best;
+			memcpy(v->u, st->u, sizeof v->u);
 			if (st->worst_c == UINT64_MAX)
 				continue;
 			v->worst = st->worst;
@@ -902,13 +952,32 @@ static void tally(struct builder *B)
 		}
 
 	uint32_t *idx = sl_arena_array(B->a, n ? n : 1, sizeof *idx);
+	if (T.nbounds == 0) {
+		/* every combination weighs one block: the weighted counts are the plain ones (enumerate's) times it */
+		for (int vd = 0; vd < SL_VERDICT__COUNT; vd++) {
+			ev->n[vd] = count_times(T.block, ev->u[vd]);
+			for (size_t i = 0; i < n; i++)
+				for (size_t j = 0; j < ev->axes[i].n; j++)
+					ev->axes[i].values[j].n[vd] = count_times(T.block, ev->axes[i].values[j].u[vd]);
+		}
+		ev->total = count_times(T.block, ev->ncombos);
+		/* blame, in combination order: only what does not fit the headroom */
+		for (uint64_t c = 0; c < ev->ncombos; c++) {
+			enum sl_verdict vd = (enum sl_verdict)(ev->cells[c] >> 14);
+			if (vd == SL_VERDICT_OOM || vd == SL_VERDICT_NEAR)
+				blame_one(&T, idx, c, vd);
+			for (size_t i = n; i-- > 0;) {
+				if (++idx[i] < ev->axes[i].n)
+					break;
+				idx[i] = 0;
+			}
+		}
+		return;
+	}
 	uint32_t *corner = sl_arena_array(B->a, n ? n : 1, sizeof *corner);
 	uint64_t c = 0;
 	do {
 		enum sl_verdict vd = (enum sl_verdict)(ev->cells[c] >> 14);
-		ev->u[vd]++;
-		for (size_t i = 0; i < n; i++)
-			ev->axes[i].values[idx[i]].u[vd]++;
 		if (vd == SL_VERDICT_OOM || vd == SL_VERDICT_NEAR)
 			blame_one(&T, idx, c, vd);
 		/* weighted counts: once per block, at its base corner */

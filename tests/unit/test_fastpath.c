@@ -8,8 +8,9 @@
  * - sl_eval_run's incremental enumeration (static axes outermost, plans per
  *   static combination, per-length terms cached) against sl_eval_estimate
  *   combination by combination in axis order, over random sweeps with
- *   trainer configs and --set fixes: every verdict and peak step, every
- *   value's best, worst and first worst combination, the overall worst.
+ *   trainer configs and --set fixes: every verdict and peak step, the
+ *   counts by verdict, every value's counts, best, worst and first worst
+ *   combination, the overall worst.
  *
  * Randomised with fixed seeds: a failure names the case to replay.
  * estimate.c is included to reach its rounding helper.
@@ -281,6 +282,7 @@ static void check_eval(struct env *e, struct sl_arena *a, const struct sl_eval *
 	struct ref {
 		uint64_t worst, best;
 		uint32_t *combo;
+		uint64_t u[SL_VERDICT__COUNT];
 	};
 	struct ref **refs = sl_arena_array(a, n ? n : 1, sizeof *refs);
 	for (size_t i = 0; i < n; i++) {
@@ -288,7 +290,7 @@ static void check_eval(struct env *e, struct sl_arena *a, const struct sl_eval *
 		for (size_t j = 0; j < ev->axes[i].n; j++)
 			refs[i][j].best = UINT64_MAX;
 	}
-	uint64_t worst = 0, known = 0;
+	uint64_t worst = 0, known = 0, u[SL_VERDICT__COUNT] = {0};
 	uint32_t *worst_combo = NULL;
 	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
 	uint64_t c = 0;
@@ -297,6 +299,9 @@ static void check_eval(struct env *e, struct sl_arena *a, const struct sl_eval *
 		bool ok = sl_eval_estimate(ev, idx, &bd);
 		enum sl_verdict vd = ok ? sl_eval_classify(ev, bd.total) : SL_VERDICT_UNKNOWN;
 		uint16_t cell = ev->cells[c];
+		u[vd]++;
+		for (size_t i = 0; i < n; i++)
+			refs[i][idx[i]].u[vd]++;
 		if ((cell >> 14) != vd)
 			fail_msg("case %d combination %llu (%s): verdict %u, reference %u", case_no, (unsigned long long)c,
 				 sl_eval_describe(a, ev, idx, SIZE_MAX), cell >> 14, (unsigned)vd);
@@ -328,6 +333,7 @@ static void check_eval(struct env *e, struct sl_arena *a, const struct sl_eval *
 	} while (sl_eval_next(ev, idx));
 	assert_true(c == ev->ncombos);
 	assert_true(known == ev->evaluated);
+	assert_memory_equal(ev->u, u, sizeof u);
 	if (worst_combo) {
 		assert_true(ev->worst == worst);
 		assert_memory_equal(ev->worst_combo, worst_combo, n * sizeof *idx);
@@ -337,6 +343,7 @@ static void check_eval(struct env *e, struct sl_arena *a, const struct sl_eval *
 			const struct sl_eval_value *v = &ev->axes[i].values[j];
 			const struct ref *rf = &refs[i][j];
 			if (v->best != rf->best || v->worst != rf->worst || !v->worst_combo != !rf->combo ||
+			    memcmp(v->u, rf->u, sizeof v->u) != 0 ||
 			    (rf->combo && memcmp(v->worst_combo, rf->combo, n * sizeof *idx) != 0))
 				fail_msg("case %d: %s: best %llu/%llu worst %llu/%llu", case_no,
 					 sl_eval_value_name(a, &ev->axes[i], v), (unsigned long long)v->best,
