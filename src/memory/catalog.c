@@ -176,15 +176,29 @@ struct priv {
 	struct alias_set *gpu_aliases;
 };
 
-/* One YAML file being loaded: its source, diagnostics, and its ydoc (made on the first problem). */
+/*
+ * One YAML file being loaded: its bytes, diagnostics, and its source and
+ * ydoc, made on the first problem (an embedded file's line table is not
+ * worth building when nothing is reported in it).
+ */
 struct file {
 	struct sl_arena *arena;
-	struct sl_source *src;
+	const char *bytes;
+	size_t len;
+	const char *name;     /* embedded: its name under rules/ */
+	struct sl_source *src_;
 	struct sl_diags *diags;
 	struct sl_ydoc *doc;
 	const char *list_key; /* "models" / "gpus" */
 	size_t errors;
 };
+
+static struct sl_source *src_of(struct file *f)
+{
+	if (!f->src_)
+		f->src_ = sl_source_from_bytes(f->arena, sl_arena_printf(f->arena, "rules/%s", f->name), f->bytes, f->len);
+	return f->src_;
+}
 
 /* libcyaml's log lines of one load, collected. */
 struct cylog {
@@ -233,7 +247,7 @@ static struct sl_diag *report(struct file *f, struct sl_span span, const char *f
 {
 	va_list ap;
 	va_start(ap, fmt);
-	struct sl_diag *d = sl_diags_vadd(f->diags, RULE, SL_SEV_ERROR, f->src, span, fmt, ap);
+	struct sl_diag *d = sl_diags_vadd(f->diags, RULE, SL_SEV_ERROR, src_of(f), span, fmt, ap);
 	va_end(ap);
 	f->errors++;
 	return d;
@@ -250,10 +264,10 @@ static void report_cyaml(struct file *f, const struct cylog *log, cyaml_err_t er
 	/* YAML syntax errors: ydoc knows where they are */
 	struct sl_diags syn;
 	sl_diags_init(&syn, f->arena);
-	f->doc = sl_ydoc_parse(f->arena, f->src, NULL, &syn);
+	f->doc = sl_ydoc_parse(f->arena, src_of(f), NULL, &syn);
 	if (syn.n) {
 		for (size_t i = 0; i < syn.n; i++)
-			report(f, syn.v[i].span, "invalid %s: %s", f->src->display, syn.v[i].message);
+			report(f, syn.v[i].span, "invalid %s: %s", src_of(f)->display, syn.v[i].message);
 		return;
 	}
 
@@ -275,24 +289,24 @@ static void report_cyaml(struct file *f, const struct cylog *log, cyaml_err_t er
 	size_t line = 0, col = 0, off = 0, end = 0;
 	const char *at = strstr(t, "(line: ");
 	if (at && sscanf(at, "(line: %zu, column: %zu)", &line, &col) == 2)
-		off = end = line_col_to_byte(f->src, line, col);
+		off = end = line_col_to_byte(src_of(f), line, col);
 	/* an unexpected key is reported at the event before it: find the key itself */
 	static const char unexpected[] = "Unexpected key: ";
 	if (msg && msglen > sizeof unexpected - 1 && strncmp(msg, unexpected, sizeof unexpected - 1) == 0) {
 		size_t klen = msglen - (sizeof unexpected - 1);
-		const char *k = memmem(f->src->bytes + off, f->src->len - off, msg + sizeof unexpected - 1, klen);
+		const char *k = memmem(src_of(f)->bytes + off, src_of(f)->len - off, msg + sizeof unexpected - 1, klen);
 		if (k) {
-			off = (size_t)(k - f->src->bytes);
+			off = (size_t)(k - src_of(f)->bytes);
 			end = off + klen;
 		}
 	}
-	struct sl_span span = sl_source_span(f->src, off, end);
+	struct sl_span span = sl_source_span(src_of(f), off, end);
 
 	char *m = msg ? sl_arena_strndup(f->arena, msg, msglen) : sl_arena_strdup(f->arena, cyaml_strerror(err));
 	/* git style: lower-case first letter */
 	if (m[0])
 		m[0] = (char)tolower((unsigned char)m[0]);
-	report(f, span, "invalid %s: %s", f->src->display, m);
+	report(f, span, "invalid %s: %s", src_of(f)->display, m);
 }
 
 /* The ydoc node of list_key[i].field (or the entry when field is NULL); NULL when absent. */
@@ -301,7 +315,7 @@ static const struct sl_node *node_of(struct file *f, size_t i, const char *field
 	if (!f->doc) {
 		struct sl_diags scratch;
 		sl_diags_init(&scratch, f->arena);
-		f->doc = sl_ydoc_parse(f->arena, f->src, NULL, &scratch);
+		f->doc = sl_ydoc_parse(f->arena, src_of(f), NULL, &scratch);
 	}
 	if (!f->doc->ok || !f->doc->root)
 		return NULL;
@@ -319,7 +333,7 @@ static struct sl_span span_of(struct file *f, size_t i, const char *field)
 	const struct sl_node *n = node_of(f, i, field);
 	if (!n)
 		n = node_of(f, i, NULL);
-	return n ? n->span : sl_source_span(f->src, 0, 0);
+	return n ? n->span : sl_source_span(src_of(f), 0, 0);
 }
 
 static struct sl_span alias_span(struct file *f, size_t i, size_t j)
@@ -401,7 +415,7 @@ static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv)
 		.flags = CYAML_CFG_DEFAULT,
 	};
 	struct y_models *y = NULL;
-	cyaml_err_t err = cyaml_load_data((const uint8_t *)f->src->bytes, f->src->len, &cfg, &models_schema,
+	cyaml_err_t err = cyaml_load_data((const uint8_t *)f->bytes, f->len, &cfg, &models_schema,
 					  (cyaml_data_t **)&y, NULL);
 	if (err != CYAML_OK) {
 		report_cyaml(f, &log, err);
@@ -481,7 +495,7 @@ static void load_gpus(struct file *f, struct sl_catalog *cat, struct priv *pv)
 		.flags = CYAML_CFG_DEFAULT,
 	};
 	struct y_gpus *y = NULL;
-	cyaml_err_t err = cyaml_load_data((const uint8_t *)f->src->bytes, f->src->len, &cfg, &gpus_schema,
+	cyaml_err_t err = cyaml_load_data((const uint8_t *)f->bytes, f->len, &cfg, &gpus_schema,
 					  (cyaml_data_t **)&y, NULL);
 	if (err != CYAML_OK) {
 		report_cyaml(f, &log, err);
@@ -522,11 +536,20 @@ static void load_gpus(struct file *f, struct sl_catalog *cat, struct priv *pv)
 	cat->ngpus = n;
 }
 
-static struct sl_source *embedded(struct sl_arena *a, const char *name)
+/* A file from a given source, or the embedded one of that name. */
+static struct file file_of(struct sl_arena *a, struct sl_source *src, const char *name, struct sl_diags *diags,
+			   const char *list_key)
 {
-	const struct sl_blob *b = sl_data_get(name);
-	const char *path = sl_arena_printf(a, "rules/%s", name);
-	return sl_source_from_bytes(a, path, b ? b->bytes : "", b ? b->len : 0);
+	struct file f = {.arena = a, .diags = diags, .list_key = list_key, .name = name, .src_ = src};
+	if (src) {
+		f.bytes = src->bytes;
+		f.len = src->len;
+	} else {
+		const struct sl_blob *b = sl_data_get(name);
+		f.bytes = b ? b->bytes : "";
+		f.len = b ? b->len : 0;
+	}
+	return f;
 }
 
 int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl_source *gpus,
@@ -536,11 +559,9 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 	struct priv *pv = sl_arena_alloc(a, sizeof *pv);
 	cat->priv = pv;
 
-	struct file mf = {.arena = a, .src = models ? models : embedded(a, "models.yaml"), .diags = diags,
-			  .list_key = "models"};
+	struct file mf = file_of(a, models, "models.yaml", diags, "models");
 	load_models(&mf, cat, pv);
-	struct file gf = {.arena = a, .src = gpus ? gpus : embedded(a, "gpus.yaml"), .diags = diags,
-			  .list_key = "gpus"};
+	struct file gf = file_of(a, gpus, "gpus.yaml", diags, "gpus");
 	load_gpus(&gf, cat, pv);
 
 	/* rules/calibration.yaml belongs to the estimator (calib.c) */

@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cyaml/cyaml.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <pcre2.h>
@@ -155,7 +156,8 @@ static int compile_rule(struct sl_arena *a, struct sl_key_rule *r, const char **
 					       (size_t)erroff, (const char *)buf);
 		return -SL_ECONFIG;
 	}
-	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	/* no JIT: a run matches each pattern against a handful of keys, and JIT
+	 * compiling them all cost more than every match of a check together */
 	sl_arena_defer(a, free_code, code);
 	r->code = code;
 	return 0;
@@ -172,22 +174,34 @@ static void keymap_reserve(struct sl_arena *a, struct sl_keymap *km, size_t more
 	km->cap = cap;
 }
 
+/* A problem in rules/keys.yaml (its source and line table are made only then). */
+static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *bytes, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *bytes, size_t len, const char *fmt, ...)
+{
+	struct sl_source *src = sl_source_from_bytes(a, "rules/keys.yaml", bytes, len);
+	va_list ap;
+	va_start(ap, fmt);
+	sl_diags_vadd(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), fmt, ap);
+	va_end(ap);
+}
+
 struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
 {
 	const struct sl_blob *blob = sl_data_get("keys.yaml");
-	struct sl_source *src = sl_source_from_bytes(a, "rules/keys.yaml", blob ? blob->bytes : "", blob ? blob->len : 0);
+	const char *bytes = blob ? blob->bytes : "";
+	size_t len = blob ? blob->len : 0;
 	struct cyaml_log_ctx lc = {.a = a};
 	sl_buf_init(&lc.msg, a);
 	cyaml_config_t cfg = cyaml_cfg_base;
 	cfg.log_fn = cyaml_log_to_buf;
 	cfg.log_ctx = &lc;
 	struct key_file *kf = NULL;
-	cyaml_err_t err = cyaml_load_data((const uint8_t *)src->bytes, src->len, &cfg, &file_schema,
-					  (cyaml_data_t **)&kf, NULL);
+	cyaml_err_t err = cyaml_load_data((const uint8_t *)bytes, len, &cfg, &file_schema, (cyaml_data_t **)&kf, NULL);
 	if (err != CYAML_OK) {
-		sl_diags_add(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0),
-			     "cannot load the key map: %s%s%s", cyaml_strerror(err), lc.msg.len ? ": " : "",
-			     lc.msg.buf);
+		keys_error(a, diags, bytes, len, "cannot load the key map: %s%s%s", cyaml_strerror(err),
+			   lc.msg.len ? ": " : "", lc.msg.buf);
 		return NULL;
 	}
 	sl_arena_defer(a, free_key_file, kf);
@@ -196,8 +210,7 @@ struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
 		const struct key_entry *e = &kf->keys[i];
 		int role = sl_role_parse(e->role);
 		if (role < 0) {
-			sl_diags_add(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0),
-				     "unknown role \"%s\" in the key map", e->role);
+			keys_error(a, diags, bytes, len, "unknown role \"%s\" in the key map", e->role);
 			return NULL;
 		}
 		keymap_reserve(a, km, e->patterns_count);
@@ -211,8 +224,7 @@ struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
 			r->origin = "rules/keys.yaml";
 			const char *why = NULL;
 			if (compile_rule(a, r, &why) < 0) {
-				sl_diags_add(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), "%s",
-					     why);
+				keys_error(a, diags, bytes, len, "%s", why);
 				return NULL;
 			}
 			km->n++;
