@@ -492,7 +492,17 @@ static uint64_t u64(double v)
 		int64_t i = (int64_t)v;
 		return (uint64_t)i + (v - (double)i >= 0.5);
 	}
-	return (uint64_t)llround(v);
+	/* from 2^52 doubles are integers; from 2^63 llround's long long would overflow */
+	return v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)llround(v);
+}
+
+/* A byte total that saturates at UINT64_MAX instead of wrapping (terms may be saturated). */
+static uint64_t sat_sum(const uint64_t *v, size_t n)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t = v[i] > UINT64_MAX - t ? UINT64_MAX : t + v[i];
+	return t;
 }
 
 struct statics {
@@ -600,8 +610,8 @@ static void fill(struct sl_breakdown *o, const struct statics *S, double copies,
 	o->zero_gather = u64(S->gather + S->comm);
 	o->slack = u64(c->slack_frac * dyn + (double)c->slack_min);
 	o->dynamic = u64(dyn);
-	o->total = o->cuda_context + o->workspace + o->weights + o->gradients + o->optimizer + o->activations +
-		   o->logits + o->zero_gather + o->slack;
+	o->total = sat_sum((const uint64_t[]){o->cuda_context, o->workspace, o->weights, o->gradients, o->optimizer,
+					      o->activations, o->logits, o->zero_gather, o->slack}, 9);
 	o->params = u64(S->P);
 	o->trainable = u64(S->T);
 }
@@ -742,8 +752,9 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	}
 	out->slack = u64(c->slack_frac * dyn + (double)c->slack_min);
 	out->dynamic = u64(dyn);
-	out->total = out->cuda_context + out->workspace + out->weights + out->gradients + out->optimizer +
-		     out->activations + out->logits + out->zero_gather + out->slack;
+	out->total = sat_sum((const uint64_t[]){out->cuda_context, out->workspace, out->weights, out->gradients,
+						out->optimizer, out->activations, out->logits, out->zero_gather,
+						out->slack}, 9);
 	out->phase = phase;
 }
 

@@ -16,7 +16,8 @@ static uint64_t u64(double v)
 		return 0;
 	if (v >= 1.8e19)
 		return UINT64_MAX;
-	return (uint64_t)llround(v);
+	/* from 2^63 llround's long long would overflow; doubles that large are integers */
+	return v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)llround(v);
 }
 
 void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
@@ -63,5 +64,9 @@ void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, cons
 	out->loading = u64(loading + offload);
 	out->pinned = u64(pinned);
 	out->overhead = u64(sum * c->host_overhead_frac);
-	out->total = out->base + out->workers + out->loading + out->pinned + out->overhead;
+	/* saturating: the terms may already be UINT64_MAX */
+	const uint64_t terms[] = {out->base, out->workers, out->loading, out->pinned, out->overhead};
+	out->total = 0;
+	for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+		out->total = terms[i] > UINT64_MAX - out->total ? UINT64_MAX : out->total + terms[i];
 }
