@@ -98,6 +98,11 @@ struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t ma
 			*err = EISDIR;
 			goto out;
 		}
+		/* a regular file past the bound is refused before a byte of it is read */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_bytes) {
+			*err = EFBIG;
+			goto out;
+		}
 	}
 	cap = 64 * 1024;
 	buf = malloc(cap);
