@@ -168,7 +168,7 @@ static void test_rounding_is_llround(void **state)
 			v = (double)pick(&r, 1u << 20) / (double)(1 + pick(&r, 1u << 10));
 			break;
 		}
-		if (v >= 1.8e19 || !(v > 0))
+		if (v >= 9223372036854775808.0 || !(v > 0)) /* llround's range */
 			continue;
 		if (u64(v) != (uint64_t)llround(v))
 			fail_msg("u64(%.17g) = %llu, llround %lld", v, (unsigned long long)u64(v), llround(v));
