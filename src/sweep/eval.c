@@ -444,20 +444,7 @@ uint32_t *sl_eval_combo(struct sl_arena *a, const struct sl_eval *ev, size_t axi
 	return idx;
 }
 
-/* Saturating sum (infinite wins). */
-static struct sl_count count_add(struct sl_count x, struct sl_count y)
-{
-	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
-	if (x.value > UINT64_MAX - y.value) {
-		r.value = UINT64_MAX;
-		r.saturated = true;
-	} else {
-		r.value = x.value + y.value;
-	}
-	return r;
-}
-
-/* count_add of y, k times over (saturating the same way). */
+/* sl_count_add of y, k times over (saturating the same way). */
 static struct sl_count count_times(struct sl_count y, uint64_t k)
 {
 	if (k == 0)
@@ -993,12 +980,12 @@ static void tally(struct builder *B)
 				if ((enum sl_verdict)(ev->cells[cell_index(ev, corner)] >> 14) != bv)
 					bv = SL_VERDICT_UNKNOWN;
 			}
-			ev->n[bv] = count_add(ev->n[bv], T.block);
-			ev->total = count_add(ev->total, T.block);
+			ev->n[bv] = sl_count_add(ev->n[bv], T.block);
+			ev->total = sl_count_add(ev->total, T.block);
 			for (size_t i = 0; i < n; i++)
 				if (!ev->axes[i].bounds || ev->axes[i].n != 2)
 					ev->axes[i].values[idx[i]].n[bv] =
-						count_add(ev->axes[i].values[idx[i]].n[bv], T.block);
+						sl_count_add(ev->axes[i].values[idx[i]].n[bv], T.block);
 		}
 		/* a bound value: its own corner over half the range, the other bounds' block shares */
 		for (size_t b = 0; b < T.nbounds; b++) {
@@ -1007,7 +994,7 @@ static void tally(struct builder *B)
 			for (size_t o = 0; o < T.nbounds; o++)
 				w = sl_count_mul(w, half(ev->axes[T.bounds[o]].range, idx[T.bounds[o]] == 1));
 			struct sl_eval_value *v = &ev->axes[i].values[idx[i]];
-			v->n[vd] = count_add(v->n[vd], w);
+			v->n[vd] = sl_count_add(v->n[vd], w);
 		}
 		c++;
 	} while (sl_eval_next(ev, idx));
