@@ -81,8 +81,6 @@ static struct sl_config *project_load(struct sl_cli *cli, struct sl_run *run, st
 	return rc == 0 ? c : NULL;
 }
 
-static struct check_ctx check_ctx;
-
 static const struct sl_cmd_spec spec = {
 	.name = "check",
 	.usage = "[OPTIONS] FILE...",
@@ -91,16 +89,17 @@ static const struct sl_cmd_spec spec = {
 	.opts = check_opts,
 	.nopts = sizeof check_opts / sizeof check_opts[0],
 	.on_opt = check_opt,
-	.ctx = &check_ctx,
 };
 
 int cmd_check(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	check_ctx = (struct check_ctx){.run = run};
+	struct check_ctx ctx = {.run = run};
+	struct sl_cmd_spec spec_here = spec; /* the table is const; this call's context is local */
+	spec_here.ctx = &ctx;
 	run->opt.headroom = 0; /* 0 after parsing: --headroom not given (a config may set it) */
 	int first = 0;
-	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
+	int rc = sl_opts_parse(cli, &spec_here, run, argc, argv, &first);
 	if (rc != SL_OPTS_GO) {
 		sl_run_free(run);
 		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
@@ -138,7 +137,7 @@ int cmd_check(struct sl_cli *cli, int argc, char **argv)
 	for (int i = first; i < argc; i++) {
 		const char *path = argv[i];
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-		const char *cpath = check_ctx.config_file ? check_ctx.config_file : sl_config_find(run->arena, path);
+		const char *cpath = ctx.config_file ? ctx.config_file : sl_config_find(run->arena, path);
 		struct sl_config *config = cpath ? project_load(cli, run, &projects, cpath) : NULL;
 		if (cpath && !config) {
 			fprintf(cli->err, "%s: error: not checked: config file '%s' cannot be used\n", shown, cpath);

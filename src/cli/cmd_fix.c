@@ -63,8 +63,6 @@ static int fix_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
 	}
 }
 
-static struct fix_ctx fix_ctx;
-
 static const struct sl_cmd_spec spec = {
 	.name = "fix",
 	.usage = "[OPTIONS] FILE",
@@ -75,7 +73,6 @@ static const struct sl_cmd_spec spec = {
 	.opts = fix_opts,
 	.nopts = sizeof fix_opts / sizeof fix_opts[0],
 	.on_opt = fix_opt,
-	.ctx = &fix_ctx,
 };
 
 /* Say what was removed or narrowed, comparing the box with the whole sweep; returns the number of edits. */
@@ -171,15 +168,17 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	fix_ctx = (struct fix_ctx){.run = run};
+	struct fix_ctx ctx = {.run = run};
+	struct sl_cmd_spec spec_here = spec; /* the table is const; this call's context is local */
+	spec_here.ctx = &ctx;
 	run->opt.headroom = 0; /* 0 after parsing: --headroom not given (a project config may set it) */
 	int first = 0;
-	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
+	int rc = sl_opts_parse(cli, &spec_here, run, argc, argv, &first);
 	if (rc != SL_OPTS_GO) {
 		sl_run_free(run);
 		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
 	}
-	struct fix_ctx *c = &fix_ctx;
+	struct fix_ctx *c = &ctx;
 	int status = SL_EXIT_USAGE;
 	if (first >= argc) {
 		sl_opts_error(cli, "no input file (give FILE, or '-' for standard input)");

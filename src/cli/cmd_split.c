@@ -79,8 +79,6 @@ static int split_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
 	}
 }
 
-static struct split_ctx split_ctx;
-
 static const struct sl_cmd_spec spec = {
 	.name = "split",
 	.usage = "[OPTIONS] --by KEY FILE | --exact FILE",
@@ -91,7 +89,6 @@ static const struct sl_cmd_spec spec = {
 	.opts = split_opts,
 	.nopts = sizeof split_opts / sizeof split_opts[0],
 	.on_opt = split_opt,
-	.ctx = &split_ctx,
 };
 
 struct piece {
@@ -153,15 +150,17 @@ static bool ensure_dir(struct sl_cli *cli, const char *dir)
 int cmd_split(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	split_ctx = (struct split_ctx){.run = run};
+	struct split_ctx ctx = {.run = run};
+	struct sl_cmd_spec spec_here = spec; /* the table is const; this call's context is local */
+	spec_here.ctx = &ctx;
 	run->opt.headroom = 0;
 	int first = 0;
-	int rc = sl_opts_parse(cli, &spec, run, argc, argv, &first);
+	int rc = sl_opts_parse(cli, &spec_here, run, argc, argv, &first);
 	if (rc != SL_OPTS_GO) {
 		sl_run_free(run);
 		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
 	}
-	struct split_ctx *c = &split_ctx;
+	struct split_ctx *c = &ctx;
 	struct sl_arena *a = run->arena;
 	int status = SL_EXIT_USAGE;
 	if (first >= argc) {
