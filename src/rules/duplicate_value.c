@@ -1,7 +1,64 @@
 /* duplicate-value: the same value twice in a parameter's values (compared as PyYAML loads them). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "checks.h"
+#include "sweeplint/arena.h"
 #include "sweeplint/sweep.h"
 #include "sweeplint/ydoc.h"
+
+/*
+ * A hash that equal values share (sl_node_equal): numbers by their value as a
+ * double (1 == 1.0), other scalars by type and text, collections by kind
+ * (and length for lists); a NaN by its node, as it equals only itself.
+ * Only items of one hash are compared, so a list of
+ * 50,000 values costs O(n log n), not O(n²).
+ */
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211u;
+	return h;
+}
+
+static uint64_t value_hash(const struct sl_node *x)
+{
+	uint64_t h = mix(1469598103934665603u, &x->kind, sizeof x->kind);
+	if (x->kind == SL_NODE_SEQ)
+		return mix(h, &x->n, sizeof x->n);
+	if (x->kind != SL_NODE_SCALAR)
+		return h;
+	const struct sl_value *v = &x->value;
+	if (v->type == SL_V_INT || v->type == SL_V_FLOAT) {
+		double f = v->type == SL_V_INT && !v->big ? (double)v->i : v->f;
+		if (f == 0)
+			f = 0; /* -0.0 == 0.0 */
+		if (isnan(f)) /* equal to nothing but itself (an alias of it) */
+			return mix(h, &x, sizeof x);
+		return mix(h, &f, sizeof f);
+	}
+	h = mix(h, &v->type, sizeof v->type);
+	if (v->type == SL_V_NULL)
+		return h;
+	if (v->type == SL_V_BOOL)
+		return mix(h, &v->b, sizeof v->b);
+	return mix(h, x->text, x->text_len);
+}
+
+struct item {
+	uint64_t hash;
+	size_t index;
+};
+
+static int by_hash(const void *p, const void *q)
+{
+	const struct item *a = p, *b = q;
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
 
 int sl_check_duplicate_value(struct sl_check *cx)
 {
@@ -10,18 +67,32 @@ int sl_check_duplicate_value(struct sl_check *cx)
 		return 0;
 	for (size_t i = 0; i < s->nparams; i++) {
 		const struct sl_node *v = s->params[i].values;
-		if (!v || v->kind != SL_NODE_SEQ)
+		if (!v || v->kind != SL_NODE_SEQ || v->n < 2)
 			continue;
-		for (size_t j = 1; j < v->n; j++)
-			for (size_t k = 0; k < j; k++)
-				if (sl_node_equal(v->items[j], v->items[k])) {
-					sl_check_emit(cx, v->items[j],
-						      "value %s of '%s' repeats the one on line %u: the sweep runs it twice",
-						      v->items[j]->kind == SL_NODE_SCALAR ? v->items[j]->text
-											   : sl_node_describe(v->items[j]),
-						      s->params[i].path, (unsigned)v->items[k]->span.line);
-					break;
-				}
+		struct item *items = sl_arena_array(cx->arena, v->n, sizeof *items);
+		size_t *first = sl_arena_array(cx->arena, v->n, sizeof *first); /* index + 1 of the first equal one, 0: none */
+		for (size_t j = 0; j < v->n; j++)
+			items[j] = (struct item){value_hash(v->items[j]), j};
+		qsort(items, v->n, sizeof *items, by_hash);
+		for (size_t from = 0, to; from < v->n; from = to) {
+			for (to = from + 1; to < v->n && items[to].hash == items[from].hash; to++)
+				;
+			/* within one hash, in list order: each item against the earlier ones */
+			for (size_t j = from + 1; j < to; j++)
+				for (size_t k = from; k < j; k++)
+					if (sl_node_equal(v->items[items[j].index], v->items[items[k].index])) {
+						first[items[j].index] = items[k].index + 1;
+						break;
+					}
+		}
+		for (size_t j = 0; j < v->n; j++) {
+			if (!first[j])
+				continue;
+			const struct sl_node *x = v->items[j];
+			sl_check_emit(cx, x, "value %s of '%s' repeats the one on line %u: the sweep runs it twice",
+				      x->kind == SL_NODE_SCALAR ? x->text : sl_node_describe(x), s->params[i].path,
+				      (unsigned)v->items[first[j] - 1]->span.line);
+		}
 	}
 	return 0;
 }
