@@ -110,9 +110,40 @@ static void cyaml_log_to_buf(cyaml_log_t level, void *ctx, const char *fmt, va_l
 	sl_buf_vaddf(b, fmt, args);
 }
 
-/* The position of entry i of the rules sequence (its slug when present), else the file start. */
-static struct sl_span entry_span(const struct sl_ydoc *doc, size_t i)
+/*
+ * The file being read: its source, line table and a second reading with
+ * spans (ydoc) are made on the first problem only (a good rules.yaml needs
+ * none of them, and the ydoc reading cost twice the libcyaml one).
+ */
+struct file {
+	struct sl_arena *arena;
+	const char *name, *bytes;
+	size_t len;
+	struct sl_source *src;
+	struct sl_ydoc *doc;
+	struct sl_diags syntax; /* what the ydoc reading found */
+};
+
+static struct sl_source *src_of(struct file *f)
 {
+	if (!f->src)
+		f->src = sl_source_from_bytes(f->arena, f->name, f->bytes, f->len);
+	return f->src;
+}
+
+static const struct sl_ydoc *doc_of(struct file *f)
+{
+	if (!f->doc) {
+		sl_diags_init(&f->syntax, f->arena);
+		f->doc = sl_ydoc_parse(f->arena, src_of(f), NULL, &f->syntax);
+	}
+	return f->doc;
+}
+
+/* The position of entry i of the rules sequence (its slug when present), else the file start. */
+static struct sl_span entry_span(struct file *f, size_t i)
+{
+	const struct sl_ydoc *doc = doc_of(f);
 	const struct sl_node *seq = doc->root ? sl_map_get(doc->root, "rules") : NULL;
 	if (seq && seq->kind == SL_NODE_SEQ && i < seq->n) {
 		const struct sl_node *slug = sl_map_get(seq->items[i], "slug");
@@ -152,24 +183,21 @@ int sl_rules_doc_parse(struct sl_arena *a, const char *name, const char *bytes, 
 	};
 	struct yrules *y = NULL;
 	int rc = 0;
-	struct sl_source *src = sl_source_from_bytes(a, name, bytes, len);
-	/* a second reading with spans, to point at the entry that disagrees */
-	struct sl_diags scratch;
-	sl_diags_init(&scratch, a);
-	struct sl_ydoc *doc = sl_ydoc_parse(a, src, NULL, &scratch);
+	struct file f = {.arena = a, .name = name, .bytes = bytes, .len = len};
 	*out = NULL;
 
 	cyaml_err_t err = cyaml_load_data((const uint8_t *)bytes, len, &config, &yrules_schema, (cyaml_data_t **)&y,
 					  NULL);
 	if (err != CYAML_OK) {
 		/* the ydoc reading locates syntax errors; libcyaml's text explains schema errors */
-		struct sl_span at = scratch.n ? scratch.v[0].span : sl_source_span(src, 0, 0);
+		doc_of(&f);
+		struct sl_span at = f.syntax.n ? f.syntax.v[0].span : sl_source_span(src_of(&f), 0, 0);
 		while (log.len && (log.buf[log.len - 1] == '\n' || log.buf[log.len - 1] == ' '))
 			log.buf[--log.len] = '\0';
 		for (char *p = log.buf; *p; p++)
 			if (*p == '\n')
 				*p = ' ';
-		sl_diags_add(diags, "config", SL_SEV_ERROR, src, at, "cannot load rule metadata: %s (%s)",
+		sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), at, "cannot load rule metadata: %s (%s)",
 			     cyaml_strerror(err), log.len ? log.buf : "no detail");
 		return -SL_ECONFIG;
 	}
@@ -177,24 +205,24 @@ int sl_rules_doc_parse(struct sl_arena *a, const char *name, const char *bytes, 
 	struct sl_rule_doc *docs = sl_arena_array(a, sl_nrules, sizeof *docs);
 	for (size_t i = 0; i < y->rules_count; i++) {
 		const struct yrule *r = &y->rules[i];
-		struct sl_span at = entry_span(doc, i);
 		if (!valid_code(r->code)) {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, at, "rule '%s' has code '%s', expected 'SL' and three digits",
-				     r->slug, r->code);
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
+				     "rule '%s' has code '%s', expected 'SL' and three digits", r->slug, r->code);
 			rc = -SL_ECONFIG;
 		}
 		if (strchr(r->summary, '\n') || r->summary[strlen(r->summary) - 1] == '.') {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, at,
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
 				     "rule '%s' has a summary that is not one line without a final period", r->slug);
 			rc = -SL_ECONFIG;
 		}
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(y->rules[j].slug, r->slug) == 0) {
-				sl_diags_add(diags, "config", SL_SEV_ERROR, src, at, "rule '%s' is listed twice", r->slug);
+				sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
+					     "rule '%s' is listed twice", r->slug);
 				rc = -SL_ECONFIG;
 			} else if (strcmp(y->rules[j].code, r->code) == 0) {
-				sl_diags_add(diags, "config", SL_SEV_ERROR, src, at, "rules '%s' and '%s' share code '%s'",
-					     y->rules[j].slug, r->slug, r->code);
+				sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
+					     "rules '%s' and '%s' share code '%s'", y->rules[j].slug, r->slug, r->code);
 				rc = -SL_ECONFIG;
 			}
 		}
@@ -202,19 +230,19 @@ int sl_rules_doc_parse(struct sl_arena *a, const char *name, const char *bytes, 
 		while (k < sl_nrules && strcmp(sl_rules[k].slug, r->slug) != 0)
 			k++;
 		if (k == sl_nrules) {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, at,
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
 				     "rule '%s' is in %s but not in the table of src/rules/registry.c", r->slug, name);
 			rc = -SL_ECONFIG;
 			continue;
 		}
 		const struct sl_rule *t = &sl_rules[k];
 		if (strcmp(t->code, r->code) != 0) {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, at,
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
 				     "rule '%s' has code '%s' here but '%s' in the table", r->slug, r->code, t->code);
 			rc = -SL_ECONFIG;
 		}
 		if (t->severity != r->severity) {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, at,
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, i),
 				     "rule '%s' has severity '%s' here but '%s' in the table", r->slug,
 				     sl_severity_name(r->severity), sl_severity_name(t->severity));
 			rc = -SL_ECONFIG;
@@ -231,13 +259,13 @@ int sl_rules_doc_parse(struct sl_arena *a, const char *name, const char *bytes, 
 	}
 	for (size_t k = 0; k < sl_nrules; k++) {
 		if (!docs[k].rule) {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, entry_span(doc, y->rules_count),
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), entry_span(&f, y->rules_count),
 				     "rule '%s' (%s) is in the table of src/rules/registry.c but not in %s",
 				     sl_rules[k].slug, sl_rules[k].code, name);
 			rc = -SL_ECONFIG;
 		}
 		if (k && strcmp(sl_rules[k - 1].code, sl_rules[k].code) >= 0) {
-			sl_diags_add(diags, "config", SL_SEV_ERROR, src, sl_source_span(src, 0, 0),
+			sl_diags_add(diags, "config", SL_SEV_ERROR, src_of(&f), sl_source_span(src_of(&f), 0, 0),
 				     "the table of src/rules/registry.c is not in code order at '%s' (%s)",
 				     sl_rules[k].slug, sl_rules[k].code);
 			rc = -SL_ECONFIG;
