@@ -50,6 +50,16 @@ test)
 	setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		meson test -C build-asan --print-errorlogs --num-processes "$(nproc)"
+	# valgrind over a plain build: the corpus soak and every CLI case (suite soak wraps the binary in
+	# valgrind itself), and the hostile inputs under their strict bounds (< 2 s, < 64 MB)
+	setup build-valgrind
+	meson test -C build-valgrind --print-errorlogs --num-processes "$(nproc)" --suite soak --suite hostile
+	# fuzz smoke (docs/reliability.md): libFuzzer needs clang; ~25 s per target
+	if command -v clang >/dev/null; then
+		(export CC=clang; setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=false)
+		ASAN_OPTIONS=detect_leaks=1 meson test -C build-fuzz --print-errorlogs --num-processes "$(nproc)" \
+			--suite fuzz --suite fuzz-replay
+	fi
 	;;
 *)
 	echo "usage: bash tools/dev.sh demo|test" >&2
