@@ -2,6 +2,7 @@
 #include "memory_rules.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "sweeplint/arena.h"
@@ -89,18 +90,28 @@ uint64_t sl_memrule_peak(const struct sl_eval *ev, const uint32_t *idx)
 	return sl_eval_estimate(ev, idx, &bd) ? bd.total : 0;
 }
 
-bool sl_memrule_first_of_node(const struct sl_eval_axis *ax, size_t j, size_t *count)
+size_t *sl_memrule_node_counts(struct sl_arena *a, const struct sl_eval_axis *ax)
 {
-	*count = 0;
-	bool first = true;
-	for (size_t k = 0; k < ax->n; k++) {
-		if (ax->values[k].node != ax->values[j].node)
-			continue;
-		++*count;
-		if (k < j)
-			first = false;
+	/* open addressing over node pointers: one pass, not a scan of the axis per value */
+	size_t nslot = 16;
+	while (nslot < 2 * ax->n)
+		nslot *= 2;
+	const struct sl_node **key = sl_arena_array(a, nslot, sizeof *key);
+	size_t *cnt = sl_arena_array(a, nslot, sizeof *cnt);
+	size_t *slot_of = sl_arena_array(a, ax->n ? ax->n : 1, sizeof *slot_of);
+	for (size_t j = 0; j < ax->n; j++) {
+		const struct sl_node *n = ax->values[j].node;
+		size_t h = (size_t)(((uintptr_t)n >> 4) * 0x9E3779B97F4A7C15u) & (nslot - 1);
+		while (key[h] && key[h] != n)
+			h = (h + 1) & (nslot - 1);
+		key[h] = n;
+		cnt[h]++;
+		slot_of[j] = h;
 	}
-	return first;
+	size_t *same = sl_arena_array(a, ax->n ? ax->n : 1, sizeof *same);
+	for (size_t j = 0; j < ax->n; j++)
+		same[j] = ax->values[j].node ? cnt[slot_of[j]] : 1;
+	return same;
 }
 
 const char *sl_memrule_params(struct sl_arena *a, uint64_t p)
@@ -199,13 +210,11 @@ const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const u
 static const uint32_t *cheapest_combo(struct sl_arena *a, const struct sl_eval *ev, size_t i, uint32_t j,
 				      uint64_t *peak_out)
 {
-	enum { BUDGET = 100000 };
+	enum { BUDGET = 4096 };
 	uint32_t *idx = sl_eval_combo(a, ev, i, j);
 	uint32_t *best = NULL;
-	uint64_t best_peak = UINT64_MAX, tried = 0;
-	do {
-		if (idx[i] != j)
-			continue;
+	uint64_t best_peak = UINT64_MAX;
+	for (uint64_t tried = 0; tried < BUDGET; tried++) {
 		uint64_t peak = sl_memrule_peak(ev, idx);
 		if (peak && peak < best_peak) {
 			best_peak = peak;
@@ -213,25 +222,46 @@ static const uint32_t *cheapest_combo(struct sl_arena *a, const struct sl_eval *
 				best = sl_arena_array(a, ev->naxes, sizeof *best);
 			memcpy(best, idx, ev->naxes * sizeof *best);
 		}
-	} while (++tried < BUDGET && sl_eval_next(ev, idx));
+		/* the odometer over the other axes: axis i stays at j */
+		size_t k = ev->naxes;
+		while (k-- > 0) {
+			if (k == i)
+				continue;
+			if (++idx[k] < ev->axes[k].n)
+				break;
+			idx[k] = 0;
+		}
+		if (k == SIZE_MAX)
+			break;
+	}
 	*peak_out = best_peak;
 	return best;
 }
 
-/* Every known combination of v is at vd or worse, and some value of its axis does better. */
-static bool all_bad(const struct sl_eval_axis *ax, const struct sl_eval_value *v, enum sl_verdict vd)
+/* Some value of the axis has a combination better than verdict vd (computed once per axis). */
+static bool axis_does_better(const struct sl_eval_axis *ax, enum sl_verdict vd)
 {
-	uint64_t bad = 0, good = 0;
-	for (int i = 0; i < SL_VERDICT_UNKNOWN; i++)
-		(i >= (int)vd ? &bad : &good)[0] += v->u[i];
-	if (!bad || good || ax->n < 2)
-		return false;
 	for (size_t j = 0; j < ax->n; j++)
 		for (int i = 0; i < (int)vd; i++)
 			if (ax->values[j].u[i])
 				return true;
 	return false;
 }
+
+/* Every known combination of v is at vd or worse, and (better) some value of its axis does better. */
+static bool all_bad(const struct sl_eval_axis *ax, const struct sl_eval_value *v, enum sl_verdict vd, bool better)
+{
+	uint64_t bad = 0, good = 0;
+	for (int i = 0; i < SL_VERDICT_UNKNOWN; i++)
+		(i >= (int)vd ? &bad : &good)[0] += v->u[i];
+	return bad && !good && ax->n >= 2 && better;
+}
+
+/*
+ * Per axis, at most this many values get a finding of their own; the rest are
+ * summed up in one (a sweep listing 50,000 batch sizes gets 100 lines, not 50,000).
+ */
+#define MAX_LISTED_PER_AXIS 100
 
 void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_verdict vd)
 {
@@ -240,22 +270,35 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		const struct sl_node *done = NULL; /* computed range values share a node: one finding there */
+		bool better = axis_does_better(ax, vd);
+		bool better_oom = vd == SL_VERDICT_NEAR && axis_does_better(ax, SL_VERDICT_OOM);
+		size_t *same_of = NULL;
+		size_t listed = 0, unlisted = 0;
+		const struct sl_eval_value *first_unlisted = NULL;
 		for (size_t j = 0; j < ax->n; j++) {
 			const struct sl_eval_value *v = &ax->values[j];
 			bool blamed = v->blamed[vd] > 0;
-			if (!blamed && !all_bad(ax, v, vd))
+			if (!blamed && !all_bad(ax, v, vd, better))
 				continue;
 			/* an OOM value is not also near capacity */
-			if (vd == SL_VERDICT_NEAR && (v->blamed[SL_VERDICT_OOM] || all_bad(ax, v, SL_VERDICT_OOM)))
+			if (vd == SL_VERDICT_NEAR &&
+			    (v->blamed[SL_VERDICT_OOM] || all_bad(ax, v, SL_VERDICT_OOM, better_oom)))
 				continue;
-			size_t same;
-			sl_memrule_first_of_node(ax, j, &same);
+			if (!same_of)
+				same_of = sl_memrule_node_counts(a, ax);
+			size_t same = same_of[j];
 			if (v->node && v->node == done)
 				continue;
 			done = v->node;
 			const uint32_t *idx = blamed ? v->blame_combo[vd] : v->worst_combo;
 			if (!idx)
 				continue;
+			if (listed == MAX_LISTED_PER_AXIS) {
+				if (!unlisted++)
+					first_unlisted = v;
+				continue;
+			}
+			listed++;
 			uint64_t peak = sl_memrule_peak(ev, idx);
 			const char *desc = sl_eval_describe(a, ev, idx, i);
 			const char *name = sl_eval_value_name(a, ax, v);
@@ -286,5 +329,12 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 						sl_bytes_str(a, peak), sl_bytes_str(a, ev->capacity), ev->gpu->name,
 						100.0 * (double)peak / (double)ev->capacity, fix ? fix : "none known");
 		}
+		if (unlisted)
+			sl_memrule_emit(cx, ax, first_unlisted,
+					"%s and %zu more value%s of %s %s too (not listed one by one after the first %d)",
+					sl_eval_value_name(a, ax, first_unlisted), unlisted - 1, unlisted == 2 ? "" : "s",
+					ax->key,
+					vd == SL_VERDICT_OOM ? "run out of memory" : "pass the planning headroom",
+					MAX_LISTED_PER_AXIS);
 	}
 }

@@ -40,8 +40,8 @@ const struct sl_eval_axis *sl_memrule_axis(const struct sl_eval *ev, enum sl_rol
 const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t axis,
 			   uint64_t limit);
 
-/* Number of values of axis ax that share node with value j (computed range values), and whether j is the first. */
-bool sl_memrule_first_of_node(const struct sl_eval_axis *ax, size_t j, size_t *count);
+/* For each value of axis ax, how many values share its node (computed range values share one); in a. */
+size_t *sl_memrule_node_counts(struct sl_arena *a, const struct sl_eval_axis *ax);
 
 /* The peak of one combination (0 when unknown). */
 uint64_t sl_memrule_peak(const struct sl_eval *ev, const uint32_t *idx);
