@@ -1,8 +1,11 @@
 /*
  * catalog: rules/models.yaml and rules/gpus.yaml (embedded, see data.h)
- * — and rules/calibration.yaml through sl_calib_load (calib.c) —
+ * — and rules/calibration.yaml through sl_calib_parse (calib.c) —
  * loaded with libcyaml into the run arena, alias patterns compiled once with
  * PCRE2, and the lookups by name, HF id, path suffix, alias or raw size.
+ * The embedded files are loaded this way at build time (gen/gen_catalog.c):
+ * sl_catalog_load copies that snapshot into the arena and decodes its
+ * serialised patterns; sl_catalog_load_from parses.
  *
  * libcyaml's data is kept (its strings become the catalog's) and freed by
  * the arena, as are the compiled patterns. Problems in the data are
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gen/snapshot.h"
 #include "hfconfig.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
@@ -367,14 +371,18 @@ static void code_free(void *p)
  * then: finding it parses the whole file with ydoc, which a valid catalog
  * never needs.
  */
+static pcre2_code *alias_compile(const char *pattern, int *errcode, PCRE2_SIZE *erroff)
+{
+	return pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+			     PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_CASELESS | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
+			     errcode, erroff, NULL);
+}
+
 static pcre2_code *compile_alias(struct file *f, const char *pattern, size_t i, size_t j)
 {
 	int errcode;
 	PCRE2_SIZE erroff;
-	pcre2_code *code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-					 PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_CASELESS | PCRE2_UTF |
-						 PCRE2_MATCH_INVALID_UTF,
-					 &errcode, &erroff, NULL);
+	pcre2_code *code = alias_compile(pattern, &errcode, &erroff);
 	if (!code) {
 		PCRE2_UCHAR buf[256];
 		pcre2_get_error_message(errcode, buf, sizeof buf);
@@ -565,16 +573,95 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 	load_gpus(&gf, cat, pv);
 
 	/* rules/calibration.yaml belongs to the estimator (calib.c) */
-	int crc = sl_calib_load(a, &cat->calib, diags);
+	int crc = sl_calib_parse_embedded(a, &cat->calib, diags);
 
 	*out = cat;
 	return mf.errors || gf.errors || crc ? -SL_ECONFIG : 0;
 }
 
+const void *sl_catalog_alias_code(const struct sl_catalog *c, bool gpu, size_t i, size_t j)
+{
+	const struct priv *pv = c ? c->priv : NULL;
+	const struct alias_set *sets = pv ? (gpu ? pv->gpu_aliases : pv->model_aliases) : NULL;
+	if (!sets || i >= (gpu ? c->ngpus : c->nmodels) || j >= sets[i].n)
+		return NULL;
+	return sets[i].codes[j];
+}
+
+/* The generator (gen/gen_catalog.c) links this file to parse; the snapshot is its output. */
+#ifndef SL_SNAPSHOT_GENERATOR
+/*
+ * The snapshot's patterns compiled from their text, for a PCRE2 that cannot
+ * decode them. False when one does not compile: the caller parses instead.
+ */
+static bool compile_snapshot_aliases(struct sl_arena *a, const struct sl_snapshot *s, pcre2_code **codes)
+{
+	size_t k = 0;
+	for (int gpu = 0; gpu < 2; gpu++) {
+		size_t n = gpu ? s->ngpus : s->nmodels;
+		for (size_t i = 0; i < n; i++) {
+			const char **aliases = gpu ? s->gpus[i].aliases : s->models[i].aliases;
+			size_t na = gpu ? s->gpus[i].naliases : s->models[i].naliases;
+			for (size_t j = 0; j < na; j++) {
+				int errcode;
+				PCRE2_SIZE erroff;
+				pcre2_code *code = alias_compile(aliases[j], &errcode, &erroff);
+				if (!code)
+					return false;
+				sl_arena_defer(a, code_free, code);
+				codes[k++] = code;
+			}
+		}
+	}
+	return true;
+}
+
+int sl_catalog_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, struct sl_catalog **out,
+			     struct sl_diags *diags)
+{
+	size_t ncodes = 0;
+	for (size_t i = 0; i < s->nmodels; i++)
+		ncodes += s->models[i].naliases;
+	for (size_t i = 0; i < s->ngpus; i++)
+		ncodes += s->gpus[i].naliases;
+	pcre2_code **codes = sl_arena_array(a, ncodes ? ncodes : 1, sizeof *codes);
+	if (!sl_snapshot_decode(a, s->alias_codes, s->alias_codes_len, ncodes, (void **)codes) &&
+	    !compile_snapshot_aliases(a, s, codes))
+		return sl_catalog_load_from(a, NULL, NULL, out, diags);
+
+	struct sl_catalog *cat = sl_arena_alloc(a, sizeof *cat);
+	struct priv *pv = sl_arena_alloc(a, sizeof *pv);
+	cat->priv = pv;
+	cat->nmodels = s->nmodels;
+	cat->models = sl_arena_array(a, s->nmodels ? s->nmodels : 1, sizeof *cat->models);
+	if (s->nmodels)
+		memcpy(cat->models, s->models, s->nmodels * sizeof *cat->models);
+	cat->ngpus = s->ngpus;
+	cat->gpus = sl_arena_array(a, s->ngpus ? s->ngpus : 1, sizeof *cat->gpus);
+	if (s->ngpus)
+		memcpy(cat->gpus, s->gpus, s->ngpus * sizeof *cat->gpus);
+	cat->calib = *s->calib;
+
+	pv->model_aliases = sl_arena_array(a, s->nmodels ? s->nmodels : 1, sizeof *pv->model_aliases);
+	pv->gpu_aliases = sl_arena_array(a, s->ngpus ? s->ngpus : 1, sizeof *pv->gpu_aliases);
+	size_t k = 0;
+	for (size_t i = 0; i < s->nmodels; i++) {
+		pv->model_aliases[i] = (struct alias_set){.codes = codes + k, .n = s->models[i].naliases};
+		k += s->models[i].naliases;
+	}
+	for (size_t i = 0; i < s->ngpus; i++) {
+		pv->gpu_aliases[i] = (struct alias_set){.codes = codes + k, .n = s->gpus[i].naliases};
+		k += s->gpus[i].naliases;
+	}
+	*out = cat;
+	return 0;
+}
+
 int sl_catalog_load(struct sl_arena *a, struct sl_catalog **out, struct sl_diags *diags)
 {
-	return sl_catalog_load_from(a, NULL, NULL, out, diags);
+	return sl_catalog_from_snapshot(a, &sl_snapshot, out, diags);
 }
+#endif
 
 /* --- lookups --------------------------------------------------------------- */
 

@@ -1,4 +1,9 @@
-/* roles: key -> role mapping (rules/keys.yaml via libcyaml, PCRE2) and role value parsing. */
+/*
+ * roles: key -> role mapping (rules/keys.yaml via libcyaml, PCRE2) and role
+ * value parsing. The embedded keys.yaml is parsed and its patterns compiled
+ * at build time (../memory/gen/gen_catalog.c): sl_keymap_new starts from
+ * that snapshot.
+ */
 #include "sweeplint/roles.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -13,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../memory/gen/snapshot.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"
@@ -175,23 +181,31 @@ static void keymap_reserve(struct sl_arena *a, struct sl_keymap *km, size_t more
 }
 
 /* A problem in rules/keys.yaml (its source and line table are made only then). */
-static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *bytes, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *name, const char *bytes, size_t len,
+		       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *bytes, size_t len, const char *fmt, ...)
+static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *name, const char *bytes, size_t len,
+		       const char *fmt, ...)
 {
-	struct sl_source *src = sl_source_from_bytes(a, "rules/keys.yaml", bytes, len);
+	struct sl_source *src = sl_source_from_bytes(a, name, bytes, len);
 	va_list ap;
 	va_start(ap, fmt);
 	sl_diags_vadd(diags, "internal", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), fmt, ap);
 	va_end(ap);
 }
 
-struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
+static void *new_match_data(struct sl_arena *a)
 {
-	const struct sl_blob *blob = sl_data_get("keys.yaml");
-	const char *bytes = blob ? blob->bytes : "";
-	size_t len = blob ? blob->len : 0;
+	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+	if (!md)
+		sl_oom();
+	sl_arena_defer(a, free_match_data, md);
+	return md;
+}
+
+struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const char *bytes, size_t len,
+				  struct sl_diags *diags)
+{
 	struct cyaml_log_ctx lc = {.a = a};
 	sl_buf_init(&lc.msg, a);
 	cyaml_config_t cfg = cyaml_cfg_base;
@@ -200,7 +214,7 @@ struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
 	struct key_file *kf = NULL;
 	cyaml_err_t err = cyaml_load_data((const uint8_t *)bytes, len, &cfg, &file_schema, (cyaml_data_t **)&kf, NULL);
 	if (err != CYAML_OK) {
-		keys_error(a, diags, bytes, len, "cannot load the key map: %s%s%s", cyaml_strerror(err),
+		keys_error(a, diags, name, bytes, len, "cannot load the key map: %s%s%s", cyaml_strerror(err),
 			   lc.msg.len ? ": " : "", lc.msg.buf);
 		return NULL;
 	}
@@ -210,7 +224,7 @@ struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
 		const struct key_entry *e = &kf->keys[i];
 		int role = sl_role_parse(e->role);
 		if (role < 0) {
-			keys_error(a, diags, bytes, len, "unknown role \"%s\" in the key map", e->role);
+			keys_error(a, diags, name, bytes, len, "unknown role \"%s\" in the key map", e->role);
 			return NULL;
 		}
 		keymap_reserve(a, km, e->patterns_count);
@@ -224,19 +238,50 @@ struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
 			r->origin = "rules/keys.yaml";
 			const char *why = NULL;
 			if (compile_rule(a, r, &why) < 0) {
-				keys_error(a, diags, bytes, len, "%s", why);
+				keys_error(a, diags, name, bytes, len, "%s", why);
 				return NULL;
 			}
 			km->n++;
 		}
 	}
-	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
-	if (!md)
-		sl_oom();
-	sl_arena_defer(a, free_match_data, md);
-	km->match_data = md;
+	km->match_data = new_match_data(a);
 	return km;
 }
+
+/* The generator (../memory/gen/gen_catalog.c) links this file to parse; the snapshot is its output. */
+#ifndef SL_SNAPSHOT_GENERATOR
+static struct sl_keymap *keymap_parse_embedded(struct sl_arena *a, struct sl_diags *diags)
+{
+	const struct sl_blob *blob = sl_data_get("keys.yaml");
+	return sl_keymap_parse(a, "rules/keys.yaml", blob ? blob->bytes : "", blob ? blob->len : 0, diags);
+}
+
+struct sl_keymap *sl_keymap_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, struct sl_diags *diags)
+{
+	struct sl_keymap *km = sl_arena_alloc(a, sizeof *km);
+	km->n = km->cap = s->nkeys;
+	km->rules = sl_arena_array(a, s->nkeys ? s->nkeys : 1, sizeof *km->rules);
+	if (s->nkeys)
+		memcpy(km->rules, s->keys, s->nkeys * sizeof *km->rules);
+	void **codes = sl_arena_array(a, s->nkeys ? s->nkeys : 1, sizeof *codes);
+	if (sl_snapshot_decode(a, s->key_codes, s->key_codes_len, s->nkeys, codes)) {
+		for (size_t i = 0; i < s->nkeys; i++)
+			km->rules[i].code = codes[i];
+	} else {
+		/* another PCRE2 at run time: compile from the text, or parse when that fails too */
+		for (size_t i = 0; i < s->nkeys; i++)
+			if (compile_rule(a, &km->rules[i], NULL) < 0)
+				return keymap_parse_embedded(a, diags);
+	}
+	km->match_data = new_match_data(a);
+	return km;
+}
+
+struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags)
+{
+	return sl_keymap_from_snapshot(a, &sl_snapshot, diags);
+}
+#endif
 
 int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *pattern, enum sl_role role,
 		      const char *if_true, const char *if_false, const char *origin, const char **why)

@@ -1,0 +1,344 @@
+/*
+ * gen_catalog: the build-time snapshot of the embedded catalogs and key map
+ * (snapshot.h). It loads rules/models.yaml, gpus.yaml, calibration.yaml and
+ * keys.yaml with the loaders sweeplint itself uses (sl_catalog_load_from,
+ * sl_calib_parse, sl_keymap_parse), fails on any diagnostic (printed as
+ * path:line:col, so a bad catalog fails the build), and writes what they
+ * loaded as static const C initialisers, with the compiled alias and key
+ * patterns serialised by pcre2_serialize_encode. A native program: it owns
+ * its arena and prints only its diagnostics (stderr).
+ *
+ * usage: gen_catalog OUT.c MODELS.yaml GPUS.yaml CALIBRATION.yaml KEYS.yaml
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <inttypes.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
+#include "sweeplint/roles.h"
+#include "sweeplint/source.h"
+
+#define MAX_BYTES (16u << 20)
+
+static int print_diags(const struct sl_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct sl_diag *x = &d->v[i];
+		fprintf(stderr, "%s:%" PRIu32 ":%" PRIu32 ": %s: %s [%s]\n", x->src ? x->src->display : "gen_catalog",
+			x->span.line, x->span.col, sl_severity_name(x->severity), x->message, x->rule);
+		if (x->hint)
+			fprintf(stderr, "  hint: %s\n", x->hint);
+	}
+	return d->n ? 1 : 0;
+}
+
+static struct sl_source *read_file(struct sl_arena *a, const char *path)
+{
+	int err = 0;
+	struct sl_source *s = sl_source_read(a, path, MAX_BYTES, &err);
+	if (!s) {
+		fprintf(stderr, "gen_catalog: cannot read '%s': %s\n", path, sl_strerror(err));
+		exit(1);
+	}
+	return s;
+}
+
+/* A C string literal: printable ASCII as is, everything else as three-digit octal ('?' too: trigraphs). */
+static void put_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("NULL", f);
+		return;
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p >= 0x20 && *p < 0x7F && *p != '?')
+			fputc(*p, f);
+		else
+			fprintf(f, "\\%03o", *p);
+	}
+	fputc('"', f);
+}
+
+static void put_bool(FILE *f, const char *name, bool b)
+{
+	fprintf(f, " .%s = %s,", name, b ? "true" : "false");
+}
+
+static void put_u32(FILE *f, const char *name, uint32_t v)
+{
+	fprintf(f, " .%s = %" PRIu32 "u,", name, v);
+}
+
+static void put_u64(FILE *f, const char *name, uint64_t v)
+{
+	fprintf(f, " .%s = UINT64_C(%" PRIu64 "),", name, v);
+}
+
+/* Exact: a hexadecimal floating constant. */
+static void put_double(FILE *f, const char *name, double v)
+{
+	fprintf(f, " .%s = %a,", name, v);
+}
+
+static void put_aliases(FILE *f, const char *kind, size_t i, const char **aliases, size_t n)
+{
+	if (!n)
+		return;
+	fprintf(f, "static const char *const %s%zu_aliases[] = {", kind, i);
+	for (size_t j = 0; j < n; j++) {
+		fputs(j ? ", " : "", f);
+		put_str(f, aliases[j]);
+	}
+	fputs("};\n", f);
+}
+
+static void put_alias_ref(FILE *f, const char *kind, size_t i, size_t n)
+{
+	if (n)
+		fprintf(f, "\t\t.aliases = (const char **)%s%zu_aliases,\n\t\t.naliases = %zu,\n", kind, i, n);
+	else
+		fputs("\t\t.aliases = NULL,\n\t\t.naliases = 0,\n", f);
+}
+
+static void put_arch(FILE *f, const struct sl_arch *a)
+{
+	fprintf(f, "\t\t.arch = {.family = %d /* %s */, .kind = %d,", (int)a->family, sl_family_name(a->family),
+		(int)a->kind);
+	put_u32(f, "vocab", a->vocab);
+	put_u32(f, "hidden", a->hidden);
+	put_u32(f, "layers", a->layers);
+	put_u32(f, "dec_layers", a->dec_layers);
+	put_u32(f, "heads", a->heads);
+	put_u32(f, "kv_heads", a->kv_heads);
+	put_u32(f, "head_dim", a->head_dim);
+	put_u32(f, "intermediate", a->intermediate);
+	put_u32(f, "max_pos", a->max_pos);
+	put_u32(f, "type_vocab", a->type_vocab);
+	put_u32(f, "rel_buckets", a->rel_buckets);
+	fputs("\n\t\t\t", f);
+	put_bool(f, "gated_ffn", a->gated_ffn);
+	put_bool(f, "tied", a->tied);
+	put_bool(f, "pooler", a->pooler);
+	put_bool(f, "bias", a->bias);
+	put_bool(f, "rmsnorm", a->rmsnorm);
+	put_bool(f, "final_norm", a->final_norm);
+	put_bool(f, "emb_norm", a->emb_norm);
+	put_bool(f, "qkv_bias_only", a->qkv_bias_only);
+	put_bool(f, "scale_emb", a->scale_emb);
+	put_u32(f, "emb_dim", a->emb_dim);
+	fputs("},\n", f);
+}
+
+static void put_models(FILE *f, const struct sl_catalog *c)
+{
+	for (size_t i = 0; i < c->nmodels; i++)
+		put_aliases(f, "model", i, c->models[i].aliases, c->models[i].naliases);
+	fputs("\nstatic const struct sl_model models[] = {\n", f);
+	for (size_t i = 0; i < c->nmodels; i++) {
+		const struct sl_model *m = &c->models[i];
+		fputs("\t{\n\t\t.name = ", f);
+		put_str(f, m->name);
+		fputs(",\n\t\t.hf_id = ", f);
+		put_str(f, m->hf_id);
+		fputs(",\n", f);
+		put_alias_ref(f, "model", i, m->naliases);
+		put_arch(f, &m->arch);
+		fprintf(f, "\t\t.task = %d /* %s */,\n\t\t", (int)m->task, sl_task_name(m->task));
+		put_u32(f, "st_max_seq_len", m->st_max_seq_len);
+		put_u64(f, "official_params", m->official_params);
+		fputs("\n\t\t.source = ", f);
+		put_str(f, m->source);
+		fputs(",\n\t},\n", f);
+	}
+	fputs(c->nmodels ? "};\n\n" : "\t{0},\n};\n\n", f);
+}
+
+static void put_gpus(FILE *f, const struct sl_catalog *c)
+{
+	for (size_t i = 0; i < c->ngpus; i++)
+		put_aliases(f, "gpu", i, c->gpus[i].aliases, c->gpus[i].naliases);
+	fputs("\nstatic const struct sl_gpu gpus[] = {\n", f);
+	for (size_t i = 0; i < c->ngpus; i++) {
+		const struct sl_gpu *g = &c->gpus[i];
+		fputs("\t{\n\t\t.name = ", f);
+		put_str(f, g->name);
+		fputs(",\n\t\t.label = ", f);
+		put_str(f, g->label);
+		fputs(",\n\t\t", f);
+		put_u64(f, "bytes", g->bytes);
+		put_bool(f, "bf16", g->bf16);
+		put_u32(f, "cc_major", g->cc_major);
+		put_u32(f, "cc_minor", g->cc_minor);
+		put_u32(f, "host_cores", g->host_cores);
+		fputs("\n", f);
+		put_alias_ref(f, "gpu", i, g->naliases);
+		fputs("\t\t.source = ", f);
+		put_str(f, g->source);
+		fputs(",\n\t},\n", f);
+	}
+	fputs(c->ngpus ? "};\n\n" : "\t{0},\n};\n\n", f);
+}
+
+static void put_calib(FILE *f, const struct sl_calib *c)
+{
+	fputs("static const struct sl_calib calib = {\n\t", f);
+	put_u64(f, "cuda_context", c->cuda_context);
+	put_u64(f, "cuda_context_legacy", c->cuda_context_legacy);
+	put_double(f, "slack_frac", c->slack_frac);
+	fputs("\n\t", f);
+	put_u64(f, "slack_min", c->slack_min);
+	put_double(f, "eager_attn_copies", c->eager_attn_copies);
+	put_double(f, "sdpa_attn_bytes", c->sdpa_attn_bytes);
+	fputs("\n\t", f);
+	put_double(f, "act_extra_frac", c->act_extra_frac);
+	put_double(f, "zero3_gather_layers", c->zero3_gather_layers);
+	put_u64(f, "nccl_buffer", c->nccl_buffer);
+	fputs("\n\t", f);
+	put_u64(f, "host_base", c->host_base);
+	put_u64(f, "host_per_worker", c->host_per_worker);
+	put_double(f, "host_load_factor", c->host_load_factor);
+	fputs("\n\t", f);
+	put_double(f, "host_overhead_frac", c->host_overhead_frac);
+	put_double(f, "flash_bwd_bytes", c->flash_bwd_bytes);
+	put_double(f, "host_offload_factor", c->host_offload_factor);
+	fputs("\n};\n\n", f);
+}
+
+static void put_keys(FILE *f, const struct sl_keymap *km)
+{
+	fputs("static const struct sl_key_rule keys[] = {\n", f);
+	for (size_t i = 0; i < km->n; i++) {
+		const struct sl_key_rule *r = &km->rules[i];
+		fputs("\t{.pattern = ", f);
+		put_str(f, r->pattern);
+		fprintf(f, ",\n\t .role = %d /* %s */, .if_true = ", (int)r->role, sl_role_name(r->role));
+		put_str(f, r->if_true);
+		fputs(", .if_false = ", f);
+		put_str(f, r->if_false);
+		fprintf(f, ", .add = %d, .origin = ", r->add);
+		put_str(f, r->origin);
+		fputs(", .code = NULL},\n", f);
+	}
+	fputs(km->n ? "};\n\n" : "\t{0},\n};\n\n", f);
+}
+
+/* pcre2_serialize_encode of codes[0..n) as an aligned byte array `name`; returns its length. */
+static size_t put_codes(FILE *f, const char *name, const pcre2_code **codes, size_t n)
+{
+	uint8_t *bytes = NULL;
+	PCRE2_SIZE len = 0;
+	if (n) {
+		int32_t rc = pcre2_serialize_encode(codes, (int32_t)n, &bytes, &len, NULL);
+		if (rc != (int32_t)n) {
+			PCRE2_UCHAR msg[256];
+			pcre2_get_error_message(rc, msg, sizeof msg);
+			fprintf(stderr, "gen_catalog: cannot serialise the %s: %s\n", name, (const char *)msg);
+			exit(1);
+		}
+	}
+	fprintf(f, "/* pcre2_serialize_encode of %zu patterns, PCRE2 %d.%d */\n", n, PCRE2_MAJOR, PCRE2_MINOR);
+	fprintf(f, "static _Alignas(16) const unsigned char %s[%zu] = {", name, len ? (size_t)len : 1);
+	for (PCRE2_SIZE i = 0; i < len; i++)
+		fprintf(f, "%s%u,", i % 24 ? "" : "\n\t", bytes[i]);
+	if (!len)
+		fputs("0", f);
+	fputs("\n};\n\n", f);
+	if (bytes)
+		pcre2_serialize_free(bytes);
+	return (size_t)len;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 6) {
+		fputs("usage: gen_catalog OUT.c MODELS.yaml GPUS.yaml CALIBRATION.yaml KEYS.yaml\n", stderr);
+		return 2;
+	}
+	struct sl_arena *a = sl_arena_new();
+	struct sl_diags d;
+	sl_diags_init(&d, a);
+
+	struct sl_source *models = read_file(a, argv[2]);
+	struct sl_source *gpus = read_file(a, argv[3]);
+	struct sl_source *calsrc = read_file(a, argv[4]);
+	struct sl_source *keysrc = read_file(a, argv[5]);
+
+	struct sl_calib calib;
+	sl_calib_parse(a, calsrc->display, calsrc->bytes, calsrc->len, &calib, &d);
+	struct sl_catalog *cat = NULL;
+	if (!d.n)
+		sl_catalog_load_from(a, models, gpus, &cat, &d);
+	struct sl_keymap *km = NULL;
+	if (!d.n)
+		km = sl_keymap_parse(a, keysrc->display, keysrc->bytes, keysrc->len, &d);
+	if (print_diags(&d) || !cat || !km) {
+		fprintf(stderr, "gen_catalog: the catalogs above do not load: fix them and rebuild\n");
+		sl_arena_free(a);
+		return 1;
+	}
+
+	size_t ncodes = 0;
+	for (size_t i = 0; i < cat->nmodels; i++)
+		ncodes += cat->models[i].naliases;
+	for (size_t i = 0; i < cat->ngpus; i++)
+		ncodes += cat->gpus[i].naliases;
+	const pcre2_code **codes = sl_arena_array(a, ncodes + 1, sizeof *codes);
+	size_t k = 0;
+	for (int gpu = 0; gpu < 2; gpu++)
+		for (size_t i = 0; i < (gpu ? cat->ngpus : cat->nmodels); i++)
+			for (size_t j = 0; j < (gpu ? cat->gpus[i].naliases : cat->models[i].naliases); j++)
+				if (!(codes[k++] = sl_catalog_alias_code(cat, gpu, i, j))) {
+					fprintf(stderr, "gen_catalog: alias %zu of entry %zu has no compiled pattern\n", j, i);
+					sl_arena_free(a);
+					return 1;
+				}
+	const pcre2_code **kcodes = sl_arena_array(a, km->n + 1, sizeof *kcodes);
+	for (size_t i = 0; i < km->n; i++)
+		kcodes[i] = km->rules[i].code;
+
+	char *tmp = sl_arena_printf(a, "%s.tmp", argv[1]);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		perror(tmp);
+		sl_arena_free(a);
+		return 1;
+	}
+	fprintf(f, "/* generated by src/memory/gen/gen_catalog.c from %s, %s, %s and %s — do not edit */\n",
+		argv[2], argv[3], argv[4], argv[5]);
+	fputs("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#include \"snapshot.h\"\n\n", f);
+	put_models(f, cat);
+	put_gpus(f, cat);
+	put_calib(f, &calib);
+	put_keys(f, km);
+	size_t alias_len = put_codes(f, "alias_codes", codes, ncodes);
+	size_t key_len = put_codes(f, "key_codes", kcodes, km->n);
+	fprintf(f,
+		"const struct sl_snapshot sl_snapshot = {\n"
+		"\t.models = models,\n\t.nmodels = %zu,\n"
+		"\t.gpus = gpus,\n\t.ngpus = %zu,\n"
+		"\t.calib = &calib,\n"
+		"\t.keys = keys,\n\t.nkeys = %zu,\n"
+		"\t.alias_codes = alias_codes,\n\t.alias_codes_len = %zu,\n"
+		"\t.key_codes = key_codes,\n\t.key_codes_len = %zu,\n"
+		"};\n",
+		cat->nmodels, cat->ngpus, km->n, alias_len, key_len);
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad || rename(tmp, argv[1]) != 0) {
+		perror(argv[1]);
+		remove(tmp);
+		sl_arena_free(a);
+		return 1;
+	}
+	sl_arena_free(a);
+	return 0;
+}
