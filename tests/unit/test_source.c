@@ -58,7 +58,7 @@ static void test_linecol(void **state)
 	struct sl_arena *a = *state;
 	static const char *const texts[] = {
 		"a: 1\nb: 2\n",
-		"\xEF\xBB\xBF" "a: 1\nb: 2",
+		("\xEF\xBB\xBF" /* a BOM, then */ "a: 1\nb: 2"),
 		"a: 1\r\nb: 2\r\n\r\nc: 3",
 		"a: 1\rb: 2\r",
 		"이름: 한국어 # 주석\n값: [1, 2]\n",
