@@ -91,6 +91,10 @@ struct sl_eval_note {
 	int role;                        /* enum sl_role, or -1 when not memory-relevant */
 	const char *detail;              /* the value, or why it was not used */
 	const struct sl_key_rule *rule;  /* the pattern that matched, or NULL */
+	/* a config or command value that could not be used (the default stays): where it is written */
+	const struct sl_node *rejected;  /* its node, or NULL when nothing was rejected */
+	const struct sl_source *src;     /* the file the node is in */
+	struct sl_span span;             /* its span (a command option's value has no node of its own) */
 };
 
 /* A project model (.sweeplint.yaml `models:`): a name and what it stands for. */

@@ -15,6 +15,8 @@ int sl_check_oom(struct sl_check *cx);
 int sl_check_near_capacity(struct sl_check *cx);
 int sl_check_underused(struct sl_check *cx);
 int sl_check_unknown_model(struct sl_check *cx);
+int sl_check_invalid_value(struct sl_check *cx);
+int sl_check_unknown_value(struct sl_check *cx);
 int sl_check_seq_len_exceeds_model(struct sl_check *cx);
 int sl_check_bf16_unsupported(struct sl_check *cx);
 int sl_check_prefer_bf16(struct sl_check *cx);

@@ -39,14 +39,6 @@ struct sl_diag *sl_memrule_emit(struct sl_check *cx, const struct sl_eval_axis *
 	return d;
 }
 
-static struct sl_count add(struct sl_count x, struct sl_count y)
-{
-	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
-	r.value = x.value > UINT64_MAX - y.value ? UINT64_MAX : x.value + y.value;
-	r.saturated |= x.value > UINT64_MAX - y.value;
-	return r;
-}
-
 const char *sl_memrule_counts(struct sl_arena *a, const struct sl_eval *ev, const struct sl_eval_value *v,
 			      unsigned mask)
 {
@@ -63,9 +55,9 @@ const char *sl_memrule_counts(struct sl_arena *a, const struct sl_eval *ev, cons
 	}
 	struct sl_count k = {0}, all = {0};
 	for (int i = 0; i < SL_VERDICT__COUNT; i++) {
-		all = add(all, v->n[i]);
+		all = sl_count_add(all, v->n[i]);
 		if (mask & 1u << i)
-			k = add(k, v->n[i]);
+			k = sl_count_add(k, v->n[i]);
 	}
 	if (!k.infinite && !k.saturated && k.value == all.value)
 		return sl_arena_printf(a, "in all %s combination%s", sl_count_str(a, all),
@@ -337,4 +329,113 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 					vd == SL_VERDICT_OOM ? "run out of memory" : "pass the planning headroom",
 					MAX_LISTED_PER_AXIS);
 	}
+}
+
+/* Roles whose values are counts: anything but a whole number in range is no run at all. */
+static const char *count_rule(enum sl_role r)
+{
+	switch (r) {
+	case SL_ROLE_BATCH_SIZE:
+	case SL_ROLE_EVAL_BATCH_SIZE:
+	case SL_ROLE_GRAD_ACCUM:
+	case SL_ROLE_SEQ_LEN:
+	case SL_ROLE_TARGET_LEN:
+	case SL_ROLE_LORA_R:
+	case SL_ROLE_NUM_GPUS:
+	case SL_ROLE_MINI_BATCH_SIZE:
+	case SL_ROLE_TEXTS_PER_EXAMPLE:
+		return "a positive integer";
+	case SL_ROLE_NUM_WORKERS:
+		return "a whole number of workers (0 or more)";
+	case SL_ROLE_ZERO_STAGE:
+		return "a ZeRO stage: 0, 1, 2 or 3";
+	default:
+		return NULL;
+	}
+}
+
+/* What a value of a non-count role names, for messages. */
+static const char *role_label(enum sl_role r)
+{
+	switch (r) {
+	case SL_ROLE_OPTIMIZER:
+		return "an optimizer (HF optim name)";
+	case SL_ROLE_ATTN:
+		return "an attention implementation";
+	case SL_ROLE_AMP:
+		return "a mixed-precision setting";
+	case SL_ROLE_DTYPE:
+		return "a weight dtype";
+	case SL_ROLE_QUANT:
+		return "a quantization";
+	case SL_ROLE_OFFLOAD:
+		return "an offload setting";
+	case SL_ROLE_TASK:
+		return "a task";
+	case SL_ROLE_LORA_TARGETS:
+		return "a list of LoRA target modules";
+	default:
+		return "a boolean";
+	}
+}
+
+/* The value part of a rejected node: a command item "--key=value" shows as "value". */
+static const char *value_text(const struct sl_node *n)
+{
+	if (!n || n->kind != SL_NODE_SCALAR)
+		return NULL;
+	const char *eq = n->text[0] == '-' || strchr(n->text, '=') ? strchr(n->text, '=') : NULL;
+	return eq ? eq + 1 : n->text;
+}
+
+int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
+{
+	const struct sl_eval *ev = sl_memrule_eval(cx);
+	if (!ev)
+		return 0;
+	struct sl_arena *a = cx->arena;
+	/* sweep (and --set) values: their combinations are unknown */
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (ax->role == SL_ROLE_MODEL || ax->role == SL_ROLE_DEEPSPEED)
+			continue;
+		const char *want = count_rule(ax->role);
+		if ((want != NULL) != counts)
+			continue;
+		for (size_t j = 0; j < ax->n; j++) {
+			const struct sl_eval_value *v = &ax->values[j];
+			if (v->ok)
+				continue;
+			const char *cnt = sl_memrule_counts(a, ev, v, 1u << SL_VERDICT_UNKNOWN);
+			if (counts)
+				sl_memrule_emit(cx, ax, v,
+						"%s \"%s\" is not %s: no run can use it (counted unknown %s)", ax->key,
+						v->text, want, cnt);
+			else
+				sl_memrule_emit(cx, ax, v, "%s \"%s\" is not %s sweeplint knows (counted unknown %s)",
+						ax->key, v->text, role_label(ax->role), cnt);
+		}
+	}
+	/* config and command values that were rejected: the memory model keeps its default */
+	for (size_t k = 0; k < ev->nnotes; k++) {
+		const struct sl_eval_note *n = &ev->notes[k];
+		if (!n->src || n->role < 0 || n->role == SL_ROLE_MODEL)
+			continue;
+		const char *want = count_rule((enum sl_role)n->role);
+		if ((want != NULL) != counts)
+			continue;
+		const char *text = value_text(n->rejected);
+		struct sl_diag *d;
+		if (counts)
+			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s (%s): no run can use it; the memory model "
+					       "ignores it", n->key, text ? " \"" : "", text ? text : "", text ? "\"" : "",
+					       want, n->where);
+		else
+			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s sweeplint knows (%s): the memory model "
+					       "keeps its default for %s", n->key, text ? " \"" : "", text ? text : "",
+					       text ? "\"" : "", role_label((enum sl_role)n->role), n->where,
+					       sl_role_name((enum sl_role)n->role));
+		d->src = n->src;
+	}
+	return 0;
 }

@@ -43,6 +43,14 @@ const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const u
 /* For each value of axis ax, how many values share its node (computed range values share one); in a. */
 size_t *sl_memrule_node_counts(struct sl_arena *a, const struct sl_eval_axis *ax);
 
+/*
+ * invalid-value (counts: true) and unknown-value (counts: false): one finding
+ * per value of the sweep, a -c config or the command that the memory model
+ * could not read, for the roles that are counts (batch sizes, lengths, ...)
+ * or for the others (names). Returns 0.
+ */
+int sl_memrule_report_unreadable(struct sl_check *cx, bool counts);
+
 /* The peak of one combination (0 when unknown). */
 uint64_t sl_memrule_peak(const struct sl_eval *ev, const uint32_t *idx);
 

@@ -35,6 +35,8 @@ const struct sl_rule sl_rules[] = {
 	{"workers-over-cores", "SL211", SL_SEV_WARNING, sl_check_workers_over_cores},
 	{"zero3-init-peak", "SL212", SL_SEV_WARNING, sl_check_zero3_init_peak},
 	{"gc-off-large-model", "SL213", SL_SEV_WARNING, sl_check_gc_off_large_model},
+	{"invalid-value", "SL214", SL_SEV_ERROR, sl_check_invalid_value},
+	{"unknown-value", "SL215", SL_SEV_WARNING, sl_check_unknown_value},
 	{"grid-distribution", "SL401", SL_SEV_ERROR, sl_check_grid_distribution},
 	{"deprecated-distribution", "SL402", SL_SEV_WARNING, sl_check_deprecated_distribution},
 	{"duplicate-value", "SL403", SL_SEV_WARNING, sl_check_duplicate_value},

@@ -51,12 +51,23 @@ static void note_rule(struct builder *B, const char *key, const char *where, con
 		ev->notes = sl_arena_grow(B->a, ev->notes, ev->nnotes, cap, sizeof *ev->notes);
 		B->cap_notes = cap;
 	}
-	ev->notes[ev->nnotes++] = (struct sl_eval_note){key, where, role, detail, rule};
+	ev->notes[ev->nnotes++] = (struct sl_eval_note){.key = key, .where = where, .role = role, .detail = detail, .rule = rule};
 }
 
 static void note(struct builder *B, const char *key, const char *where, int role, const char *detail)
 {
 	note_rule(B, key, where, NULL, role, detail);
+}
+
+/* A value read from a config or the command that cannot be used: a note that rules report at its place. */
+static void note_rejected(struct builder *B, const char *key, const char *where, const struct sl_key_rule *rule,
+			  const struct sl_eval_value *v, const struct sl_source *src)
+{
+	note_rule(B, key, where, rule, (int)rule->role, v->why);
+	struct sl_eval_note *n = &B->ev->notes[B->ev->nnotes - 1];
+	n->rejected = v->node;
+	n->src = src;
+	n->span = v->span;
 }
 
 static struct sl_eval_axis *new_axis(struct builder *B, enum sl_axis_origin origin, const char *key,
@@ -172,7 +183,7 @@ static void add_entries_of(struct builder *B, const struct sl_trainer *t)
 		struct sl_eval_value tmp = {0};
 		fill_value(B, &tmp, rule->role, rule, e->node, NULL, NULL);
 		if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
-			note(B, e->key, where, (int)rule->role, tmp.why);
+			note_rejected(B, e->key, where, rule, &tmp, t->src);
 			continue;
 		}
 		if (rule->role == SL_ROLE_DEEPSPEED) {
@@ -215,7 +226,7 @@ static void add_command_options(struct builder *B, bool late)
 		if (c->value_node)
 			tmp.span = c->value_node->span;
 		if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
-			note(B, c->key, "command", (int)rule->role, tmp.why);
+			note_rejected(B, c->key, "command", rule, &tmp, sw->doc->src);
 			continue;
 		}
 		if (rule->role == SL_ROLE_DEEPSPEED) {
