@@ -25,6 +25,7 @@ enum sl_write_step {
 	SL_WRITE_SYNC,        /* fsync or close failed */
 	SL_WRITE_MODE,        /* the replaced file's mode could not be given to the new one */
 	SL_WRITE_RENAME,      /* the rename over the target failed */
+	SL_WRITE_CHANGED,     /* the target no longer holds the bytes it was read with */
 	SL_WRITE__COUNT
 };
 
@@ -42,6 +43,15 @@ struct sl_write_error {
  * untouched then.
  */
 int sl_write_atomic(const char *path, const void *data, size_t len, bool must_exist, struct sl_write_error *err);
+
+/*
+ * The same, when the target must still hold expect[0..expect_len) — the
+ * bytes it was read with — right before the rename: a file another program
+ * changed since (an editor, a second sweeplint) is not overwritten; the step
+ * is SL_WRITE_CHANGED then. expect NULL skips the comparison.
+ */
+int sl_write_atomic_if(const char *path, const void *data, size_t len, bool must_exist, const void *expect,
+		       size_t expect_len, struct sl_write_error *err);
 
 /* "creating a temporary file", "writing", ... (what the step was doing). */
 const char *sl_write_step_name(enum sl_write_step s);

@@ -252,7 +252,9 @@ int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, b
 	/* past a file size limit, write() must fail with EFBIG rather than the signal killing us half-way */
 	signal(SIGXFSZ, SIG_IGN);
 	struct sl_write_error we;
-	if (sl_write_atomic(path, text, len, must_exist, &we) == 0)
+	/* --in-place replaces the file that was read: only while it still holds those bytes */
+	const struct sl_source *src = must_exist && j->file ? j->file->src : NULL;
+	if (sl_write_atomic_if(path, text, len, must_exist, src ? src->bytes : NULL, src ? src->len : 0, &we) == 0)
 		return 0;
 	const char *kept = must_exist ? sl_arena_printf(j->run->arena, "; '%s' is unchanged", path) : "";
 	if (we.step == SL_WRITE_TARGET && we.errnum == ELOOP) {
@@ -267,6 +269,11 @@ int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, b
 		fprintf(err, "sweeplint: error: cannot write '%s': it is a folder\n", path);
 	} else if (we.step == SL_WRITE_TARGET) {
 		fprintf(err, "sweeplint: error: cannot write '%s': it is not a regular file\n", path);
+	} else if (we.step == SL_WRITE_CHANGED) {
+		fprintf(err,
+			"sweeplint: error: cannot write '%s': it changed on disk since sweeplint read it (another "
+			"program wrote it); nothing was written: run sweeplint again on the new contents\n",
+			path);
 	} else if (we.step == SL_WRITE_MISSING) {
 		fprintf(err, "sweeplint: error: cannot write '%s': it does not exist\n", path);
 	} else {

@@ -28,6 +28,7 @@ const char *sl_write_step_name(enum sl_write_step s)
 		[SL_WRITE_SYNC] = "flushing the temporary file to disk",
 		[SL_WRITE_MODE] = "giving the new file the old one's mode",
 		[SL_WRITE_RENAME] = "renaming the temporary file over it",
+		[SL_WRITE_CHANGED] = "checking that it still holds what was read",
 	};
 	return (unsigned)s < SL_WRITE__COUNT ? names[s] : "writing";
 }
@@ -79,7 +80,43 @@ static bool write_all(int fd, const char *p, size_t len, int *errnum)
 	return true;
 }
 
+/* The file at path holds exactly expect[0..n) (read through no link); false on any difference or error. */
+static bool holds(const char *path, const void *expect, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	const unsigned char *want = expect;
+	unsigned char buf[65536];
+	size_t at = 0;
+	bool same = true;
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			same = false;
+			break;
+		}
+		if (r == 0)
+			break;
+		if ((size_t)r > n - at || memcmp(buf, want + at, (size_t)r) != 0) {
+			same = false;
+			break;
+		}
+		at += (size_t)r;
+	}
+	close(fd);
+	return same && at == n;
+}
+
 int sl_write_atomic(const char *path, const void *data, size_t len, bool must_exist, struct sl_write_error *err)
+{
+	return sl_write_atomic_if(path, data, len, must_exist, NULL, 0, err);
+}
+
+int sl_write_atomic_if(const char *path, const void *data, size_t len, bool must_exist, const void *expect,
+		       size_t expect_len, struct sl_write_error *err)
 {
 	err->step = SL_WRITE_OK;
 	err->errnum = 0;
@@ -138,6 +175,8 @@ int sl_write_atomic(const char *path, const void *data, size_t len, bool must_ex
 		struct stat now;
 		if (lstat(path, &now) == 0 && (S_ISLNK(now.st_mode) || S_ISDIR(now.st_mode)))
 			step = SL_WRITE_TARGET, e = S_ISLNK(now.st_mode) ? ELOOP : EISDIR;
+		else if (expect && !holds(path, expect, expect_len))
+			step = SL_WRITE_CHANGED, e = 0;
 		else if (rename(tmp, path) != 0)
 			step = SL_WRITE_RENAME, e = errno;
 	}

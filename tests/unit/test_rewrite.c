@@ -356,6 +356,17 @@ static void test_write(void **state)
 	assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 4);
 	fclose(f);
 	assert_string_equal(buf, "two\n");
+	/* --in-place: replaced only while the file still holds the bytes it was read with */
+	assert_int_equal(sl_write_atomic_if(path, "four\n", 5, true, "two\n", 4, &we), 0);
+	assert_int_equal(sl_write_atomic_if(path, "five\n", 5, true, "two\n", 4, &we), -SL_EIO);
+	assert_int_equal(we.step, SL_WRITE_CHANGED);
+	assert_int_equal(sl_write_atomic_if(path, "five\n", 5, true, "four\n\n", 6, &we), -SL_EIO);
+	assert_int_equal(we.step, SL_WRITE_CHANGED);
+	f = fopen(path, "r");
+	memset(buf, 0, sizeof buf);
+	assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 5);
+	fclose(f);
+	assert_string_equal(buf, "four\n");
 	/* a symbolic link is refused and stays a link */
 	assert_int_equal(symlink("f.yaml", link), 0);
 	assert_int_equal(sl_write_atomic(link, "three\n", 6, true, &we), -SL_EIO);
