@@ -5,12 +5,18 @@
  * Checked only when the host memory is known. Reported on the DataLoader
  * workers value when a key sets it, else on the model.
  */
-#include <string.h>
 
 #include "checks.h"
 #include "memory_rules.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/run.h"
+
+static uint64_t host_ram(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m)
+{
+	struct sl_host_breakdown hb;
+	sl_estimate_host(&m->arch, s, &ev->cat->calib, &hb);
+	return hb.total;
+}
 
 int sl_check_host_oom(struct sl_check *cx)
 {
@@ -25,38 +31,17 @@ int sl_check_host_oom(struct sl_check *cx)
 	if (!ax)
 		return 0;
 	struct sl_arena *a = cx->arena;
-	uint64_t *nbad = sl_arena_array(a, ax->n, sizeof *nbad), *nall = sl_arena_array(a, ax->n, sizeof *nall);
-	uint64_t *worst = sl_arena_array(a, ax->n, sizeof *worst);
-	uint32_t **wcombo = sl_arena_array(a, ax->n, sizeof *wcombo);
-	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
-	do {
-		struct sl_settings s;
-		const struct sl_model *m;
-		if (!sl_eval_settings(ev, idx, &s, &m))
-			continue;
-		struct sl_host_breakdown hb;
-		sl_estimate_host(&m->arch, &s, &ev->cat->calib, &hb);
-		uint32_t j = idx[at];
-		nall[j]++;
-		if (hb.total <= host)
-			continue;
-		nbad[j]++;
-		if (hb.total > worst[j]) {
-			worst[j] = hb.total;
-			if (!wcombo[j])
-				wcombo[j] = sl_arena_array(a, ev->naxes, sizeof *idx);
-			memcpy(wcombo[j], idx, ev->naxes * sizeof *idx);
-		}
-	} while (sl_eval_next(ev, idx));
+	struct sl_memrule_tally t;
+	sl_memrule_tally(a, ev, at, host, host_ram, &t);
 	for (size_t j = 0; j < ax->n; j++) {
-		if (!nbad[j])
+		if (!t.nbad[j])
 			continue;
 		const struct sl_eval_value *v = &ax->values[j];
-		const char *desc = sl_eval_describe(a, ev, wcombo[j], at);
+		const char *desc = sl_eval_describe(a, ev, t.worst_combo[j], at);
 		struct sl_diag *d = sl_memrule_emit(
 			cx, ax, v, "%s needs %s of host RAM in %llu of %llu memory settings%s%s (host memory %s)",
-			sl_eval_value_name(a, ax, v), sl_bytes_str(a, worst[j]), (unsigned long long)nbad[j],
-			(unsigned long long)nall[j], desc ? ", worst with " : "", desc ? desc : "", sl_bytes_str(a, host));
+			sl_eval_value_name(a, ax, v), sl_bytes_str(a, t.worst[j]), (unsigned long long)t.nbad[j],
+			(unsigned long long)t.nall[j], desc ? ", worst with " : "", desc ? desc : "", sl_bytes_str(a, host));
 		d->hint = "halve dataloader_num_workers first (seed 001), then the eval batch; with ZeRO-3 load "
 			  "through zero.Init so each process holds its share of the model";
 	}

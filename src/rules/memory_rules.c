@@ -439,3 +439,33 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 	}
 	return 0;
 }
+
+void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit,
+		      uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m),
+		      struct sl_memrule_tally *t)
+{
+	size_t n = ev->axes[at].n;
+	t->nbad = sl_arena_array(a, n, sizeof *t->nbad);
+	t->nall = sl_arena_array(a, n, sizeof *t->nall);
+	t->worst = sl_arena_array(a, n, sizeof *t->worst);
+	t->worst_combo = sl_arena_array(a, n, sizeof *t->worst_combo);
+	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	do {
+		struct sl_settings s;
+		const struct sl_model *m;
+		if (!sl_eval_settings(ev, idx, &s, &m))
+			continue;
+		uint64_t bytes = measure(ev, &s, m);
+		uint32_t j = idx[at];
+		t->nall[j]++;
+		if (bytes <= limit)
+			continue;
+		t->nbad[j]++;
+		if (bytes > t->worst[j]) {
+			t->worst[j] = bytes;
+			if (!t->worst_combo[j])
+				t->worst_combo[j] = sl_arena_array(a, ev->naxes, sizeof *idx);
+			memcpy(t->worst_combo[j], idx, ev->naxes * sizeof *idx);
+		}
+	} while (sl_eval_next(ev, idx));
+}

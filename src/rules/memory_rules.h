@@ -51,6 +51,21 @@ size_t *sl_memrule_node_counts(struct sl_arena *a, const struct sl_eval_axis *ax
  */
 int sl_memrule_report_unreadable(struct sl_check *cx, bool counts);
 
+/* Per value of one axis: the combinations that pass a limit, out of its known ones, and the worst. */
+struct sl_memrule_tally {
+	uint64_t *nbad, *nall;           /* per value of the axis */
+	uint64_t *worst;                 /* the largest measure among its bad combinations */
+	uint32_t **worst_combo;          /* that combination (NULL: none bad) */
+};
+
+/*
+ * Walk every known combination, measure it (eval peak, host RAM, ...) and
+ * tally, per value of axis `at`, those whose measure passes `limit`.
+ */
+void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit,
+		      uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m),
+		      struct sl_memrule_tally *t);
+
 /* The peak of one combination (0 when unknown). */
 uint64_t sl_memrule_peak(const struct sl_eval *ev, const uint32_t *idx);
 
