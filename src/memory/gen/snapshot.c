@@ -1,4 +1,8 @@
-/* snapshot: decoding the serialised patterns of the build-time snapshot (see snapshot.h). */
+/*
+ * snapshot: decoding the serialised patterns of the build-time snapshot
+ * (see snapshot.h). The decoded codes belong to the arena they were decoded
+ * into (one deferred free for the set).
+ */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include "snapshot.h"

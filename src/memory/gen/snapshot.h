@@ -56,7 +56,10 @@ bool sl_snapshot_decode(struct sl_arena *a, const unsigned char *bytes, size_t l
 int sl_catalog_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, struct sl_catalog **out,
 			     struct sl_diags *diags);
 
-/* The compiled alias j of model i (gpu false) or GPU i (gpu true): a pcre2_code *, NULL when none. */
+/*
+ * The compiled alias j of model i (gpu false) or GPU i (gpu true): a
+ * pcre2_code *, NULL when none. For the generator and the tests.
+ */
 const void *sl_catalog_alias_code(const struct sl_catalog *c, bool gpu, size_t i, size_t j);
 
 /* rules/calibration.yaml parsed from the embedded bytes (sl_calib_parse). */
