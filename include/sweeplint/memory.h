@@ -1,9 +1,10 @@
 /*
  * memory: architectures, the model and GPU catalogs, run settings and the
- * estimator of peak device memory (DESIGN §4). Catalog data is loaded from
- * the embedded rules/ catalogs with libcyaml and lives in the run arena (the
- * libcyaml objects are registered for teardown); sl_estimate() is a pure
- * function that allocates nothing.
+ * estimator of peak device memory (DESIGN §4). The rules/ catalogs are read
+ * with libcyaml and validated at build time (src/memory/gen) and compiled in
+ * as a snapshot; loading copies it into the run arena (given sources are
+ * parsed with libcyaml, their objects registered for teardown).
+ * sl_estimate() is a pure function that allocates nothing.
  */
 #ifndef SWEEPLINT_MEMORY_H
 #define SWEEPLINT_MEMORY_H
@@ -290,8 +291,9 @@ uint64_t sl_attention_only_bytes(enum sl_attn impl, uint64_t batch, uint32_t hea
 				 uint64_t seq_len, unsigned dtype_bytes, const struct sl_calib *c);
 
 /*
- * Read rules/calibration.yaml (embedded) into *out with libcyaml. A missing
- * or invalid constant is a diagnostic; returns 0 or -SL_ECONFIG.
+ * rules/calibration.yaml into *out, from the build-time snapshot (checked
+ * with libcyaml when the binary was built). A missing or invalid constant is
+ * a diagnostic; returns 0 or -SL_ECONFIG.
  */
 int sl_calib_load(struct sl_arena *a, struct sl_calib *out, struct sl_diags *diags);
 /* The same over given bytes (name is shown in diagnostics); for tests. */

@@ -71,8 +71,10 @@ struct sl_keymap {
 };
 
 /*
- * The built-in key map from the embedded rules/keys.yaml. Problems are
- * diagnostics in diags (with positions in keys.yaml); returns NULL then.
+ * The built-in key map: rules/keys.yaml as compiled in at build time (the
+ * patterns serialised; compiled from their text when this PCRE2 cannot
+ * decode them). Problems are diagnostics in diags (with positions in
+ * keys.yaml); returns NULL then.
  */
 struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags);
 
