@@ -29,6 +29,9 @@ struct sl_report {
 };
 
 /* One per enum sl_format value. */
+/* The end of a line-oriented report: the assumed-GPU note and the summary line (text and github). */
+void sl_report_finish_lines(struct sl_report *r);
+
 extern const struct sl_formatter sl_formatter_text;
 extern const struct sl_formatter sl_formatter_json;
 extern const struct sl_formatter sl_formatter_sarif;

@@ -74,17 +74,7 @@ static void github_file(struct sl_report *r, const struct sl_file *f)
 	}
 }
 
-static void github_finish(struct sl_report *r)
-{
-	if (r->opt->quiet || r->totals.files == 0)
-		return;
-	if (r->assumed_gpu)
-		fprintf(r->out, "note: no GPU given; checked against %s (set one with --gpu)\n", r->assumed_gpu);
-	fputs(sl_report_summary(r->arena, &r->totals), r->out);
-	fputc('\n', r->out);
-}
-
 const struct sl_formatter sl_formatter_github = {
 	.file = github_file,
-	.finish = github_finish,
+	.finish = sl_report_finish_lines,
 };

@@ -80,7 +80,7 @@ static void text_file(struct sl_report *r, const struct sl_file *f)
 	}
 }
 
-static void text_finish(struct sl_report *r)
+void sl_report_finish_lines(struct sl_report *r)
 {
 	if (r->opt->quiet || r->totals.files == 0)
 		return;
@@ -92,5 +92,5 @@ static void text_finish(struct sl_report *r)
 
 const struct sl_formatter sl_formatter_text = {
 	.file = text_file,
-	.finish = text_finish,
+	.finish = sl_report_finish_lines,
 };
