@@ -1,6 +1,7 @@
 /* opts: the common options of every subcommand, parsed with getopt_long; --help from the same table. */
 #include "opts.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/memory.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/report.h"
 #include "sweeplint/rules.h"
@@ -143,33 +145,14 @@ void sl_opts_help(FILE *out, const struct sl_cmd_spec *spec)
 
 int sl_opts_size(const char *s, uint64_t *out)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
-		{"B", 1.0},
-		{"K", 1024.0}, {"KiB", 1024.0}, {"KB", 1e3},
-		{"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1e6},
-		{"G", 1073741824.0}, {"GiB", 1073741824.0}, {"GB", 1e9},
-		{"T", 1099511627776.0}, {"TiB", 1099511627776.0}, {"TB", 1e12},
-	};
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v <= 0 || *s == '-' || *s == '+')
+	/* one rule for every size sweeplint reads: binary units, as for GPU sizes (sl_size_parse);
+	 * here the unit is required (a bare "512" is too easy to misread) */
+	size_t n = strlen(s);
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (!n || !isalpha((unsigned char)s[n - 1]))
 		return -1;
-	while (*end == ' ')
-		end++;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcasecmp(end, units[i].unit) != 0)
-			continue;
-		double b = v * units[i].mult;
-		if (b >= 18446744073709551616.0 || b < 1)
-			return -1;
-		*out = (uint64_t)b;
-		return 0;
-	}
-	return -1;
+	return sl_size_parse(s, out) ? 0 : -1;
 }
 
 /* A whole number in [lo, hi]. */

@@ -72,7 +72,7 @@ void sl_opts_help(FILE *out, const struct sl_cmd_spec *spec);
 /* "sweeplint 0.1.0". */
 const char *sl_opts_version(void);
 
-/* Parse a size such as "24GiB", "64GB", "1.5T" into bytes; -1 when it is not one. */
+/* Parse a size such as "24GiB", "64GB", "1.5T" into bytes (binary units; a unit is required); -1 otherwise. */
 int sl_opts_size(const char *s, uint64_t *out);
 
 #endif
