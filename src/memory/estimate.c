@@ -718,15 +718,22 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	/* optimizer step: static (its temporaries are reported with the optimizer) */
 	double op = p->op;
 
+	/*
+	 * Phases are compared with their allocator slack (a share of each phase's
+	 * dynamic bytes): comparing them without it and adding the winner's slack
+	 * afterwards lets a bigger batch move the peak to a phase with less slack
+	 * and report less memory. Each phase grows with the batch, so their max does.
+	 */
+	double k = c->slack_frac;
 	const struct phase_fixed *ph = &p->ph[0];
-	double peak = f, dyn = f_dyn, acts = A.saved, logits = A.logits_fwd;
+	double peak = f + k * f_dyn, dyn = f_dyn, acts = A.saved, logits = A.logits_fwd;
 	int phase = SL_PHASE_FORWARD;
-	if (bw > peak) {
-		peak = bw, dyn = b_dyn, ph = &p->ph[1], phase = SL_PHASE_BACKWARD;
+	if (bw + k * b_dyn > peak) {
+		peak = bw + k * b_dyn, dyn = b_dyn, ph = &p->ph[1], phase = SL_PHASE_BACKWARD;
 		logits = A.logits_bwd;
 	}
-	if (l > peak) {
-		peak = l, dyn = l_dyn, ph = &p->ph[2], phase = SL_PHASE_BACKWARD;
+	if (l + k * l_dyn > peak) {
+		peak = l + k * l_dyn, dyn = l_dyn, ph = &p->ph[2], phase = SL_PHASE_BACKWARD;
 		acts = A.saved + A.recompute + A.transient, logits = 0;
 	}
 	memset(out, 0, sizeof *out);
@@ -735,7 +742,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	out->zero_gather = p->gather_b;
 	out->params = p->params_b;
 	out->trainable = p->trainable_b;
-	if (op > peak) {
+	if (op + k * S->opt_temp > peak) {
 		dyn = S->opt_temp;
 		phase = SL_PHASE_OPTIMIZER;
 		out->weights = u64(S->weights + 0.0);
