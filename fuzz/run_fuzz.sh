@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# run_fuzz.sh MODE TARGET SECONDS DIR...: one fuzz target in the test run (fuzz/meson.build).
+# run_fuzz.sh MODE TARGET RUNS DIR...: one fuzz target in the test run (fuzz/meson.build).
 #   replay            TARGET is the replay.c build: run it over every file in the DIRs
 #   libfuzzer-replay  TARGET is a libFuzzer binary: run every file in the DIRs once (-runs=0)
-#   smoke             TARGET is a libFuzzer binary: fuzz for SECONDS from the DIRs (read-only seeds;
-#                     new inputs go to a temporary corpus), print the executions done; a crash
-#                     leaves its input under $FUZZ_ARTIFACTS (default: the build's meson-logs)
+#   smoke             TARGET is a libFuzzer binary: RUNS executions from the DIRs with a fixed seed
+#                     ($FUZZ_SEED, default 1), so every run explores the same inputs (read-only
+#                     seeds; new inputs go to a temporary corpus), capped at 120 s; a crash leaves
+#                     its input under $FUZZ_ARTIFACTS (default: the build's meson-logs)
 #   skip              exit 77: no libFuzzer in this build (-Dfuzzing=true with clang builds one)
 # DIRs that do not exist (../shared without a checkout of it) are left out.
 set -uo pipefail
-mode=$1 target=$2 seconds=$3
+mode=$1 target=$2 runs=$3
 shift 3
 dirs=()
 for d in "$@"; do
@@ -37,7 +38,7 @@ smoke)
 	artifacts=${FUZZ_ARTIFACTS:-$(dirname "$target")/../meson-logs/fuzz-artifacts}
 	mkdir -p "$artifacts" "$work/corpus"
 	# seeds are copied: libFuzzer adds to (and may rewrite) its first corpus directory only
-	"$target" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
+	"$target" -seed="${FUZZ_SEED:-1}" -runs="$runs" -max_total_time=120 -timeout=5 -rss_limit_mb=1024 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$artifacts/$name-" "$work/corpus" "${dirs[@]}" \
 		>"$work/log" 2>&1
 	rc=$?

@@ -54,7 +54,7 @@ test)
 	# valgrind itself), and the hostile inputs under their strict bounds (< 2 s, < 64 MB)
 	setup build-valgrind
 	meson test -C build-valgrind --print-errorlogs --num-processes "$(nproc)" --suite soak --suite hostile
-	# fuzz smoke (docs/reliability.md): libFuzzer needs clang; ~25 s per target
+	# fuzz smoke (docs/reliability.md): libFuzzer needs clang; fixed seed and run counts, ~20 s per target
 	if command -v clang >/dev/null; then
 		(export CC=clang; setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false)
 		ASAN_OPTIONS=detect_leaks=1 meson test -C build-fuzz --print-errorlogs --num-processes "$(nproc)" \
