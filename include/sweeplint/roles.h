@@ -88,6 +88,16 @@ int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *patt
 /* The first rule whose pattern matches key[0..len), or NULL (not memory-relevant). */
 const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len);
 
+/* What a count role accepts: whole numbers up to max (0 too when zero_ok). */
+struct sl_role_count {
+	const char *what;     /* "a positive integer", for messages */
+	uint64_t max;
+	bool zero_ok;
+};
+
+/* The count rule of r, or NULL when r is not a count (names, booleans, the model). */
+const struct sl_role_count *sl_role_count(enum sl_role r);
+
 /* A parsed role value. */
 struct sl_role_value {
 	enum sl_role role;

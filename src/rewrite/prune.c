@@ -75,6 +75,16 @@ bool sl_walk_next(const struct sl_rewrite *rw, struct sl_walk *w)
 
 /* ---- setting up ---- */
 
+/* The first kept value and one past the last: [lo, hi) (lo == hi when none is kept). */
+static void kept_ends(const bool *keep, size_t m, size_t *lo, size_t *hi)
+{
+	*lo = 0, *hi = m;
+	while (*lo < m && !keep[*lo])
+		++*lo;
+	while (*hi > *lo && !keep[*hi - 1])
+		--*hi;
+}
+
 static bool under_anchor(const struct sl_node *n)
 {
 	for (; n; n = n->parent)
@@ -381,11 +391,8 @@ size_t sl_rewrite_prune(const struct sl_rewrite *rw, struct sl_box *b)
 			break;
 		case SL_RW_RANGE: {
 			/* a range stays a range: only its ends move */
-			size_t lo = 0, hi = m;
-			while (lo < m && !keep[lo])
-				lo++;
-			while (hi > lo && !keep[hi - 1])
-				hi--;
+			size_t lo, hi;
+			kept_ends(keep, m, &lo, &hi);
 			while (lo < hi && !seen[i][lo]) {
 				keep[lo++] = false;
 				dropped++;
@@ -585,11 +592,8 @@ int sl_rewrite_edits(const struct sl_rewrite *rw, const struct sl_box *b, struct
 			break;
 		}
 		case SL_RW_RANGE: {
-			size_t lo = 0, hi = m;
-			while (lo < m && !keep[lo])
-				lo++;
-			while (hi > lo && !keep[hi - 1])
-				hi--;
+			size_t lo, hi;
+			kept_ends(keep, m, &lo, &hi);
 			for (size_t j = lo; j < hi; j++)
 				if (!keep[j]) {
 					*why = sl_arena_printf(a, "'%s' would keep values that are not one range", p->path);

@@ -331,29 +331,6 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 	}
 }
 
-/* Roles whose values are counts: anything but a whole number in range is no run at all. */
-static const char *count_rule(enum sl_role r)
-{
-	switch (r) {
-	case SL_ROLE_BATCH_SIZE:
-	case SL_ROLE_EVAL_BATCH_SIZE:
-	case SL_ROLE_GRAD_ACCUM:
-	case SL_ROLE_SEQ_LEN:
-	case SL_ROLE_TARGET_LEN:
-	case SL_ROLE_LORA_R:
-	case SL_ROLE_NUM_GPUS:
-	case SL_ROLE_MINI_BATCH_SIZE:
-	case SL_ROLE_TEXTS_PER_EXAMPLE:
-		return "a positive integer";
-	case SL_ROLE_NUM_WORKERS:
-		return "a whole number of workers (0 or more)";
-	case SL_ROLE_ZERO_STAGE:
-		return "a ZeRO stage: 0, 1, 2 or 3";
-	default:
-		return NULL;
-	}
-}
-
 /* What a value of a non-count role names, for messages. */
 static const char *role_label(enum sl_role r)
 {
@@ -399,7 +376,7 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		if (ax->role == SL_ROLE_MODEL || ax->role == SL_ROLE_DEEPSPEED)
 			continue;
-		const char *want = count_rule(ax->role);
+		const char *want = sl_role_count(ax->role) ? sl_role_count(ax->role)->what : NULL;
 		if ((want != NULL) != counts)
 			continue;
 		for (size_t j = 0; j < ax->n; j++) {
@@ -421,7 +398,7 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 		const struct sl_eval_note *n = &ev->notes[k];
 		if (!n->src || n->role < 0 || n->role == SL_ROLE_MODEL)
 			continue;
-		const char *want = count_rule((enum sl_role)n->role);
+		const char *want = sl_role_count((enum sl_role)n->role) ? sl_role_count((enum sl_role)n->role)->what : NULL;
 		if ((want != NULL) != counts)
 			continue;
 		const char *text = value_text(n->rejected);

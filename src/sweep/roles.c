@@ -437,6 +437,31 @@ static const char *show(struct sl_arena *a, const char *text)
 
 #define MAX_COUNT ((uint64_t)1 << 40) /* batch sizes, lengths: past this nothing is physical */
 
+const struct sl_role_count *sl_role_count(enum sl_role r)
+{
+	static const struct sl_role_count positive = {"a positive integer", MAX_COUNT, false};
+	static const struct sl_role_count workers = {"a whole number of workers (0 or more)", 4096, true};
+	static const struct sl_role_count stage = {"a ZeRO stage: 0, 1, 2 or 3", 3, true};
+	switch (r) {
+	case SL_ROLE_BATCH_SIZE:
+	case SL_ROLE_EVAL_BATCH_SIZE:
+	case SL_ROLE_GRAD_ACCUM:
+	case SL_ROLE_SEQ_LEN:
+	case SL_ROLE_TARGET_LEN:
+	case SL_ROLE_LORA_R:
+	case SL_ROLE_NUM_GPUS:
+	case SL_ROLE_MINI_BATCH_SIZE:
+	case SL_ROLE_TEXTS_PER_EXAMPLE:
+		return &positive;
+	case SL_ROLE_NUM_WORKERS:
+		return &workers;
+	case SL_ROLE_ZERO_STAGE:
+		return &stage;
+	default:
+		return NULL;
+	}
+}
+
 int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
 			    const char *text, const struct sl_value *typed, struct sl_role_value *out,
 			    const char **why)
@@ -468,6 +493,22 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 			}
 		}
 	}
+	const struct sl_role_count *cr = sl_role_count(r);
+	if (cr) {
+		uint64_t n;
+		const struct sl_value *tv = t == text ? typed : NULL;
+		bool zero = (tv && tv->type == SL_V_INT && !tv->big && tv->i == 0) || strcmp(t, "0") == 0;
+		if (zero && cr->zero_ok) {
+			out->u = 0;
+			return 0;
+		}
+		if (positive_int(t, tv, cr->max, &n) < 0)
+			goto bad;
+		if (rule && rule->add > 0)
+			n += (uint64_t)rule->add;
+		out->u = n;
+		return 0;
+	}
 	switch (r) {
 	case SL_ROLE_MODEL:
 	case SL_ROLE_DEEPSPEED:
@@ -482,39 +523,6 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		if (k < 0)
 			goto bad;
 		out->u = (uint64_t)k;
-		return 0;
-	}
-	case SL_ROLE_BATCH_SIZE:
-	case SL_ROLE_EVAL_BATCH_SIZE:
-	case SL_ROLE_GRAD_ACCUM:
-	case SL_ROLE_SEQ_LEN:
-	case SL_ROLE_TARGET_LEN:
-	case SL_ROLE_LORA_R:
-	case SL_ROLE_NUM_GPUS:
-	case SL_ROLE_MINI_BATCH_SIZE:
-	case SL_ROLE_TEXTS_PER_EXAMPLE: {
-		uint64_t n;
-		if (positive_int(t, t == text ? typed : NULL, MAX_COUNT, &n) < 0)
-			goto bad;
-		if (rule && rule->add > 0)
-			n += (uint64_t)rule->add;
-		out->u = n;
-		return 0;
-	}
-	case SL_ROLE_NUM_WORKERS:
-	case SL_ROLE_ZERO_STAGE: {
-		if (typed && typed->type == SL_V_INT && !typed->big && typed->i == 0 && t == text) {
-			out->u = 0;
-			return 0;
-		}
-		uint64_t n;
-		if (strcmp(t, "0") == 0) {
-			out->u = 0;
-			return 0;
-		}
-		if (positive_int(t, t == text ? typed : NULL, r == SL_ROLE_ZERO_STAGE ? 3 : 4096, &n) < 0)
-			goto bad;
-		out->u = n;
 		return 0;
 	}
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
