@@ -7,7 +7,8 @@ import cases
 
 ROLES = ("model", "task", "batch_size", "grad_accum", "seq_len", "target_len", "dtype", "amp",
          "gradient_checkpointing", "optimizer", "lora_r", "lora_targets", "quant", "attn",
-         "texts_per_example")
+         "texts_per_example", "mode", "eval_batch_size", "mini_batch_size", "modules_to_save", "fsdp",
+         "torch_compile", "liger", "num_beams", "max_new_tokens")
 
 # The arguments of the HF config classes that decide the architecture and its training
 # behaviour (BertConfig, RobertaConfig, XLMRobertaConfig, MT5Config, LlamaConfig __init__).
@@ -25,6 +26,14 @@ REQUIRED = {
             "layer_norm_epsilon", "initializer_factor", "feed_forward_proj", "is_encoder_decoder",
             "use_cache", "tokenizer_class", "pad_token_id", "eos_token_id", "decoder_start_token_id",
             "classifier_dropout", "tie_word_embeddings"},
+    "t5": {"vocab_size", "d_model", "d_kv", "d_ff", "num_layers", "num_decoder_layers", "num_heads",
+           "relative_attention_num_buckets", "relative_attention_max_distance", "dropout_rate",
+           "layer_norm_epsilon", "initializer_factor", "feed_forward_proj", "is_encoder_decoder",
+           "use_cache", "pad_token_id", "eos_token_id", "decoder_start_token_id", "tie_word_embeddings"},
+    "qwen2": {"vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+              "num_attention_heads", "num_key_value_heads", "hidden_act", "max_position_embeddings",
+              "initializer_range", "rms_norm_eps", "use_cache", "tie_word_embeddings", "rope_theta",
+              "use_sliding_window", "sliding_window", "max_window_layers", "attention_dropout"},
     "llama": {"vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
               "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_act",
               "max_position_embeddings", "initializer_range", "rms_norm_eps", "use_cache",
@@ -40,6 +49,11 @@ OFFICIAL = {
     "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": 117653760,
     "google/mt5-base": 582401280,
     "meta-llama/Llama-3.2-1B": 1235814400,
+    # T5ForConditionalGeneration.num_parameters() of google-t5/t5-base (223M on the model card)
+    "google-t5/t5-base": 222903552,
+    # safetensors index / metadata of the model repositories (3.21B and 0.49B on the cards)
+    "meta-llama/Llama-3.2-3B": 3212749824,
+    "Qwen/Qwen2.5-0.5B": 494032768,
 }
 
 
@@ -51,17 +65,20 @@ def count_params(c):
         emb = V * h + c["max_position_embeddings"] * h + c["type_vocab_size"] * h + 2 * h
         layer = 4 * (h * h + h) + (h * I + I) + (I * h + h) + 2 * (2 * h)
         return emb + L * layer + (h * h + h)
-    if mt == "mt5":
+    if mt in ("mt5", "t5"):
         V, d, H, dkv, ff = c["vocab_size"], c["d_model"], c["num_heads"], c["d_kv"], c["d_ff"]
         ffn = (3 if c["feed_forward_proj"].startswith("gated") else 2) * d * ff
         buckets = c["relative_attention_num_buckets"] * H
         enc = c["num_layers"] * (4 * d * H * dkv + ffn + 2 * d) + buckets + d
         dec = c["num_decoder_layers"] * (8 * d * H * dkv + ffn + 3 * d) + buckets + d
         return V * d * (1 if c["tie_word_embeddings"] else 2) + enc + dec
-    if mt == "llama":
+    if mt in ("llama", "qwen2"):
         V, h, L, I = c["vocab_size"], c["hidden_size"], c["num_hidden_layers"], c["intermediate_size"]
-        H, KV, hd = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+        H, KV = c["num_attention_heads"], c["num_key_value_heads"]
+        hd = c.get("head_dim", h // H)
         layer = h * H * hd + 2 * h * KV * hd + H * hd * h + 3 * h * I + 2 * h
+        if mt == "qwen2":  # q, k and v projections carry biases
+            layer += H * hd + 2 * KV * hd
         return V * h * (1 if c["tie_word_embeddings"] else 2) + L * layer + h
     raise AssertionError("no formula for %s" % mt)
 
@@ -135,7 +152,8 @@ class CaseListTest(unittest.TestCase):
         self.assertEqual({x["gradient_checkpointing"] for x in s}, {True, False})
         self.assertEqual({x["attn"] for x in s}, {"sdpa", "eager"})
         self.assertTrue({"adamw_torch", "adafactor", "sgd"} <= {x["optimizer"] for x in s})
-        self.assertEqual({c["arch"] for c in self.default}, set(cases.ARCHS))
+        self.assertEqual({c["arch"] for c in self.default},
+                         {"bge-m3", "klue-roberta-base", "multilingual-minilm", "mt5-base", "llama-3.2-1b"})
         self.assertTrue({"bi-encoder", "seq-cls", "seq2seq", "causal-lm"} <= {x["task"] for x in s})
         # same model, only GC / attention / AMP / optimizer changed
         bge = self._dims(self.default, "bge-m3")
@@ -171,8 +189,9 @@ class CaseListTest(unittest.TestCase):
 
     def test_llama_methods(self):
         llama = [c for c in self.all if c["arch"] == "llama-3.2-1b" and not c["capacity"]]
+        # bf16 weights without AMP, except the FSDP run with an fp32 master and bf16 compute
         self.assertTrue(all(c["settings"]["dtype"] == "bf16" and c["settings"]["amp"] == "off"
-                            for c in llama))
+                            for c in llama if not c["settings"]["fsdp"]))
         full = [c for c in llama if c["method"] == "full"]
         self.assertTrue(full)
         ranks = {c["settings"]["lora_r"] for c in llama if c["method"] == "lora"}
@@ -186,7 +205,8 @@ class CaseListTest(unittest.TestCase):
         self.assertTrue(any(c["default"] for c in qlora))
         self.assertTrue({"adamw_torch", "adafactor", "sgd"} <= {c["settings"]["optimizer"] for c in full})
         for c in llama:
-            if c["method"] == "full" and c["settings"]["optimizer"] != "adamw_bnb_8bit":
+            if (c["method"] == "full" and c["settings"]["optimizer"] != "adamw_bnb_8bit"
+                    and not c["settings"]["liger"]):
                 self.assertEqual(c["requires"], [])
 
     def test_capacity_cases_bracket_the_card(self):
@@ -213,7 +233,7 @@ class ConfigTest(unittest.TestCase):
     def test_shapes_are_consistent(self):
         for key, arch in cases.ARCHS.items():
             cfg = arch["config"]
-            if cfg["model_type"] == "mt5":
+            if cfg["model_type"] in ("mt5", "t5"):
                 self.assertEqual(cfg["d_kv"] * cfg["num_heads"], cfg["d_model"])
             else:
                 self.assertEqual(cfg["hidden_size"] % cfg["num_attention_heads"], 0, key)
@@ -239,7 +259,7 @@ class SelectTest(unittest.TestCase):
         self.assertEqual([c["id"] for c in cases.select("default")],
                          [c["id"] for c in cases.all_cases() if c["default"]])
         self.assertEqual(len(cases.select("all")), len(cases.all_cases()))
-        got = cases.select("llama1b-*-lora*,cap-bgem3-below")
+        got = cases.select("llama1b-*-s1024-*-lora*,cap-bgem3-below")
         ids = [c["id"] for c in got]
         self.assertIn("cap-bgem3-below", ids)
         self.assertTrue(all(i.startswith("llama1b-") or i == "cap-bgem3-below" for i in ids))
@@ -250,6 +270,83 @@ class SelectTest(unittest.TestCase):
     def test_unknown_item_raises(self):
         with self.assertRaises(KeyError):
             cases.select("bgem3-b8-s128-ampfp16-gc-sdpa,no-such-case")
+
+
+class IssueSetsTest(unittest.TestCase):
+    """The GPU issues' case lists: encoders (issue 16) and decoders (issue 17), >= 30 each."""
+
+    def settings(self, spec):
+        return [(c, c["settings"]) for c in cases.select(spec)]
+
+    def test_sets_partition_all_cases(self):
+        enc, dec = cases.select("encoders"), cases.select("decoders")
+        self.assertGreaterEqual(len([c for c in enc if not c["capacity"]]), 30)
+        self.assertGreaterEqual(len([c for c in dec if not c["capacity"]]), 30)
+        ids = [c["id"] for c in enc + dec]
+        self.assertEqual(sorted(ids), sorted(c["id"] for c in cases.all_cases()))
+
+    def test_encoder_set_covers_issue_16(self):
+        got = self.settings("encoders")
+        archs = {c["arch"] for c, _ in got}
+        self.assertTrue({"bge-m3", "klue-roberta-base", "multilingual-minilm", "mt5-base", "t5-base"} <= archs)
+        self.assertTrue(any(s["mini_batch_size"] and s["task"] == "bi-encoder" for _, s in got),
+                        "CachedMNRL (GradCache) mini-batches")
+        evals = [s for _, s in got if s["mode"] == "eval"]
+        self.assertTrue(evals and all(s["eval_batch_size"] > s["batch_size"] for s in evals))
+        self.assertEqual({s["amp"] for c, s in got if c["arch"] == "bge-m3"}, {"off", "fp16", "bf16"})
+        self.assertEqual({s["attn"] for _, s in got}, {"sdpa", "eager"})
+        self.assertTrue(any(c["capacity"] and c["capacity"]["frac"] > 1 for c, _ in got))
+
+    def test_decoder_set_covers_issue_17(self):
+        got = self.settings("decoders")
+        archs = {c["arch"] for c, _ in got}
+        self.assertIn("qwen2.5-0.5b", archs)
+        params = {c["arch"]: cases.ARCHS[c["arch"]]["official_params"] for c, _ in got}
+        self.assertTrue(all(0.4e9 <= n <= 3.3e9 for n in params.values()))
+
+        def has(**kw):
+            return any(all(s.get(k) == v or c.get(k) == v for k, v in kw.items()) for c, s in got)
+        self.assertTrue(has(optimizer="adamw_bnb_8bit", lora_r=0))
+        self.assertTrue(has(lora_r=8, lora_targets=cases.LLAMA_QV))
+        self.assertTrue(has(lora_r=64, lora_targets=cases.LLAMA_ALL))
+        self.assertTrue(has(modules_to_save="embed_tokens,lm_head"))
+        self.assertTrue(has(quant="nf4", kbit_prepare=True) and has(quant="nf4", kbit_prepare=False))
+        self.assertEqual({s["attn"] for _, s in got}, {"sdpa", "eager", "flash"})
+        self.assertTrue({512, 4096} <= {s["seq_len"] for _, s in got})
+        self.assertTrue(has(fsdp="full_shard", dtype="bf16", amp="off"), "pure bf16 FSDP")
+        self.assertTrue(has(fsdp="full_shard", dtype="fp32", amp="bf16"), "fp32 master FSDP")
+        self.assertTrue(has(torch_compile=True) and has(liger=True))
+        gen = [s for _, s in got if s["mode"] == "generate"]
+        self.assertTrue(any(s["num_beams"] > 1 for s in gen) and all(s["max_new_tokens"] > 0 for s in gen))
+        self.assertTrue(any(c["capacity"] and c["capacity"]["frac"] < 0.9 for c, _ in got))
+        self.assertTrue(any(c["capacity"] and c["capacity"]["frac"] > 1 for c, _ in got))
+        for c, s in got:
+            if s["attn"] == "flash":
+                self.assertIn("flash_attn", c["requires"])
+            if s["liger"]:
+                self.assertIn("liger_kernel", c["requires"])
+
+    def test_new_settings_travel_in_notes_as_roles(self):
+        import measured
+        for c in cases.all_cases():
+            row = cases.tsv_row(c, "h100-80gb", "nvml_used", 1)
+            roles = dict(r.split("=", 1) for r in measured.row_roles(row))
+            s = c["settings"]
+            if s["mode"] != "train":
+                self.assertEqual(roles["mode"], s["mode"], c["id"])
+            else:
+                self.assertNotIn("mode", roles)
+            for role in ("eval_batch_size", "mini_batch_size", "num_beams", "max_new_tokens"):
+                if s[role]:
+                    self.assertEqual(roles[role], str(s[role]), c["id"])
+            if s["fsdp"]:
+                self.assertEqual(roles["fsdp"], s["fsdp"])
+            if s["modules_to_save"]:
+                self.assertEqual(roles["modules_to_save"], s["modules_to_save"])
+            self.assertEqual("torch_compile" in roles, s["torch_compile"])
+            self.assertEqual("liger" in roles, s["liger"])
+            if s["quant"] != "none" and not c["kbit_prepare"]:
+                self.assertIn("kbit_prepare=false", row["notes"])
 
 
 if __name__ == "__main__":

@@ -58,9 +58,13 @@ def fake_stack(forward_error=None):
     nvml = mock.MagicMock(name="pynvml")
     used = iter([4 * MIB, 500 * MIB] + [9000 * MIB] * 100000)
     nvml.nvmlDeviceGetMemoryInfo.side_effect = lambda h: types.SimpleNamespace(used=next(used))
+    torch.distributed.is_initialized.return_value = False
+    liger = mock.MagicMock(name="liger_kernel")
     modules = {"torch": torch, "torch.nn": torch.nn, "torch.nn.functional": torch.nn.functional,
+               "torch.distributed": torch.distributed, "torch.distributed.fsdp": torch.distributed.fsdp,
+               "torch.distributed.fsdp.wrap": torch.distributed.fsdp.wrap,
                "transformers": tf, "transformers.optimization": tf.optimization, "peft": peft,
-               "pynvml": nvml}
+               "pynvml": nvml, "liger_kernel": liger, "liger_kernel.transformers": liger.transformers}
     return modules, torch, tf, peft, model
 
 
@@ -159,6 +163,80 @@ class ChildTest(unittest.TestCase):
                                         forward_error=ValueError("does not support sdpa"))
         self.assertEqual(res["status"], "error")
         self.assertIn("ValueError", res["error"])
+
+    def test_generation_runs_generate_without_training(self):
+        res, torch, tf, peft, model = self.run_case("llama1b-gen-b8-p1024-new256-beams4-bf16-sdpa")
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        self.assertTrue(tf.AutoConfig.for_model.call_args.kwargs["use_cache"])
+        gen = model.generate.call_args.kwargs
+        self.assertEqual((gen["num_beams"], gen["max_new_tokens"], gen["min_new_tokens"]), (4, 256, 256))
+        self.assertFalse(gen["do_sample"])
+        self.assertEqual(torch.randint.call_args.args[2], (8, 1024))
+        torch.optim.AdamW.assert_not_called()
+        model.eval.assert_called()
+        model.assert_not_called()  # no training forward
+        self.assertEqual(res["steps_done"], 2)
+
+    def test_eval_peak_after_training_steps(self):
+        c = case("kluerob-cls-b32-s512-ampfp16-nogc-sdpa-eval512")
+        res, torch, tf, peft, model = self.run_case(c["id"])
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        self.assertEqual(res["phase"], "eval")
+        # two training steps at batch 32, then the evaluation forward at 512 under no_grad
+        self.assertEqual(model.call_count, 3)
+        shapes = [cl.args[2] for cl in torch.randint.call_args_list if len(cl.args) > 2]
+        self.assertIn((32, 512), shapes)
+        self.assertIn((512, 512), shapes)
+        torch.no_grad.assert_called()
+        self.assertGreaterEqual(torch.cuda.reset_peak_memory_stats.call_count, 2)
+        self.assertEqual(torch.optim.AdamW.return_value.step.call_count, 0)  # AMP: the scaler steps
+        self.assertEqual(torch.amp.GradScaler.return_value.step.call_count, 2)
+        notes = calibrate.result_rows(c, "h100-80gb", res)[0]["notes"]
+        self.assertIn("mode=eval", notes)
+        self.assertIn("eval_batch_size=512", notes)
+        self.assertIn("measured_phase=eval", notes)
+
+    def test_cached_mnrl_runs_mini_batches(self):
+        res, torch, tf, peft, model = self.run_case("bgem3-b64-s256-ampfp16-gc-sdpa-cached16", steps=1)
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        # the mocks' tensors have size 1: per column one no-grad pass and one pass with grad
+        self.assertEqual(model.call_count, 2 * 2)
+        torch.no_grad.assert_called()
+        self.assertEqual(torch.amp.GradScaler.return_value.scale.call_count, 1)
+
+    def test_lora_with_trained_embeddings_and_no_kbit_prepare(self):
+        res, _, _, peft, model = self.run_case("llama3b-b2-s2048-bf16-gc-sdpa-lora16-all-emb")
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        self.assertEqual(peft.LoraConfig.call_args.kwargs["modules_to_save"], ["embed_tokens", "lm_head"])
+        res, _, _, peft, model = self.run_case("llama3b-b4-s2048-bf16-gc-sdpa-qlora16-noprep")
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        peft.prepare_model_for_kbit_training.assert_not_called()
+        model.gradient_checkpointing_enable.assert_called_once_with()
+        self.assertIsNone(peft.LoraConfig.call_args.kwargs["modules_to_save"])
+
+    def test_fsdp_world_size_one(self):
+        res, torch, _, _, model = self.run_case("llama1b-b4-s2048-ampbf16-gc-sdpa-fsdp")
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        dist = torch.distributed
+        dist.init_process_group.assert_called_once_with("nccl", rank=0, world_size=1)
+        fsdp = dist.fsdp.FullyShardedDataParallel.call_args.kwargs
+        self.assertIs(fsdp["sharding_strategy"], dist.fsdp.ShardingStrategy.FULL_SHARD)
+        self.assertIs(fsdp["mixed_precision"], dist.fsdp.MixedPrecision.return_value)
+        self.assertEqual(dist.fsdp.MixedPrecision.call_args.kwargs["param_dtype"], torch.bfloat16)
+        torch.autocast.assert_called_with("cuda", dtype=torch.bfloat16)
+        res, torch, _, _, _ = self.run_case("llama1b-b4-s2048-bf16-gc-sdpa-fsdp")
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        self.assertIsNone(torch.distributed.fsdp.FullyShardedDataParallel.call_args.kwargs["mixed_precision"])
+
+    def test_compile_and_liger(self):
+        res, torch, _, _, model = self.run_case("llama1b-b4-s2048-bf16-gc-sdpa-compile")
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        torch.compile.assert_called_once_with(model)
+        modules, torch, tf, peft, model = fake_stack()
+        with mock.patch.dict(sys.modules, modules), mock.patch.dict("os.environ", {"CUDA_VISIBLE_DEVICES": "0"}):
+            res = calibrate.run_case(case("llama1b-b4-s2048-bf16-gc-sdpa-liger"), 1, calibrate.Monitor())
+        self.assertEqual(res["status"], "ok", res.get("error"))
+        modules["liger_kernel.transformers"]._apply_liger_kernel_to_instance.assert_called_once_with(model=model)
 
     def test_rope_settings_fall_back_to_rope_parameters(self):
         tf = mock.MagicMock()

@@ -67,6 +67,21 @@ class CompareTest(unittest.TestCase):
         data = json.loads(out.getvalue()) if out.getvalue() else None
         return rc, data, err.getvalue()
 
+    def test_eval_rows_compare_with_the_eval_peak(self):
+        est = {"total_bytes": 10 * MIB, "fits": True, "breakdown": {"cuda_context": MIB},
+               "eval": {"total_bytes": 30 * MIB, "fits": False, "breakdown": {"cuda_context": MIB, "slack": 2 * MIB}}}
+        train_row = row("t", "nvml_used", 10)
+        eval_row = row("e", "nvml_used", 30, notes="mode=eval eval_batch_size=64 measured_phase=eval")
+        self.assertIs(compare.phase_view(est, train_row), est)
+        view = compare.phase_view(est, eval_row)
+        self.assertEqual((view["total_bytes"], view["fits"]), (30 * MIB, False))
+        self.assertEqual(compare.predicted_bytes("torch_allocated", view, eval_row), 27 * MIB)
+        self.assertEqual(est["total_bytes"], 10 * MIB)  # the estimate itself is not changed
+        with self.assertRaises(compare.EstimateError):
+            compare.phase_view({"total_bytes": 1, "fits": True, "breakdown": {}}, eval_row)
+        self.assertIn("mode=eval", measured.row_roles(eval_row))
+        self.assertIn("eval_batch_size=64", measured.row_roles(eval_row))
+
     def test_metric_mapping_median_worst_and_pass(self):
         rc, data, _ = self.run_compare(case_a() + [row("b", "oom", 1, model="m/big")])
         self.assertEqual(rc, 0)

@@ -4,8 +4,11 @@
   calibrate.py --list [--cases SPEC]
   calibrate.py [--cases SPEC] [--out FILE.tsv] [--steps N] [--gpu-name NAME] [--resume]
 
-SPEC is 'default' (the default set, under 10 minutes on an H100), 'all', or
-comma-separated case ids and globs ('bgem3-*,llama1b-*-lora*').
+SPEC is 'default' (the default set, under 10 minutes on an H100), 'all', 'encoders'
+(encoders, bi-encoders, seq2seq, evaluation peaks), 'decoders' (decoder LLMs: full, LoRA,
+QLoRA, FSDP, torch.compile, Liger, generation), or comma-separated case ids and globs
+('bgem3-*,llama1b-*-lora*'). A set longer than one command's time: --time-budget stops
+starting cases and --resume continues the same file.
 
 Every case runs in a fresh Python subprocess (no CUDA context or allocator state leaks
 from one case to the next): the model is built once from its HF config dict with random
@@ -74,7 +77,27 @@ def gpu_slug(device_name, total_bytes):
 # Listing (standard library only)
 
 LIST_COLUMNS = ("id", "model", "task", "batch", "seq", "tgt", "dtype", "amp", "gc", "optimizer",
-                "method", "r", "attn", "texts", "default")
+                "method", "r", "attn", "texts", "more", "default")
+
+
+def more_settings(case):
+    """The settings beyond the table's columns, as role=value words ('-' when none)."""
+    s = case["settings"]
+    words = []
+    if s.get("mode", "train") != "train":
+        words.append("mode=" + s["mode"])
+    for role in ("eval_batch_size", "mini_batch_size", "num_beams", "max_new_tokens"):
+        if s.get(role):
+            words.append("%s=%d" % (role, s[role]))
+    for role in ("modules_to_save", "fsdp"):
+        if s.get(role):
+            words.append("%s=%s" % (role, s[role]))
+    for role in ("torch_compile", "liger"):
+        if s.get(role):
+            words.append(role)
+    if s["quant"] != "none" and not case.get("kbit_prepare", True):
+        words.append("no-kbit-prepare")
+    return ",".join(words) or "-"
 
 
 def list_rows(selected):
@@ -86,7 +109,7 @@ def list_rows(selected):
                      str(s["target_len"] or "-"), s["dtype"], s["amp"],
                      "on" if s["gradient_checkpointing"] else "off", s["optimizer"], c["method"],
                      str(s["lora_r"] or "-"), s["attn"], str(s["texts_per_example"] or "-"),
-                     "yes" if c["default"] else "no"))
+                     more_settings(c), "yes" if c["default"] else "no"))
     return rows
 
 
@@ -212,6 +235,7 @@ def env_comments(env, gpu, steps):
             tok(env.get("torch")), tok(env.get("transformers")), tok(env.get("peft")),
             tok(env.get("bitsandbytes")), tok(env.get("sentence_transformers")), tok(env.get("pynvml")),
             tok(env.get("python"))),
+        "flash_attn=%s liger_kernel=%s" % (tok(env.get("flash_attn")), tok(env.get("liger_kernel"))),
         "date=%s steps=%d PYTORCH_CUDA_ALLOC_CONF=%s CUDA_MODULE_LOADING=%s" % (
             datetime.date.today().isoformat(), steps, tok(os.environ.get("PYTORCH_CUDA_ALLOC_CONF")),
             tok(os.environ.get("CUDA_MODULE_LOADING"))),
@@ -228,6 +252,10 @@ def result_rows(case, gpu, res):
             info.append("%s=%d" % (name, measured.to_mib(res[key])))
     if res.get("attn_impl"):
         info.append("attn_impl=%s" % res["attn_impl"])
+    if res.get("phase"):
+        info.append("measured_phase=%s" % res["phase"])
+    if res.get("new_tokens") is not None:
+        info.append("generated_tokens=%d" % res["new_tokens"])
     if res.get("nvml_source"):
         info.append("nvml=%s" % res["nvml_source"])
     info += ["steps=%s" % res.get("steps_done", 0), "wall_s=%.1f" % res.get("wall_s", 0.0)]
@@ -510,6 +538,13 @@ def child_env_main(result_path):
             info["bitsandbytes"] = _version("bitsandbytes") or "yes"
         except Exception:
             info["bitsandbytes"] = None
+        # optional kernels: cases that need them are skipped (and say so) where they are missing
+        for mod, dist in (("flash_attn", "flash-attn"), ("liger_kernel", "liger-kernel")):
+            try:
+                __import__(mod)
+                info[mod] = _version(dist) or "yes"
+            except Exception:
+                info[mod] = None
         try:
             import pynvml
             pynvml.nvmlInit()
@@ -653,8 +688,9 @@ def build_model(case, torch, transformers, dev):
     cfg = dict(case["config"])
     if task == "seq-cls":
         cfg["num_labels"] = 2
+    generate = s.get("mode") == "generate"
     if task in ("causal-lm", "seq2seq"):
-        cfg["use_cache"] = False
+        cfg["use_cache"] = generate  # training keeps no KV cache; generation does
     config = _make_config(transformers, cfg)
     auto = getattr(transformers, _AUTO[task])
     attn = _ATTN[s["attn"]]
@@ -681,7 +717,12 @@ def build_model(case, torch, transformers, dev):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         import peft
-        model = peft.prepare_model_for_kbit_training(model, use_gradient_checkpointing=gc_on)
+        if case.get("kbit_prepare", True):
+            # upcasts the non-quantised parameters (norms, embeddings, lm head) to fp32
+            model = peft.prepare_model_for_kbit_training(model, use_gradient_checkpointing=gc_on)
+        elif gc_on:
+            model.gradient_checkpointing_enable()
+            model.enable_input_require_grads()
     else:
         model = _build_random(torch, auto, config, attn, dtype, dev)
         if next(model.parameters()).dtype != dtype:
@@ -689,16 +730,69 @@ def build_model(case, torch, transformers, dev):
         model.to(dev)
         if gc_on:
             model.gradient_checkpointing_enable()
+    if s.get("liger"):
+        # Liger kernels patched into this instance: fused linear cross-entropy (no full logits),
+        # RMSNorm, SwiGLU, RoPE
+        from liger_kernel.transformers import _apply_liger_kernel_to_instance
+        _apply_liger_kernel_to_instance(model=model)
     if s["lora_r"]:
         import peft
         if gc_on and s["quant"] == "none":
             model.enable_input_require_grads()
+        save = [m for m in (s.get("modules_to_save") or "").split(",") if m]
         lcfg = peft.LoraConfig(r=int(s["lora_r"]), lora_alpha=2 * int(s["lora_r"]), lora_dropout=0.0,
                                target_modules=s["lora_targets"].split(",") if s["lora_targets"] else None,
-                               bias="none", task_type=_PEFT_TASK[task])
+                               modules_to_save=save or None, bias="none", task_type=_PEFT_TASK[task])
         model = peft.get_peft_model(model, lcfg)
-    model.train()
+    if generate:
+        model.eval()
+    else:
+        model.train()
     return model, config
+
+
+def _decoder_layer_classes(model):
+    """The transformer block classes of a model (FSDP's auto-wrap unit): *DecoderLayer/*Layer/*Block."""
+    names = set(getattr(model, "_no_split_modules", None) or [])
+    found = set()
+    for m in model.modules():
+        if type(m).__name__ in names:
+            found.add(type(m))
+    return found
+
+
+def wrap_fsdp(case, model, torch, dev):
+    """The model wrapped by FSDP at world size 1: one process group of one rank, each
+    transformer block its own unit (auto-wrap), the strategy and precision policy of the case.
+
+    dtype=bf16, amp=off: pure bf16 (parameters, gradients and optimizer state in bf16, no
+    master copy); dtype=fp32, amp=bf16: fp32 sharded parameters with bf16 compute
+    (MixedPrecision(param_dtype=bf16)), i.e. an fp32 master.
+    """
+    import functools
+    import socket
+    import torch.distributed as dist
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp import MixedPrecision, ShardingStrategy
+    from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
+    if not dist.is_initialized():
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", str(port))
+        dist.init_process_group("nccl", rank=0, world_size=1)
+    s = case["settings"]
+    strategy = {"full_shard": ShardingStrategy.FULL_SHARD, "shard_grad_op": ShardingStrategy.SHARD_GRAD_OP,
+                "hybrid_shard": ShardingStrategy.HYBRID_SHARD, "no_shard": ShardingStrategy.NO_SHARD}[s["fsdp"]]
+    mp = None
+    if s["amp"] == "bf16":
+        mp = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16,
+                            buffer_dtype=torch.bfloat16)
+    policy = functools.partial(transformer_auto_wrap_policy,
+                               transformer_layer_cls=_decoder_layer_classes(model))
+    return FSDP(model, sharding_strategy=strategy, auto_wrap_policy=policy, mixed_precision=mp,
+                device_id=dev, use_orig_params=True)
 
 
 def make_batch(case, config, torch, dev):
@@ -743,6 +837,70 @@ def compute_loss(model, case, batch, torch):
     scores = q @ docs.T * 20.0
     labels = torch.arange(q.size(0), device=q.device)
     return F.cross_entropy(scores, labels)
+
+
+def cached_mnrl_backward(model, case, batch, torch, scale=None):
+    """One CachedMultipleNegativesRankingLoss step (GradCache, as sentence-transformers does):
+    every column embedded in mini-batches under no_grad, the loss and its gradient with respect
+    to the embeddings, then each mini-batch re-run with grad and backpropagated from its cached
+    gradient. Returns the loss (already backpropagated)."""
+    import torch.nn.functional as F
+    mb = int(case["settings"]["mini_batch_size"])
+
+    def embed(ids, mask):
+        h = model(input_ids=ids, attention_mask=mask).last_hidden_state
+        if case["pooling"] == "cls":
+            e = h[:, 0]
+        else:
+            m = mask.unsqueeze(-1).to(h.dtype)
+            e = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
+        return F.normalize(e, p=2, dim=-1)
+
+    cols = []
+    with torch.no_grad():
+        for ids, mask in batch["texts"]:
+            cols.append(torch.cat([embed(ids[i:i + mb], mask[i:i + mb])
+                                   for i in range(0, ids.size(0), mb)], 0))
+    reps = [c.detach().float().requires_grad_() for c in cols]
+    q, docs = reps[0], torch.cat(reps[1:], 0)
+    loss = F.cross_entropy(q @ docs.T * 20.0, torch.arange(q.size(0), device=q.device))
+    (scale(loss) if scale else loss).backward()
+    for (ids, mask), rep in zip(batch["texts"], reps):
+        for i in range(0, ids.size(0), mb):
+            e = embed(ids[i:i + mb], mask[i:i + mb])
+            e.float().backward(rep.grad[i:i + mb])
+    return loss
+
+
+def generate_once(model, case, config, torch, dev):
+    """model.generate over a batch of random prompts: exactly max_new_tokens new tokens
+    (min_new_tokens, no EOS stop), greedy or beam search, the KV cache on."""
+    s = case["settings"]
+    b, L = int(s["batch_size"]), int(s["seq_len"])
+    g = torch.Generator(device=dev)
+    g.manual_seed(1234)
+    ids = torch.randint(5, int(config.vocab_size), (b, L), device=dev, generator=g)
+    new = int(s["max_new_tokens"])
+    with torch.no_grad():
+        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=new,
+                             min_new_tokens=new, num_beams=int(s["num_beams"]) or 1, do_sample=False,
+                             use_cache=True, pad_token_id=0)
+    return int(out.shape[-1]) - L
+
+
+def eval_pass(model, case, config, torch, dev, amp):
+    """The evaluation forward at eval_batch_size under no_grad (model.eval()), as HF Trainer's
+    evaluation loop runs it; the loss and logits are computed, nothing is kept."""
+    import contextlib
+    ev = json.loads(json.dumps(case))
+    ev["settings"]["batch_size"] = int(case["settings"]["eval_batch_size"])
+    batch = make_batch(ev, config, torch, dev)
+    model.eval()
+    ctx = torch.autocast("cuda", dtype=amp) if amp is not None else contextlib.nullcontext()
+    with torch.no_grad(), ctx:
+        loss = compute_loss(model, ev, batch, torch)
+        float(loss)
+    model.train()
 
 
 def make_optimizer(case, params, torch, transformers):
@@ -797,6 +955,20 @@ def run_case(case, steps, mon):
         res["trainable"] = sum(p.numel() for p in trainable)
         res["attn_impl"] = getattr(getattr(model, "config", config), "_attn_implementation", None)
         s = case["settings"]
+        mode = s.get("mode", "train")
+        if mode == "generate":
+            for _ in range(max(1, min(steps, 2))):
+                res["new_tokens"] = generate_once(model, case, config, torch, dev)
+                torch.cuda.synchronize()
+                mon.sample()
+                res["steps_done"] += 1
+            res["status"] = "ok"
+            return res
+        if s.get("fsdp"):
+            model = wrap_fsdp(case, model, torch, dev)
+            trainable = [p for p in model.parameters() if p.requires_grad]
+        if s.get("torch_compile"):
+            model = torch.compile(model)
         opt = make_optimizer(case, trainable, torch, transformers)
         amp = {"off": None, "fp16": torch.float16, "bf16": torch.bfloat16}[s["amp"]]
         scaler = None
@@ -811,14 +983,18 @@ def run_case(case, steps, mon):
         import contextlib
         for _ in range(steps):
             ctx = torch.autocast("cuda", dtype=amp) if amp is not None else contextlib.nullcontext()
-            with ctx:
-                loss = compute_loss(model, case, batch, torch)
+            if s.get("mini_batch_size"):
+                with ctx:
+                    cached_mnrl_backward(model, case, batch, torch,
+                                         scale=scaler.scale if scaler is not None else None)
+            else:
+                with ctx:
+                    loss = compute_loss(model, case, batch, torch)
+                (scaler.scale(loss) if scaler is not None else loss).backward()
             if scaler is not None:
-                scaler.scale(loss).backward()
                 scaler.step(opt)
                 scaler.update()
             else:
-                loss.backward()
                 opt.step()
             opt.zero_grad(set_to_none=True)
             torch.cuda.synchronize()
@@ -826,6 +1002,18 @@ def run_case(case, steps, mon):
             res["steps_done"] += 1
         if s["optimizer"] not in ("sgd",):
             res["optimizer_state"] = len(opt.state) > 0
+        if mode == "eval":
+            # the measured peak is the evaluation's: training built the optimizer state, which
+            # stays resident; the peak statistics restart here
+            del batch
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats(dev)
+            mon.peak = 0
+            mon.sample()
+            eval_pass(model, case, config, torch, dev, amp)
+            torch.cuda.synchronize()
+            mon.sample()
+            res["phase"] = "eval"
         res["status"] = "ok"
     except Exception as e:
         if _is_oom(torch, e):

@@ -148,6 +148,39 @@ ARCHS = {
             "classifier_dropout": 0.0,
         },
     },
+    # google-t5/t5-base (T5 v1.0: ReLU FFN, lm head tied to the shared embedding, 32128 vocabulary).
+    "t5-base": {
+        "hf_id": "google-t5/t5-base",
+        "short": "t5b",
+        "pooling": None,
+        "official_params": 222903552,
+        "source": "huggingface.co/google-t5/t5-base config.json; 222,903,552 = T5ForConditionalGeneration"
+                  ".num_parameters() (the 223M of the model card)",
+        "config": {
+            "architectures": ["T5ForConditionalGeneration"],
+            "model_type": "t5",
+            "vocab_size": 32128,
+            "d_model": 768,
+            "d_kv": 64,
+            "d_ff": 3072,
+            "num_layers": 12,
+            "num_decoder_layers": 12,
+            "num_heads": 12,
+            "relative_attention_num_buckets": 32,
+            "relative_attention_max_distance": 128,
+            "dropout_rate": 0.1,
+            "layer_norm_epsilon": 1e-06,
+            "initializer_factor": 1.0,
+            "feed_forward_proj": "relu",
+            "is_encoder_decoder": True,
+            "use_cache": True,
+            "tie_word_embeddings": True,
+            "pad_token_id": 0,
+            "eos_token_id": 1,
+            "decoder_start_token_id": 0,
+            "classifier_dropout": 0.0,
+        },
+    },
     # meta-llama/Llama-3.2-1B (GQA 32/8, head_dim 64, tied embeddings, 128256 vocabulary).
     "llama-3.2-1b": {
         "hf_id": "meta-llama/Llama-3.2-1B",
@@ -187,6 +220,77 @@ ARCHS = {
             "mlp_bias": False,
         },
     },
+    # meta-llama/Llama-3.2-3B (GQA 24/8, head_dim 128, tied embeddings).
+    "llama-3.2-3b": {
+        "hf_id": "meta-llama/Llama-3.2-3B",
+        "short": "llama3b",
+        "pooling": None,
+        "official_params": 3212749824,
+        "source": "meta-llama/Llama-3.2-3B config.json; 3,212,749,824 in its safetensors index (3.21B)",
+        "config": {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "vocab_size": 128256,
+            "hidden_size": 3072,
+            "intermediate_size": 8192,
+            "num_hidden_layers": 28,
+            "num_attention_heads": 24,
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "hidden_act": "silu",
+            "max_position_embeddings": 131072,
+            "initializer_range": 0.02,
+            "rms_norm_eps": 1e-05,
+            "use_cache": True,
+            "bos_token_id": 128000,
+            "eos_token_id": 128001,
+            "pretraining_tp": 1,
+            "tie_word_embeddings": True,
+            "rope_theta": 500000.0,
+            "rope_scaling": {
+                "factor": 32.0,
+                "high_freq_factor": 4.0,
+                "low_freq_factor": 1.0,
+                "original_max_position_embeddings": 8192,
+                "rope_type": "llama3",
+            },
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "mlp_bias": False,
+        },
+    },
+    # Qwen/Qwen2.5-0.5B (Qwen2: q/k/v biases, GQA 14/2, tied embeddings, 151936 vocabulary).
+    "qwen2.5-0.5b": {
+        "hf_id": "Qwen/Qwen2.5-0.5B",
+        "short": "qwen05b",
+        "pooling": None,
+        "official_params": 494032768,
+        "source": "huggingface.co/Qwen/Qwen2.5-0.5B config.json; 494,032,768 in its safetensors "
+                  "metadata (0.49B on the model card)",
+        "config": {
+            "architectures": ["Qwen2ForCausalLM"],
+            "model_type": "qwen2",
+            "vocab_size": 151936,
+            "hidden_size": 896,
+            "intermediate_size": 4864,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 14,
+            "num_key_value_heads": 2,
+            "hidden_act": "silu",
+            "max_position_embeddings": 32768,
+            "initializer_range": 0.02,
+            "rms_norm_eps": 1e-06,
+            "use_cache": True,
+            "bos_token_id": 151643,
+            "eos_token_id": 151643,
+            "tie_word_embeddings": True,
+            "rope_theta": 1000000.0,
+            "use_sliding_window": False,
+            "sliding_window": 32768,
+            "max_window_layers": 24,
+            "attention_dropout": 0.0,
+        },
+    },
 }
 
 LLAMA_QV = "q_proj,v_proj"
@@ -221,8 +325,17 @@ def _method(lora_r, quant):
 
 def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=False,
               optimizer="adamw_torch", lora_r=0, lora_targets="", quant="none", attn="sdpa",
-              texts=2, default=True, requires=(), capacity=None, case_id=None):
-    """One case dict (see the module docstring)."""
+              texts=2, default=True, requires=(), capacity=None, case_id=None, mode="train",
+              eval_batch=0, mini_batch=0, modules_to_save="", kbit_prepare=True, fsdp="",
+              compile=False, liger=False, num_beams=0, new_tokens=0):
+    """One case dict (see the module docstring).
+
+    mode: train (training steps), eval (training steps, then the evaluation forward under
+    no_grad at eval_batch with the optimizer state resident: the peak of that phase is
+    measured), generate (model.generate with num_beams and new_tokens, no training).
+    mini_batch: a bi-encoder trained with CachedMultipleNegativesRankingLoss (GradCache)
+    in mini-batches of that size. fsdp: the sharding strategy of a world-size-1 FSDP run.
+    """
     a = ARCHS[arch]
     method = _method(lora_r, quant)
     if case_id is None:
@@ -241,6 +354,23 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
                 parts.append("all")
         if task == "bi-encoder" and texts != 2:
             parts.append("k%d" % texts)
+        if modules_to_save:
+            parts.append("emb")
+        if quant != "none" and not kbit_prepare:
+            parts.append("noprep")
+        if mini_batch:
+            parts.append("cached%d" % mini_batch)
+        if fsdp:
+            parts.append("fsdp")
+        if compile:
+            parts.append("compile")
+        if liger:
+            parts.append("liger")
+        if mode == "eval":
+            parts.append("eval%d" % eval_batch)
+        if mode == "generate":
+            parts = [a["short"], "gen", "b%d" % batch, "p%d" % seq, "new%d" % new_tokens,
+                     "beams%d" % num_beams, dtype, attn]
         case_id = "-".join(parts)
     settings = {
         "model": a["hf_id"],
@@ -258,17 +388,32 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
         "quant": quant,
         "attn": attn,
         "texts_per_example": texts if task == "bi-encoder" else 0,
+        "mode": mode,
+        "eval_batch_size": eval_batch if mode == "eval" else 0,
+        "mini_batch_size": mini_batch,
+        "modules_to_save": modules_to_save,
+        "fsdp": fsdp,
+        "torch_compile": bool(compile),
+        "liger": bool(liger),
+        "num_beams": num_beams if mode == "generate" else 0,
+        "max_new_tokens": new_tokens if mode == "generate" else 0,
     }
+    extra = set()
+    if attn == "flash":
+        extra.add("flash_attn")
+    if liger:
+        extra.add("liger_kernel")
     return {
         "id": case_id,
         "arch": arch,
         "settings": settings,
         "method": method,
         "pooling": a["pooling"] if task == "bi-encoder" else None,
-        "requires": sorted(set(requires) | ({"peft"} if method != "full" else set())
+        "requires": sorted(set(requires) | extra | ({"peft"} if method != "full" else set())
                            | ({"bitsandbytes"} if quant != "none" or optimizer.endswith("bnb_8bit")
                               else set())),
         "capacity": capacity,
+        "kbit_prepare": bool(kbit_prepare),
         "default": bool(default),
         "config": hf_config(arch),
     }
@@ -354,6 +499,77 @@ def _build():
     add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, gc=True, lora_r=16,
                   lora_targets=LLAMA_ALL, quant="nf4", **llama))
 
+    first_new = len(cases)
+    # --- issue 16: encoders, bi-encoders, seq2seq and evaluation peaks (beyond the set above)
+    # CachedMultipleNegativesRankingLoss (GradCache): embeddings of the whole batch under no_grad,
+    # then each mini-batch re-run with grad; the peak follows the mini-batch, not the batch.
+    add(make_case("bge-m3", "bi-encoder", 64, 256, amp="fp16", gc=True, mini_batch=16))
+    add(make_case("bge-m3", "bi-encoder", 256, 256, amp="fp16", mini_batch=32))
+    add(make_case("bge-m3", "bi-encoder", 512, 128, amp="bf16", mini_batch=64, default=False))
+    # t5-base (T5 v1.0: ReLU FFN, tied head) seq2seq over source/target lengths
+    add(make_case("t5-base", "seq2seq", 16, 512, target=128, amp="bf16", attn="eager"))
+    add(make_case("t5-base", "seq2seq", 32, 256, target=64, attn="eager"))
+    add(make_case("t5-base", "seq2seq", 16, 512, target=512, amp="bf16", gc=True, attn="eager"))
+    # the evaluation peak: training steps, then the evaluation forward (no grad) at a larger
+    # eval batch with the optimizer state still resident (HF Trainer's evaluation during training)
+    add(make_case("bge-m3", "bi-encoder", 32, 512, amp="fp16", gc=True, mode="eval", eval_batch=256))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, amp="fp16", mode="eval", eval_batch=512))
+    add(make_case("mt5-base", "seq2seq", 8, 512, target=128, amp="bf16", attn="eager", mode="eval",
+                  eval_batch=64))
+    add(make_case("multilingual-minilm", "bi-encoder", 64, 256, amp="fp16", mode="eval",
+                  eval_batch=1024, default=False))
+
+    # --- issue 17: decoders. Llama-3.2-3B: full fine-tune in bf16 (AdamW torch / 8-bit), LoRA
+    # on q,v and on every linear layer, LoRA with trained embeddings and LM head, QLoRA with and
+    # without prepare_model_for_kbit_training, attention implementations, 512-4096 tokens.
+    l3 = dict(dtype="bf16")
+    add(make_case("llama-3.2-3b", "causal-lm", 2, 512, **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 2, 2048, gc=True, **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 2, 2048, gc=True, optimizer="adamw_bnb_8bit", **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 2048, lora_r=8, lora_targets=LLAMA_QV, **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 2048, lora_r=64, lora_targets=LLAMA_ALL, **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 4096, gc=True, lora_r=64, lora_targets=LLAMA_ALL,
+                  **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 2, 2048, gc=True, lora_r=16, lora_targets=LLAMA_ALL,
+                  modules_to_save="embed_tokens,lm_head", **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 2048, gc=True, lora_r=16, lora_targets=LLAMA_ALL,
+                  quant="nf4", **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 2048, gc=True, lora_r=16, lora_targets=LLAMA_ALL,
+                  quant="nf4", kbit_prepare=False, **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 2, 4096, gc=True, lora_r=16, lora_targets=LLAMA_ALL,
+                  quant="nf4", **l3))
+    for attn in ("sdpa", "eager", "flash"):
+        add(make_case("llama-3.2-3b", "causal-lm", 2, 2048, lora_r=16, lora_targets=LLAMA_ALL,
+                      attn=attn, case_id="llama3b-b2-s2048-bf16-nogc-lora16-all-" + attn, **l3))
+    # Llama-3.2-1B: FSDP at world size 1 (pure bf16 vs an fp32 master with bf16 compute),
+    # torch.compile, Liger's fused linear cross-entropy, long sequences
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 2048, gc=True, fsdp="full_shard", **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 2048, gc=True, amp="bf16", fsdp="full_shard"))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 2048, gc=True, compile=True, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 2048, gc=True, liger=True, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 2, 4096, gc=True, **llama))
+    add(make_case("llama-3.2-1b", "causal-lm", 2, 4096, gc=True, lora_r=16, lora_targets=LLAMA_ALL,
+                  modules_to_save="embed_tokens,lm_head", **llama))
+    # generation: weights + the KV cache of batch × beams × (prompt + new tokens)
+    add(make_case("llama-3.2-1b", "causal-lm", 8, 1024, mode="generate", num_beams=4, new_tokens=256,
+                  **llama))
+    add(make_case("llama-3.2-3b", "causal-lm", 16, 2048, mode="generate", num_beams=1, new_tokens=512,
+                  **l3))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 4096, mode="generate", num_beams=8, new_tokens=256,
+                  **l3))
+    # Qwen2 architecture (q/k/v biases, 151936-entry vocabulary: the logits dominate)
+    add(make_case("qwen2.5-0.5b", "causal-lm", 8, 2048, gc=True, **llama))
+    add(make_case("qwen2.5-0.5b", "causal-lm", 8, 2048, lora_r=16, lora_targets=LLAMA_ALL, **llama))
+    add(make_case("qwen2.5-0.5b", "causal-lm", 8, 2048, gc=True, lora_r=16, lora_targets=LLAMA_ALL,
+                  quant="nf4", **llama))
+    add(make_case("qwen2.5-0.5b", "causal-lm", 8, 1024, mode="generate", num_beams=4, new_tokens=256,
+                  **llama))
+
+    # the sets of issues 16/17 are selected by name ('encoders', 'decoders'); the default set
+    # stays the one that fits in a single 10-minute run
+    for c in cases[first_new:]:
+        c["default"] = False
+
     # Capacity: the batch is solved at run time so that the run needs 85% / 115% of the
     # card's total memory (sweeplint estimate, or two probe runs when it is unavailable).
     for frac, side in ((0.85, "below"), (1.15, "above")):
@@ -362,6 +578,9 @@ def _build():
         add(make_case("llama-3.2-1b", "causal-lm", 0, 1024, dtype="bf16",
                       case_id="cap-llama1b-" + side,
                       capacity={"group": "cap-llama1b", "frac": frac, "probe_batches": [1, 4]}))
+        add(make_case("llama-3.2-3b", "causal-lm", 0, 2048, dtype="bf16", gc=True, lora_r=16,
+                      lora_targets=LLAMA_ALL, case_id="cap-llama3b-lora-" + side, default=False,
+                      capacity={"group": "cap-llama3b-lora", "frac": frac, "probe_batches": [2, 8]}))
     return cases
 
 
@@ -373,12 +592,22 @@ def all_cases():
     return copy.deepcopy(CASES)
 
 
+ENCODER_ARCHS = ("bge-m3", "klue-roberta-base", "multilingual-minilm", "mt5-base", "t5-base")
+DECODER_ARCHS = ("llama-3.2-1b", "llama-3.2-3b", "qwen2.5-0.5b")
+
+
+def suite(case):
+    """'encoders' (issue 16: encoders, bi-encoders, seq2seq) or 'decoders' (issue 17)."""
+    return "encoders" if case["arch"] in ENCODER_ARCHS else "decoders"
+
+
 def default_cases():
     return [c for c in all_cases() if c["default"]]
 
 
 def select(spec, cases=None):
-    """Cases chosen by a spec: 'default', 'all', or comma-separated ids and fnmatch globs.
+    """Cases chosen by a spec: 'default', 'all', 'encoders', 'decoders', or comma-separated ids
+    and fnmatch globs.
 
     Order follows the case list; an item that matches nothing raises KeyError.
     """
@@ -388,6 +617,8 @@ def select(spec, cases=None):
         return [c for c in cases if c["default"]]
     if spec == "all":
         return list(cases)
+    if spec in ("encoders", "decoders"):
+        return [c for c in cases if suite(c) == spec]
     chosen = set()
     for item in (s.strip() for s in spec.split(",")):
         if not item:
@@ -409,6 +640,13 @@ def tsv_row(case, gpu, metric, value_mib, notes="", source="sweeplint tools/cali
         note_parts.append("quant=" + s["quant"])
     if s["task"] == "bi-encoder":
         note_parts.append("texts_per_example=%d" % s["texts_per_example"])
+    for role in ("mode", "eval_batch_size", "mini_batch_size", "modules_to_save", "fsdp",
+                 "torch_compile", "liger", "num_beams", "max_new_tokens"):
+        v = s.get(role)
+        if v and v != "train":
+            note_parts.append("%s=%s" % (role, str(v).lower() if isinstance(v, bool) else v))
+    if s["quant"] != "none" and not case.get("kbit_prepare", True):
+        note_parts.append("kbit_prepare=false")
     text = " ".join(note_parts)
     if notes:
         text = (text + "; " + notes) if text else notes

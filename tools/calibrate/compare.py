@@ -161,6 +161,21 @@ class Estimator:
             self.tmp = None
 
 
+def phase_view(est, row):
+    """The part of an estimate a row measured: the evaluation forward (the estimate's `eval`
+    object) for rows with mode=eval in their notes, else the training step itself."""
+    if measured.note_values(row.get("notes", "")).get("mode") != "eval":
+        return est
+    ev = est.get("eval")
+    if not (isinstance(ev, dict) and isinstance(ev.get("total_bytes"), int)
+            and isinstance(ev.get("breakdown"), dict) and isinstance(ev.get("fits"), bool)):
+        raise EstimateError("sweeplint estimate JSON lacks the eval peak")
+    view = dict(est)
+    view.update(total_bytes=ev["total_bytes"], breakdown=ev["breakdown"], fits=ev["fits"],
+                peak_phase="evaluation forward")
+    return view
+
+
 def predicted_bytes(metric, est, row, loaded=None):
     """The estimate's counterpart of a measured metric, or None when there is none.
 
@@ -203,7 +218,7 @@ def compare_rows(rows, env, estimator, metrics=None, margin=0.10):
             result["errors"].append("%s: rows with the same id have different settings" % case_id)
             continue
         try:
-            est = estimator.estimate(group[0])
+            est = phase_view(estimator.estimate(group[0]), group[0])
         except EstimateError as e:
             result["errors"].append("%s: %s" % (case_id, e))
             continue
@@ -232,7 +247,7 @@ def compare_rows(rows, env, estimator, metrics=None, margin=0.10):
             loaded = None
             if metric == "reserved_minus_init":
                 try:
-                    loaded = estimator.estimate(row, amp_off=True)
+                    loaded = phase_view(estimator.estimate(row, amp_off=True), row)
                 except EstimateError as e:
                     result["errors"].append("%s: %s" % (case_id, e))
                     continue

@@ -32,7 +32,9 @@ METRICS = {
 }
 
 # Roles that have no column of their own and are written in notes.
-NOTE_ROLES = ("lora_targets", "texts_per_example", "quant", "mini_batch_size", "eval_batch_size")
+NOTE_ROLES = ("lora_targets", "texts_per_example", "quant", "mini_batch_size", "eval_batch_size",
+              "mode", "num_beams", "max_new_tokens", "modules_to_save", "fsdp", "torch_compile",
+              "liger")
 
 _NOTE_TOKEN = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+?)[;,]?$")
 
