@@ -818,25 +818,31 @@ def make_batch(case, config, torch, dev):
     return {"input_ids": x, "attention_mask": ones, "labels": x}
 
 
+def embed(model, case, ids, mask):
+    """The normalised sentence embeddings of one forward pass (CLS or mean pooling)."""
+    import torch.nn.functional as F
+    h = model(input_ids=ids, attention_mask=mask).last_hidden_state
+    if case["pooling"] == "cls":
+        e = h[:, 0]
+    else:
+        m = mask.unsqueeze(-1).to(h.dtype)
+        e = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
+    return F.normalize(e, p=2, dim=-1)
+
+
+def mnrl_loss(embs, torch):
+    """MultipleNegativesRankingLoss over the columns' embeddings: cosine similarity × 20 of each
+    query against every in-batch candidate, cross-entropy on the diagonal."""
+    import torch.nn.functional as F
+    q, docs = embs[0], torch.cat(embs[1:], 0)
+    return F.cross_entropy(q @ docs.T * 20.0, torch.arange(q.size(0), device=q.device))
+
+
 def compute_loss(model, case, batch, torch):
     if case["settings"]["task"] != "bi-encoder":
         return model(**batch).loss
-    # sentence-transformers MultipleNegativesRankingLoss: each text column is its own forward
-    # pass, cosine similarity × 20 against the in-batch candidates, cross-entropy on the diagonal.
-    import torch.nn.functional as F
-    embs = []
-    for ids, mask in batch["texts"]:
-        h = model(input_ids=ids, attention_mask=mask).last_hidden_state
-        if case["pooling"] == "cls":
-            e = h[:, 0]
-        else:
-            m = mask.unsqueeze(-1).to(h.dtype)
-            e = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
-        embs.append(F.normalize(e, p=2, dim=-1))
-    q, docs = embs[0], torch.cat(embs[1:], 0)
-    scores = q @ docs.T * 20.0
-    labels = torch.arange(q.size(0), device=q.device)
-    return F.cross_entropy(scores, labels)
+    # sentence-transformers MultipleNegativesRankingLoss: each text column is its own forward pass
+    return mnrl_loss([embed(model, case, ids, mask) for ids, mask in batch["texts"]], torch)
 
 
 def cached_mnrl_backward(model, case, batch, torch, scale=None):
@@ -844,30 +850,19 @@ def cached_mnrl_backward(model, case, batch, torch, scale=None):
     every column embedded in mini-batches under no_grad, the loss and its gradient with respect
     to the embeddings, then each mini-batch re-run with grad and backpropagated from its cached
     gradient. Returns the loss (already backpropagated)."""
-    import torch.nn.functional as F
     mb = int(case["settings"]["mini_batch_size"])
-
-    def embed(ids, mask):
-        h = model(input_ids=ids, attention_mask=mask).last_hidden_state
-        if case["pooling"] == "cls":
-            e = h[:, 0]
-        else:
-            m = mask.unsqueeze(-1).to(h.dtype)
-            e = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
-        return F.normalize(e, p=2, dim=-1)
 
     cols = []
     with torch.no_grad():
         for ids, mask in batch["texts"]:
-            cols.append(torch.cat([embed(ids[i:i + mb], mask[i:i + mb])
+            cols.append(torch.cat([embed(model, case, ids[i:i + mb], mask[i:i + mb])
                                    for i in range(0, ids.size(0), mb)], 0))
     reps = [c.detach().float().requires_grad_() for c in cols]
-    q, docs = reps[0], torch.cat(reps[1:], 0)
-    loss = F.cross_entropy(q @ docs.T * 20.0, torch.arange(q.size(0), device=q.device))
+    loss = mnrl_loss(reps, torch)
     (scale(loss) if scale else loss).backward()
     for (ids, mask), rep in zip(batch["texts"], reps):
         for i in range(0, ids.size(0), mb):
-            e = embed(ids[i:i + mb], mask[i:i + mb])
+            e = embed(model, case, ids[i:i + mb], mask[i:i + mb])
             e.float().backward(rep.grad[i:i + mb])
     return loss
 

@@ -40,6 +40,32 @@ _ROBERTA_COMMON = {
     "classifier_dropout": None,
 }
 
+_LLAMA3_COMMON = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "vocab_size": 128256,
+    "hidden_act": "silu",
+    "max_position_embeddings": 131072,
+    "initializer_range": 0.02,
+    "rms_norm_eps": 1e-05,
+    "use_cache": True,
+    "bos_token_id": 128000,
+    "eos_token_id": 128001,
+    "pretraining_tp": 1,
+    "tie_word_embeddings": True,
+    "rope_theta": 500000.0,
+    "rope_scaling": {
+        "factor": 32.0,
+        "high_freq_factor": 4.0,
+        "low_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "mlp_bias": False,
+}
+
 ARCHS = {
     # BAAI/bge-m3: XLM-RoBERTa large with 8194 positions (config.json of the model repo).
     "bge-m3": {
@@ -188,37 +214,14 @@ ARCHS = {
         "pooling": None,
         "official_params": 1235814400,
         "source": "meta-llama/Llama-3.2-1B config.json (1.24B on the model card)",
-        "config": {
-            "architectures": ["LlamaForCausalLM"],
-            "model_type": "llama",
-            "vocab_size": 128256,
+        "config": dict(_LLAMA3_COMMON, **{
             "hidden_size": 2048,
             "intermediate_size": 8192,
             "num_hidden_layers": 16,
             "num_attention_heads": 32,
             "num_key_value_heads": 8,
             "head_dim": 64,
-            "hidden_act": "silu",
-            "max_position_embeddings": 131072,
-            "initializer_range": 0.02,
-            "rms_norm_eps": 1e-05,
-            "use_cache": True,
-            "bos_token_id": 128000,
-            "eos_token_id": 128001,
-            "pretraining_tp": 1,
-            "tie_word_embeddings": True,
-            "rope_theta": 500000.0,
-            "rope_scaling": {
-                "factor": 32.0,
-                "high_freq_factor": 4.0,
-                "low_freq_factor": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_type": "llama3",
-            },
-            "attention_bias": False,
-            "attention_dropout": 0.0,
-            "mlp_bias": False,
-        },
+        }),
     },
     # meta-llama/Llama-3.2-3B (GQA 24/8, head_dim 128, tied embeddings).
     "llama-3.2-3b": {
@@ -227,37 +230,14 @@ ARCHS = {
         "pooling": None,
         "official_params": 3212749824,
         "source": "meta-llama/Llama-3.2-3B config.json; 3,212,749,824 in its safetensors index (3.21B)",
-        "config": {
-            "architectures": ["LlamaForCausalLM"],
-            "model_type": "llama",
-            "vocab_size": 128256,
+        "config": dict(_LLAMA3_COMMON, **{
             "hidden_size": 3072,
             "intermediate_size": 8192,
             "num_hidden_layers": 28,
             "num_attention_heads": 24,
             "num_key_value_heads": 8,
             "head_dim": 128,
-            "hidden_act": "silu",
-            "max_position_embeddings": 131072,
-            "initializer_range": 0.02,
-            "rms_norm_eps": 1e-05,
-            "use_cache": True,
-            "bos_token_id": 128000,
-            "eos_token_id": 128001,
-            "pretraining_tp": 1,
-            "tie_word_embeddings": True,
-            "rope_theta": 500000.0,
-            "rope_scaling": {
-                "factor": 32.0,
-                "high_freq_factor": 4.0,
-                "low_freq_factor": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_type": "llama3",
-            },
-            "attention_bias": False,
-            "attention_dropout": 0.0,
-            "mlp_bias": False,
-        },
+        }),
     },
     # Qwen/Qwen2.5-0.5B (Qwen2: q/k/v biases, GQA 14/2, tied embeddings, 151936 vocabulary).
     "qwen2.5-0.5b": {
