@@ -112,6 +112,7 @@ struct sl_eval_opts {
 	const char *const *sets;         /* "role=value" or "key=value" fixes, applied last */
 	size_t nsets;
 	const char *base_dir;            /* the sweep's folder: local model paths, deepspeed configs */
+	const char *hf_cache;            /* the Hugging Face hub cache folder, or NULL (sl_model_resolve) */
 	const struct sl_model_alias *model_aliases; /* project models, looked up before the catalog */
 	size_t nmodel_aliases;
 	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */

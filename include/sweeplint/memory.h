@@ -128,6 +128,11 @@ struct sl_model {
 	uint32_t st_max_seq_len;   /* sentence-transformers max_seq_length, 0 when none */
 	uint64_t official_params;  /* the published count when known (tests compare), else 0 */
 	const char *source;        /* where the config came from */
+	/* how a value resolved (sl_model_resolve); catalog entries leave these NULL / none */
+	const char *resolved_by;   /* "config", "project", "hf-cache", "catalog", "name" */
+	const char *resolved_from; /* the config.json read, or "rules/models.yaml#NAME" */
+	const char *resolved_note; /* e.g. "resolved by name as t5-11b; give its config.json to be exact" */
+	enum sl_quant quant;       /* a quantisation the id names (-bnb-4bit, -AWQ): used unless the sweep sets one */
 };
 
 struct sl_gpu {
@@ -329,6 +334,38 @@ const struct sl_gpu *sl_catalog_find_gpu(struct sl_arena *a, const struct sl_cat
  * then.
  */
 const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path, struct sl_diags *diags);
+
+/*
+ * The model of a sweep value, in the documented order (docs/models.md):
+ *  1. an explicit config: a local HF folder or config.json (relative to
+ *     base_dir when not found as given);
+ *  2. the Hugging Face cache of this machine (hf_cache: the hub folder,
+ *     models--ORG--NAME/snapshots/<refs/main>/config.json);
+ *  3. the catalog by name, HF id or alias (and a path's org/name suffix);
+ *  4. the architecture table by name (fine-tunes by the base they name);
+ *  5. unknown: NULL.
+ * The result is a copy in a with resolved_by and resolved_from set. Problems
+ * with an explicit local config are diagnostics; a cached config that cannot
+ * be used is passed over quietly.
+ */
+struct sl_resolve_opts {
+	const char *hf_cache;      /* the hub cache folder (sl_hf_cache_dir), or NULL */
+	const char *base_dir;      /* the sweep's folder for relative paths, or NULL */
+};
+const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_catalog *c, const char *value,
+					const struct sl_resolve_opts *o, struct sl_diags *diags);
+
+/*
+ * The hub cache folder huggingface_hub uses, from its environment variables
+ * (each NULL or empty when unset): $HF_HUB_CACHE, else $HF_HOME/hub, else
+ * $XDG_CACHE_HOME/huggingface/hub, else $HOME/.cache/huggingface/hub. NULL
+ * when none can be formed.
+ */
+const char *sl_hf_cache_dir(struct sl_arena *a, const char *hf_hub_cache, const char *hf_home,
+			    const char *xdg_cache_home, const char *home);
+
+/* The config.json of a Hub id in the cache folder (refs/main's snapshot), or NULL. */
+const char *sl_hf_cache_config(struct sl_arena *a, const char *hf_cache, const char *id);
 
 /*
  * sl_catalog_load over given sources instead of the embedded files (tests,

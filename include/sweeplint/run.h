@@ -59,6 +59,7 @@ struct sl_options {
 	bool color;                      /* ANSI colours in text output (decided by the CLI) */
 	int verbose;                     /* -v count: 1 shows hints */
 	bool quiet;                      /* -q: findings only, no summary or notes */
+	const char *hf_cache;            /* the Hugging Face hub cache folder (the CLI reads the environment); NULL: none */
 	/* from the project config in effect for the file being checked (config.h fills them) */
 	const char *project;             /* its path, or NULL when no .sweeplint.yaml applies */
 	struct sl_keymap *keys;          /* the key map with the project's patterns first; NULL: the built-in one */
@@ -91,6 +92,12 @@ struct sl_combinations {
 };
 
 /* One checked file. */
+/* A model value of a file and what it resolved to (memory.h: resolved_by, resolved_from). */
+struct sl_model_use {
+	const char *value;               /* as written */
+	const struct sl_model *model;    /* NULL: unknown */
+};
+
 struct sl_file {
 	struct sl_run *run;
 	struct sl_source *src;
@@ -109,6 +116,8 @@ struct sl_file {
 	void *eval;                      /* struct sl_eval (eval.h) when the memory rules ran, else NULL */
 	const char **notes;              /* -v: how the file was read (which key took which role, and why) */
 	size_t nnotes;
+	struct sl_model_use *models;     /* every model value the evaluation read, in axis order */
+	size_t nmodels;
 };
 
 /* A new run with default options (headroom 0.85, text, every rule at its default severity). */

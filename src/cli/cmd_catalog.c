@@ -103,6 +103,14 @@ static json_t *model_json(const struct sl_model *m)
 	json_object_set_new(o, "arch", shape);
 	if (m->source)
 		json_object_set_new(o, "source", checked(json_string(m->source)));
+	if (m->resolved_by) {
+		json_t *r = checked(json_pack("{s:s, s:s?}", "by", m->resolved_by, "from", m->resolved_from));
+		if (m->resolved_note)
+			json_object_set_new(r, "note", checked(json_string(m->resolved_note)));
+		if (m->quant != SL_QUANT_NONE)
+			json_object_set_new(r, "quant", checked(json_string(sl_quant_name(m->quant))));
+		json_object_set_new(o, "resolved", r);
+	}
 	return o;
 }
 
@@ -131,12 +139,6 @@ static void models_table(FILE *out, const struct sl_model **v, size_t n)
 	}
 }
 
-static bool exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
-}
-
 int cmd_models(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
@@ -154,19 +156,15 @@ int cmd_models(struct sl_cli *cli, int argc, char **argv)
 			continue;
 		}
 		const char *arg = argv[first + (int)i];
-		if (exists(arg)) {
-			struct sl_diags d;
-			sl_diags_init(&d, run->arena);
-			v[i] = sl_model_from_config(run->arena, arg, &d);
-			for (size_t k = 0; k < d.n; k++)
-				fprintf(cli->err, "sweeplint: error: %s:%u:%u: %s%s%s\n", d.v[k].src->display,
-					d.v[k].span.line, d.v[k].span.col, d.v[k].message, d.v[k].hint ? "; " : "",
-					d.v[k].hint ? d.v[k].hint : "");
-		} else {
-			v[i] = sl_catalog_find_model(c, arg);
-			if (!v[i])
-				sl_opts_error(cli, "unknown model '%s' (run 'sweeplint models' for the catalog)", arg);
-		}
+		struct sl_diags d;
+		sl_diags_init(&d, run->arena);
+		struct sl_resolve_opts ro = {.hf_cache = run->opt.hf_cache};
+		v[i] = sl_model_resolve(run->arena, c, arg, &ro, &d);
+		for (size_t k = 0; k < d.n; k++)
+			fprintf(cli->err, "sweeplint: error: %s:%u:%u: %s%s%s\n", d.v[k].src->display, d.v[k].span.line,
+				d.v[k].span.col, d.v[k].message, d.v[k].hint ? "; " : "", d.v[k].hint ? d.v[k].hint : "");
+		if (!v[i] && !d.n)
+			sl_opts_error(cli, "unknown model '%s' (run 'sweeplint models' for the catalog)", arg);
 		if (!v[i]) {
 			sl_run_free(run);
 			return SL_EXIT_USAGE;
@@ -179,6 +177,16 @@ int cmd_models(struct sl_cli *cli, int argc, char **argv)
 		dump_json(cli->out, arr);
 	} else {
 		models_table(cli->out, v, n);
+		for (size_t i = 0; i < n && first < argc; i++) {
+			const struct sl_model *m = v[i];
+			fprintf(cli->out, "%s: resolved by %s (%s)", argv[first + (int)i], m->resolved_by,
+				m->resolved_from ? m->resolved_from : "");
+			if (m->quant != SL_QUANT_NONE)
+				fprintf(cli->out, ", %s base", sl_quant_name(m->quant));
+			if (m->resolved_note)
+				fprintf(cli->out, ": %s", m->resolved_note);
+			fputc('\n', cli->out);
+		}
 	}
 	sl_run_free(run);
 	return SL_EXIT_OK;

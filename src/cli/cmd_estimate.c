@@ -42,12 +42,10 @@ static int set_role(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *
 		return sl_opts_error(cli, "role 'deepspeed' is not read by estimate: give zero_stage= and offload=");
 	m->has[role] = true;
 	if (role == SL_ROLE_MODEL) {
-		const struct sl_model *md = sl_catalog_find_model(m->cat, val);
-		if (!md) {
-			struct sl_diags d;
-			sl_diags_init(&d, run->arena);
-			md = sl_model_from_config(run->arena, val, &d);
-		}
+		struct sl_diags d;
+		sl_diags_init(&d, run->arena);
+		struct sl_resolve_opts ro = {.hf_cache = run->opt.hf_cache};
+		const struct sl_model *md = sl_model_resolve(run->arena, m->cat, val, &ro, &d);
 		if (!md)
 			return sl_opts_error(cli, "unknown model '%s' (see 'sweeplint models', or give a config.json)",
 					     val);

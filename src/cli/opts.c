@@ -345,6 +345,8 @@ int sl_opts_parse(struct sl_cli *cli, const struct sl_cmd_spec *spec, struct sl_
 			return rc;
 	}
 	*first = optind;
+	run->opt.hf_cache = sl_hf_cache_dir(run->arena, getenv("HF_HUB_CACHE"), getenv("HF_HOME"),
+					    getenv("XDG_CACHE_HOME"), getenv("HOME"));
 
 	if (color == COLOR_AUTO) {
 		const char *nc = getenv("NO_COLOR");

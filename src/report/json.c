@@ -17,6 +17,7 @@
 
 #include "format.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/memory.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
 
@@ -120,6 +121,30 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 		set(co, "saturated", json_true());
 	if (inf)
 		set(co, "infinite", json_true());
+
+	if (f->nmodels) {
+		json_t *ms = json_array();
+		set(jf, "models", ms);
+		for (size_t i = 0; i < f->nmodels; i++) {
+			const struct sl_model *m = f->models[i].model;
+			json_t *jm = json_object();
+			if (!jm || json_array_append_new(ms, jm) != 0)
+				sl_oom();
+			set(jm, "value", jstr(a, f->models[i].value));
+			set(jm, "resolved_by", json_string(m && m->resolved_by ? m->resolved_by : "unknown"));
+			if (!m)
+				continue;
+			set(jm, "name", jstr(a, m->name));
+			if (m->resolved_from)
+				set(jm, "source", jstr(a, m->resolved_from));
+			set(jm, "family", json_string(sl_family_name(m->arch.family)));
+			set(jm, "params", json_integer((json_int_t)sl_arch_params(&m->arch)));
+			if (m->quant != SL_QUANT_NONE)
+				set(jm, "quant", json_string(sl_quant_name(m->quant)));
+			if (m->resolved_note)
+				set(jm, "note", jstr(a, m->resolved_note));
+		}
+	}
 
 	json_t *ds = json_array();
 	set(jf, "diagnostics", ds);

@@ -235,6 +235,19 @@ static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
 			       n->detail);
 }
 
+/* -v: how a model value resolved (docs/models.md "Resolving a model value"). */
+static const char *model_note(struct sl_arena *a, const char *value, const struct sl_model *m)
+{
+	if (!m)
+		return sl_arena_printf(a, "model \"%s\": unknown (not a local config, not in the Hugging Face cache, the "
+					  "catalog or the architecture table)",
+				       value);
+	const char *q = m->quant != SL_QUANT_NONE ? sl_arena_printf(a, ", %s base", sl_quant_name(m->quant)) : "";
+	return sl_arena_printf(a, "model \"%s\": resolved by %s as %s (%s)%s%s%s", value, m->resolved_by ? m->resolved_by : "?",
+			       m->name, m->resolved_from ? m->resolved_from : "?", q, m->resolved_note ? ": " : "",
+			       m->resolved_note ? m->resolved_note : "");
+}
+
 static struct sl_count count_sum(struct sl_count x, struct sl_count y)
 {
 	struct sl_count r = {.infinite = x.infinite || y.infinite, .saturated = x.saturated || y.saturated};
@@ -271,6 +284,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.num_gpus = run->opt.num_gpus,
 		.resolver = run->resolver,
 		.model_aliases = run->opt.model_aliases,
+		.hf_cache = run->opt.hf_cache,
 		.nmodel_aliases = run->opt.nmodel_aliases,
 	};
 	struct sl_eval *ev = NULL;
@@ -283,9 +297,23 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		return;
 	}
 	f->eval = ev;
-	f->notes = sl_arena_array(a, ev->nnotes + 2, sizeof *f->notes);
+	size_t nmodel_values = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		if (ev->axes[i].role == SL_ROLE_MODEL)
+			nmodel_values += ev->axes[i].n;
+	f->notes = sl_arena_array(a, ev->nnotes + nmodel_values + 2, sizeof *f->notes);
 	for (size_t i = 0; i < ev->nnotes; i++)
 		f->notes[f->nnotes++] = note_line(a, &ev->notes[i]);
+	f->models = sl_arena_array(a, nmodel_values ? nmodel_values : 1, sizeof *f->models);
+	for (size_t i = 0; i < ev->naxes; i++) {
+		if (ev->axes[i].role != SL_ROLE_MODEL)
+			continue;
+		for (size_t j = 0; j < ev->axes[i].n; j++) {
+			const struct sl_eval_value *v = &ev->axes[i].values[j];
+			f->models[f->nmodels++] = (struct sl_model_use){.value = v->text, .model = v->model};
+			f->notes[f->nnotes++] = model_note(a, v->text, v->model);
+		}
+	}
 	if (!ev->has_model) {
 		f->notes[f->nnotes++] = "no key sets the model: every combination is unknown";
 		return;

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
 #include "sweeplint/scalar.h"
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
@@ -94,31 +94,26 @@ static struct sl_eval_axis *new_axis(struct builder *B, enum sl_axis_origin orig
 	return ax;
 }
 
-static bool is_local_path(const char *s)
-{
-	return s[0] == '/' || s[0] == '.' || s[0] == '~' || strstr(s, "config.json") != NULL;
-}
-
+/* The project's models (.sweeplint.yaml models:) first, then sl_model_resolve's order. */
 static const struct sl_model *resolve_model(struct builder *B, const char *name)
 {
+	const char *alias = NULL;
 	for (size_t i = 0; i < B->o->nmodel_aliases; i++)
 		if (strcasecmp(name, B->o->model_aliases[i].name) == 0) {
+			alias = name;
 			name = B->o->model_aliases[i].target;
 			break;
 		}
-	const struct sl_model *m = B->o->cat ? sl_catalog_find_model(B->o->cat, name) : NULL;
-	if (m)
-		return m;
-	/* a local HF folder or config.json, relative to the sweep */
-	struct stat st;
-	const char *path = name;
-	if (B->o->base_dir && name[0] != '/' && stat(name, &st) != 0)
-		path = sl_arena_printf(B->a, "%s/%s", B->o->base_dir, name);
-	if (stat(path, &st) != 0)
-		return NULL;
-	struct sl_diags quiet;
-	sl_diags_init(&quiet, B->a);
-	m = sl_model_from_config(B->a, path, is_local_path(name) ? B->diags : &quiet);
+	struct sl_resolve_opts ro = {.hf_cache = B->o->hf_cache, .base_dir = B->o->base_dir};
+	const struct sl_model *m = sl_model_resolve(B->a, B->o->cat, name, &ro, B->diags);
+	if (m && alias) {
+		struct sl_model *p = sl_arena_alloc(B->a, sizeof *p);
+		*p = *m;
+		p->resolved_note = sl_arena_printf(B->a, "the project's model '%s' stands for '%s' (%s)", alias, name,
+						   m->resolved_by);
+		p->resolved_by = "project";
+		return p;
+	}
 	return m;
 }
 

@@ -1,0 +1,155 @@
+/*
+ * resolve: a sweep's model value → a model, in the documented order
+ * (docs/models.md "Resolving a model value"): an explicit local config, the
+ * Hugging Face cache of this machine, the catalog, the architecture table by
+ * name, else unknown. The result is an arena copy that says how it resolved
+ * (resolved_by, resolved_from, resolved_note). Nothing here reads the
+ * environment: the CLI passes the cache folder (sl_hf_cache_dir).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
+#include "sweeplint/source.h"
+
+static bool set(const char *s)
+{
+	return s && *s;
+}
+
+const char *sl_hf_cache_dir(struct sl_arena *a, const char *hf_hub_cache, const char *hf_home,
+			    const char *xdg_cache_home, const char *home)
+{
+	/* huggingface_hub constants.py: HF_HUB_CACHE defaults to HF_HOME/hub, HF_HOME to XDG_CACHE_HOME/huggingface */
+	if (set(hf_hub_cache))
+		return sl_arena_strdup(a, hf_hub_cache);
+	if (set(hf_home))
+		return sl_arena_printf(a, "%s/hub", hf_home);
+	if (set(xdg_cache_home))
+		return sl_arena_printf(a, "%s/huggingface/hub", xdg_cache_home);
+	if (set(home))
+		return sl_arena_printf(a, "%s/.cache/huggingface/hub", home);
+	return NULL;
+}
+
+/* A Hub repo id: NAME or ORG/NAME of [A-Za-z0-9._-], no part starting with '.' or '-', no "..". */
+static bool is_hub_id(const char *s)
+{
+	size_t parts = 0, len = 0;
+	for (const char *p = s;; p++) {
+		if (*p == '/' || *p == '\0') {
+			if (len == 0 || len > 96)
+				return false;
+			parts++;
+			if (*p == '\0')
+				break;
+			len = 0;
+			continue;
+		}
+		bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			  *p == '_' || *p == '.' || *p == '-';
+		if (!ok || (len == 0 && (*p == '.' || *p == '-')) || (p[0] == '.' && p[1] == '.'))
+			return false;
+		len++;
+	}
+	return parts <= 2;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *sl_hf_cache_config(struct sl_arena *a, const char *hf_cache, const char *id)
+{
+	if (!set(hf_cache) || !id || !is_hub_id(id))
+		return NULL;
+	/* models--ORG--NAME: '/' becomes "--" (huggingface_hub repo_folder_name) */
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	sl_buf_addf(&b, "%s/models--", hf_cache);
+	for (const char *p = id; *p; p++) {
+		if (*p == '/')
+			sl_buf_adds(&b, "--");
+		else
+			sl_buf_add(&b, p, 1);
+	}
+	const char *repo = b.buf;
+
+	/* refs/main holds the commit whose snapshot is current */
+	char hash[128];
+	FILE *f = fopen(sl_arena_printf(a, "%s/refs/main", repo), "r");
+	if (!f)
+		return NULL;
+	size_t n = fread(hash, 1, sizeof hash - 1, f);
+	fclose(f);
+	while (n && (hash[n - 1] == '\n' || hash[n - 1] == '\r' || hash[n - 1] == ' '))
+		n--;
+	hash[n] = '\0';
+	if (!n || strchr(hash, '/') || strstr(hash, ".."))
+		return NULL;
+	const char *cfg = sl_arena_printf(a, "%s/snapshots/%s/config.json", repo, hash);
+	return is_file(cfg) ? cfg : NULL;
+}
+
+/* A value written as a path (not a bare name that happens to exist here). */
+static bool looks_like_path(const char *s)
+{
+	return s[0] == '/' || s[0] == '.' || s[0] == '~' || strstr(s, "config.json") != NULL;
+}
+
+static struct sl_model *copy(struct sl_arena *a, const struct sl_model *m, const char *by, const char *from)
+{
+	struct sl_model *c = sl_arena_alloc(a, sizeof *c);
+	*c = *m;
+	c->resolved_by = by;
+	c->resolved_from = from;
+	return c;
+}
+
+const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_catalog *c, const char *value,
+					const struct sl_resolve_opts *o, struct sl_diags *diags)
+{
+	if (!value || !*value)
+		return NULL;
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, a);
+
+	/* 1. an explicit config: a local folder or config.json, as given or beside the sweep */
+	struct stat st;
+	const char *path = value;
+	if (o && o->base_dir && value[0] != '/' && stat(value, &st) != 0)
+		path = sl_arena_printf(a, "%s/%s", o->base_dir, value);
+	if (stat(path, &st) == 0) {
+		/* written as a path, or a folder transformers would load (it holds a config.json) */
+		bool explicit = looks_like_path(value) || !S_ISDIR(st.st_mode) ||
+				is_file(sl_arena_printf(a, "%s/config.json", path));
+		const struct sl_model *m = sl_model_from_config(a, path, explicit ? diags : &quiet);
+		if (m)
+			return copy(a, m, "config", m->source);
+		if (explicit)
+			return NULL;
+	}
+
+	/* 2. the Hugging Face cache of this machine */
+	const char *cached = sl_hf_cache_config(a, o ? o->hf_cache : NULL, value);
+	if (cached) {
+		const struct sl_model *m = sl_model_from_config(a, cached, &quiet);
+		if (m) {
+			struct sl_model *r = copy(a, m, "hf-cache", cached);
+			r->name = value;
+			r->hf_id = value;
+			return r;
+		}
+	}
+
+	/* 3. the catalog by name, HF id or alias */
+	const struct sl_model *m = sl_catalog_find_model(c, value);
+	if (m)
+		return copy(a, m, "catalog", sl_arena_printf(a, "rules/models.yaml#%s", m->name));
+	return NULL;
+}
