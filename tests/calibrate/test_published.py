@@ -1,0 +1,172 @@
+"""published.py: reading published.tsv rows into roles, the metric mapping, the summary and its bars
+(a fake estimate runner: no sweeplint, no GPU)."""
+import io
+import json
+import os
+import statistics
+import tempfile
+import unittest
+
+import calib_test_util as u
+import compare
+import published
+
+MIB = u.MIB
+
+
+def raw(**kw):
+    r = {c: "" for c in published.COLUMNS}
+    r.update({"id": "r", "source": "t", "quote": "q", "model": "meta-llama/Llama-2-7b-hf", "task": "causal-lm",
+              "batch": "4", "grad_accum": "1", "seq_len": "1024", "target_len": "0", "dtype": "bf16",
+              "amp": "off", "gc": "true", "optimizer": "adamw_torch", "method": "full", "lora_r": "-",
+              "lora_targets": "-", "attn": "flash", "zero_stage": "0", "num_gpus": "1", "gpu": "a100-80gb",
+              "metric": "unspecified", "value_mib": "10000", "confidence": "medium", "notes": ""})
+    r.update(kw)
+    return r
+
+
+class ReadRowTest(unittest.TestCase):
+    def test_plain_full(self):
+        r = published.read_row(raw())
+        self.assertIsNone(r.reason)
+        self.assertEqual(r.metric, "torch_peak")
+        self.assertIn("model=meta-llama/Llama-2-7b-hf", r.roles)
+        self.assertIn("batch_size=4", r.roles)
+        self.assertIn("gradient_checkpointing=true", r.roles)
+        self.assertFalse(any(x.startswith("lora_r=") for x in r.roles))
+
+    def test_nf4_words(self):
+        r = published.read_row(raw(method="qlora", dtype="nf4 (quant_storage bf16, nested quant)", amp="bf16 ",
+                                   lora_r="8", lora_targets="all-linear"))
+        self.assertIsNone(r.reason)
+        self.assertIn("quant=nf4", r.roles)
+        self.assertIn("dtype=bf16", r.roles)
+        self.assertIn("amp=bf16", r.roles)
+        self.assertIn("lora_targets=all-linear", r.roles)
+        self.assertEqual(r.method, "qlora")
+
+    def test_torchtune_mlp_targets(self):
+        r = published.read_row(raw(method="lora", lora_r="8", lora_targets="q_proj,v_proj,output_proj,mlp(w1,w2,w3)"))
+        self.assertIn("lora_targets=q_proj,v_proj,output_proj,gate_proj,up_proj,down_proj", r.roles)
+        r = published.read_row(raw(method="lora", lora_r="8", lora_targets="q_proj,k_proj,v_proj,output_proj,mlp,output"))
+        self.assertIn("LM head", r.reason)
+
+    def test_left_out_with_reasons(self):
+        cases = [
+            (dict(zero_stage="fsdp-full-shard"), "FSDP"),
+            (dict(dtype="gptq-int4 (fp16 compute)", method="qlora", lora_r="64"), "GPTQ"),
+            (dict(method="ia3"), "peft_method ia3"),
+            (dict(optimizer="adamw_torch (step fused into backward)"), "backward"),
+            (dict(optimizer="unknown"), "optimizer"),
+            (dict(seq_len=""), "sequence length not stated"),
+            (dict(metric="made up"), "metric"),
+            (dict(value_mib="n/a"), "value_mib"),
+        ]
+        for kw, why in cases:
+            r = published.read_row(raw(**kw))
+            self.assertIsNotNone(r.reason, kw)
+            self.assertIn(why, r.reason, kw)
+        self.assertEqual(published.read_row(raw(zero_stage="fsdp-full-shard")).method, "fsdp")
+
+    def test_assumed_fields_are_said(self):
+        r = published.read_row(raw(seq_len="~64 (tweets, dynamic padding)", gpu="a100 (memory size not stated)"))
+        self.assertIsNone(r.reason)
+        self.assertIn("seq_len=64", r.roles)
+        self.assertTrue(any("seq_len 64" in a for a in r.assumed))
+        self.assertTrue(any("gpu" in a for a in r.assumed))
+
+    def test_metric_mapping(self):
+        m = lambda **kw: published.read_row(raw(**kw)).metric  # noqa: E731
+        self.assertEqual(m(metric="torch_max_reserved_minus_init",
+                           notes="init ~2 MiB, so ~= peak reserved"), "torch_reserved")
+        self.assertEqual(m(metric="torch_max_reserved_minus_init"), "reserved_minus_init")
+        self.assertEqual(m(metric="torch_peak_active"), "torch_allocated")
+        self.assertEqual(m(metric="torch_max_allocated (HF Trainer memory tracker, rank 0)"), "torch_allocated")
+        self.assertEqual(m(metric="nvml_used (read from nvidia-smi / screenshot)"), "nvml_used")
+        self.assertEqual(m(metric="unspecified (W&B system GPU memory, nvml-like)"), "nvml_used")
+        self.assertEqual(m(metric="torch_max_reserved"), "torch_reserved")
+
+
+def fake_runner(total_mib, ctx_mib=500, slack_mib=100, weights_mib=2000):
+    calls = []
+
+    def run(exe, roles, gpu=None):
+        calls.append((tuple(roles), gpu))
+        if any(r == "model=unknown/x" for r in roles):
+            raise compare.EstimateError("sweeplint estimate exited 2: sweeplint: error: unknown model 'unknown/x'")
+        return {"total_bytes": total_mib * MIB, "fits": True, "peak_phase": "backward",
+                "breakdown": {"cuda_context": ctx_mib * MIB, "slack": slack_mib * MIB,
+                              "weights": weights_mib * MIB}}
+    run.calls = calls
+    return run
+
+
+class ScoreTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.exe = os.path.join(self.tmp.name, "sweeplint")
+        with open(self.exe, "w") as f:
+            f.write("#!/bin/sh\nexit 2\n")
+        os.chmod(self.exe, 0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, rows):
+        path = os.path.join(self.tmp.name, "p.tsv")
+        with open(path, "w") as f:
+            f.write("\t".join(published.COLUMNS) + "\n")
+            for r in rows:
+                f.write("\t".join(r[c] for c in published.COLUMNS) + "\n")
+        return path
+
+    def test_errors_by_metric_and_summary(self):
+        rows = [raw(id="a", value_mib="9000"),                                   # torch_peak: 10500-500
+                raw(id="b", value_mib="9400", metric="torch_peak_active"),       # allocated: -slack
+                raw(id="c", value_mib="10500", metric="nvml_used"),              # whole device
+                raw(id="d", zero_stage="fsdp-full-shard"),                       # left out
+                raw(id="e", model="unknown/x")]                                  # left out by sweeplint
+        path = self.write(rows)
+        out = io.StringIO()
+        runner = fake_runner(10500)
+        rc = published.main([path, "--sweeplint", self.exe, "-f", "json", "--min-expressible", "50",
+                             "--median-bar", "12", "--bias-bar", "10"], out=out, runner=runner)
+        data = json.loads(out.getvalue())
+        got = {r["id"]: r for r in data["rows"]}
+        self.assertAlmostEqual(got["a"]["error_pct"], (10000 - 9000) / 9000 * 100)
+        self.assertAlmostEqual(got["b"]["error_pct"], (9900 - 9400) / 9400 * 100)
+        self.assertAlmostEqual(got["c"]["error_pct"], 0.0)
+        self.assertIn("FSDP", got["d"]["left_out"])
+        self.assertIn("not in sweeplint's catalog", got["e"]["left_out"])
+        s = data["summary"]
+        self.assertEqual(s["expressible"], 3)
+        errs = [abs(got[k]["error_pct"]) for k in "abc"]
+        self.assertAlmostEqual(s["median_abs_pct"], statistics.median(errs))
+        self.assertEqual(s["by_method"]["full"]["rows"], 3)
+        # 60% expressible passes the 50% bar; median 5.3% passes 12%; bias +5.3% passes 10%
+        self.assertEqual(rc, 0)
+        self.assertEqual(len(runner.calls), 2)  # one estimate per distinct roles: a, b, c share them; e
+
+    def test_bars_fail(self):
+        path = self.write([raw(id="a", value_mib="5000"), raw(id="b", value_mib="5000"),
+                           raw(id="c", value_mib="5000"), raw(id="d", zero_stage="fsdp-full-shard")])
+        out = io.StringIO()
+        rc = published.main([path, "--sweeplint", self.exe], out=out, runner=fake_runner(10500))
+        text = out.getvalue()
+        self.assertEqual(rc, 1)
+        self.assertIn("FAIL: expressible 75.0% < 80.0%", text)
+        self.assertIn("FAIL: median |error| 100.0%", text)
+        self.assertIn("FAIL: method full biased +100.0%", text)
+        self.assertIn("d: FSDP", text)
+
+    def test_bad_header_is_usage_error(self):
+        path = os.path.join(self.tmp.name, "bad.tsv")
+        with open(path, "w") as f:
+            f.write("id\tvalue\n")
+        err = io.StringIO()
+        self.assertEqual(published.main([path, "--sweeplint", self.exe], out=io.StringIO(), err=err), 2)
+        self.assertIn("header", err.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()

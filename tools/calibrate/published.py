@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""Score `sweeplint estimate` against calibration/published.tsv (published peak-memory figures).
+
+  published.py [--sweeplint PATH] [-f text|json] [--min-expressible PCT] [--median-bar PCT]
+               [--bias-bar PCT] [--confidence LIST] FILE.tsv
+
+published.tsv is written by people reading benchmark tables, so its fields carry words as well
+as values ("nf4 (quant_storage bf16)", "adamw_torch (step fused into backward)", "~64 (tweets,
+dynamic padding)"). Each row is read into sweeplint roles by the rules below, or left out with
+the reason: a setting sweeplint has no role for yet (FSDP, GPTQ bases, PEFT methods other than
+LoRA, optimizer step in backward, ...), a model it cannot build, or a field the source did not
+state. Nothing is guessed that the row does not say, except what its `notes`/`confidence` already
+mark as inferred.
+
+Each expressible row is compared on what its metric means (the same mapping as compare.py):
+
+  torch_max_allocated, torch_peak_active       total - cuda_context - slack  (live tensors)
+  torch_max_reserved                           total - cuda_context
+  torch_max_reserved_minus_init                total - cuda_context, when the notes say the
+                                               reserved memory after init was ~0 (PEFT's
+                                               MetaMathQA runs measure before loading); else
+                                               also minus the weights as loaded
+  nvml_used, "W&B system GPU memory"           total (whole device)
+  unspecified                                  total - cuda_context (a torch peak)
+
+The report: one line per row (id, measured, predicted, signed error, peak phase), the rows left
+out with their reasons, and the median |error| and median signed error (bias) by method (full,
+lora, qlora, fsdp, peft: the other PEFT methods), by model family and by confidence.
+
+Bars (exit 1 when one is missed): --min-expressible (% of rows that can be estimated),
+--median-bar (median |error| of the estimated rows), --bias-bar (|median signed error| of each
+method group with at least --bias-min-rows rows). Exit 2 on usage or I/O problems.
+
+Standard library only.
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import compare  # noqa: E402
+import measured  # noqa: E402
+
+COLUMNS = ("id", "source", "quote", "model", "task", "batch", "grad_accum", "seq_len", "target_len",
+           "dtype", "amp", "gc", "optimizer", "method", "lora_r", "lora_targets", "attn", "zero_stage",
+           "num_gpus", "gpu", "metric", "value_mib", "confidence", "notes")
+
+# GPU values that name no card exactly: the estimate depends on the card only through the
+# cuBLAS workspace (Hopper or not) and the capacity (the fits verdict, not scored here).
+GPU_FALLBACK = "a100-80gb"
+
+# Optimizer spellings of published.tsv -> sweeplint optimizer role values.
+OPTIMIZERS = {
+    "adamw_torch": "adamw_torch",
+    "adamw_hf": "adamw_hf",
+    "adamw_deepspeed": "adamw_torch",   # DeepSpeed FusedAdam: fp32 m and v, as torch AdamW
+    "paged_adamw_32bit": "adamw_torch", # same 8 B/param states, paged to the host on pressure
+    "paged_adamw_8bit": "adamw_bnb_8bit",
+    "adamw_bnb_8bit": "adamw_bnb_8bit",
+}
+
+# Model families by the model id (for the summary only).
+FAMILIES = (("qwen", "qwen"), ("llama", "llama"), ("mistral", "mistral"), ("t0_", "t5"), ("mt0", "t5"),
+            ("t5", "t5"), ("bloom", "bloom"), ("bart", "bart"), ("roberta", "roberta"))
+
+_LEADING_INT = re.compile(r"^\s*(?:~|<=|>=|<|>)?\s*(\d+)")
+
+
+class Row:
+    """One published row read into roles, or left out with a reason."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.id = raw["id"]
+        self.roles = []
+        self.metric = None
+        self.reason = None
+        self.assumed = []
+        self.method = method_group(raw)
+        self.family = family_of(raw["model"])
+        self.confidence = raw.get("confidence", "")
+        try:
+            self.measured = float(raw["value_mib"])
+        except ValueError:
+            self.measured = None
+
+
+def first_word(text):
+    return (text or "").strip().split(" ")[0].strip().lower()
+
+
+def method_group(raw):
+    """full | lora | qlora | fsdp | peft (another PEFT method): the groups the bias bar is per."""
+    if raw["zero_stage"].strip().lower().startswith("fsdp"):
+        return "fsdp"
+    m = raw["method"].strip().lower()
+    if m in ("full", "lora", "qlora"):
+        return m
+    return "peft"
+
+
+def family_of(model):
+    low = model.lower()
+    for key, fam in FAMILIES:
+        if key in low:
+            return fam
+    return "other"
+
+
+def leading_int(text):
+    m = _LEADING_INT.match(text or "")
+    return int(m.group(1)) if m else None
+
+
+def lora_targets(text):
+    """The row's LoRA targets as a sweeplint lora_targets value, or None when they say nothing."""
+    t = (text or "").strip()
+    if t in ("", "-"):
+        return None
+    low = t.lower()
+    if low.startswith("all linear") or low.startswith("all-linear") or "all linear" in low:
+        return "all-linear"
+    if "peft t5 default" in low or "peft mt5 default" in low:
+        return "q,v"
+    t = re.sub(r"\(.*?\)", "", t)                 # drop remarks: "mlp(w1,w2,w3)" keeps "mlp"
+    names = [n.strip() for n in t.split(",") if n.strip()]
+    out = []
+    for n in names:
+        if n == "mlp":                             # torchtune apply_lora_to_mlp: w1, w2, w3
+            out += ["gate_proj", "up_proj", "down_proj"]
+        elif n == "output":                        # torchtune apply_lora_to_output: the LM head
+            return None
+        else:
+            out.append(n.split(" ")[0])
+    return ",".join(out)
+
+
+def metric_of(raw):
+    """The compare.py metric a published metric stands for, or None."""
+    m = raw["metric"].strip().lower()
+    notes = raw.get("notes", "").lower()
+    if m.startswith("torch_max_reserved_minus_init"):
+        return "torch_reserved" if "so ~= peak reserved" in notes else "reserved_minus_init"
+    if m.startswith("torch_max_reserved"):
+        return "torch_reserved"
+    if m.startswith("torch_max_allocated") or m.startswith("torch_peak_active"):
+        return "torch_allocated"
+    if m.startswith("nvml_used") or "nvml-like" in m:
+        return "nvml_used"
+    if m.startswith("unspecified"):
+        return "torch_peak"
+    return None
+
+
+def read_row(raw):
+    """A Row with roles and metric, or with reason set when the row cannot be estimated."""
+    r = Row(raw)
+
+    def out(reason):
+        r.reason = reason
+        return r
+
+    if r.measured is None or r.measured <= 0:
+        return out("value_mib %r is not a measurement" % raw["value_mib"])
+    r.metric = metric_of(raw)
+    if r.metric is None:
+        return out("metric %r has no counterpart in the estimate" % raw["metric"])
+
+    # --- what trains ---
+    method = raw["method"].strip().lower()
+    if method not in ("full", "lora", "qlora"):
+        return out("peft_method %s: no role yet (sweeplint models LoRA only)" % method)
+    zs = raw["zero_stage"].strip().lower()
+    if zs.startswith("fsdp"):
+        return out("FSDP (%s): no role yet" % raw["zero_stage"])
+
+    # --- the optimizer ---
+    opt_text = raw["optimizer"].strip().lower()
+    if "backward" in opt_text:
+        return out("optimizer step fused into backward: no role yet")
+    opt = OPTIMIZERS.get(first_word(opt_text))
+    if opt is None:
+        return out("optimizer %r: not a spelling sweeplint reads" % raw["optimizer"])
+
+    # --- dtype and quantisation ---
+    dtype_text = raw["dtype"].strip().lower()
+    quant = None
+    if dtype_text.startswith("gptq") or dtype_text.startswith("awq"):
+        return out("GPTQ/AWQ base (%s): no quant value yet" % raw["dtype"])
+    if dtype_text.startswith("nf4"):
+        quant = "nf4"
+        dtype = "bf16"
+        if "torchao" in dtype_text:
+            return out("torchao NF4 (torchtune): not the bitsandbytes layout sweeplint models")
+    elif dtype_text.startswith("int8"):
+        quant, dtype = "int8", "bf16"
+    elif first_word(dtype_text) in ("bf16", "fp16", "fp32"):
+        dtype = first_word(dtype_text)
+    else:
+        return out("dtype %r: not a value sweeplint reads" % raw["dtype"])
+    amp = first_word(raw["amp"])
+    if amp not in ("off", "bf16", "fp16"):
+        return out("amp %r: not a value sweeplint reads" % raw["amp"])
+    if quant and amp == "fp16":
+        dtype = "fp16"
+
+    # --- shapes ---
+    batch = leading_int(raw["batch"])
+    seq = leading_int(raw["seq_len"])
+    if batch is None:
+        return out("batch size not stated")
+    if seq is None:
+        return out("sequence length not stated")
+    if not re.match(r"^\s*\d+\s*$", raw["seq_len"]):
+        r.assumed.append("seq_len %d (%s)" % (seq, raw["seq_len"].split("(")[0].strip()))
+    ngpu = leading_int(raw["num_gpus"]) or 1
+    gc = first_word(raw["gc"])
+    if gc not in ("true", "false"):
+        return out("gradient checkpointing %r not stated" % raw["gc"])
+    gpu = first_word(raw["gpu"])
+    if not re.match(r"^[a-z0-9]+-\d+gb$", gpu):
+        r.assumed.append("gpu %s" % GPU_FALLBACK)
+        gpu = GPU_FALLBACK
+
+    roles = [("model", raw["model"].strip()), ("task", raw["task"].strip()), ("batch_size", batch),
+             ("seq_len", seq)]
+    tl = leading_int(raw["target_len"])
+    if tl:
+        roles.append(("target_len", tl))
+    roles += [("dtype", dtype), ("amp", amp), ("gradient_checkpointing", gc), ("optimizer", opt),
+              ("attn", first_word(raw["attn"]) or "sdpa"), ("num_gpus", ngpu)]
+    if method in ("lora", "qlora"):
+        rank = leading_int(raw["lora_r"])
+        if rank is None:
+            return out("LoRA rank not stated")
+        roles.append(("lora_r", rank))
+        targets = lora_targets(raw["lora_targets"])
+        if targets is None and raw["lora_targets"].strip() not in ("", "-"):
+            return out("LoRA targets %r include the LM head: no role yet" % raw["lora_targets"])
+        if targets:
+            roles.append(("lora_targets", targets))
+    if quant:
+        roles.append(("quant", quant))
+    if zs in ("1", "2", "3"):
+        roles.append(("zero_stage", zs))
+    elif zs == "3+offload":
+        roles += [("zero_stage", "3"), ("offload", "all")]
+    elif zs not in ("0", ""):
+        return out("zero_stage %r: not a value sweeplint reads" % raw["zero_stage"])
+    r.roles = ["%s=%s" % kv for kv in roles]
+    r.gpu = gpu
+    return r
+
+
+def read(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise compare.UsageError("%s: header is %r, expected %r" % (path, reader.fieldnames, COLUMNS))
+        return list(reader)
+
+
+def score(rows, sweeplint, runner=compare.run_estimate):
+    """Estimate every expressible row: fills r.predicted, r.error (signed, %), r.phase or r.reason."""
+    cache = {}
+    for r in rows:
+        if r.reason:
+            continue
+        key = (tuple(r.roles), r.gpu)
+        try:
+            if key not in cache:
+                cache[key] = runner(sweeplint, r.roles, r.gpu)
+            est = cache[key]
+            loaded = None
+            if r.metric == "reserved_minus_init":
+                off = tuple(x if not x.startswith("amp=") else "amp=off" for x in r.roles)
+                if (off, r.gpu) not in cache:
+                    cache[(off, r.gpu)] = runner(sweeplint, list(off), r.gpu)
+                loaded = cache[(off, r.gpu)]
+        except compare.EstimateError as e:
+            text = str(e)
+            if "unknown model" in text:
+                r.reason = "model %s: not in sweeplint's catalog" % r.raw["model"].strip()
+            else:
+                r.reason = "sweeplint cannot estimate it: %s" % text
+            continue
+        pred = compare.predicted_bytes(r.metric, est, None, loaded)
+        r.predicted = pred / measured.MIB
+        r.error = (r.predicted - r.measured) / r.measured * 100.0
+        r.phase = est.get("peak_phase", "?")
+
+
+def group_stats(rows, key):
+    groups = {}
+    for r in rows:
+        groups.setdefault(key(r), []).append(r)
+    out = {}
+    for name, rs in sorted(groups.items()):
+        errs = [r.error for r in rs]
+        out[name] = {"rows": len(rs), "median_abs_pct": statistics.median(abs(e) for e in errs),
+                     "median_signed_pct": statistics.median(errs),
+                     "within_20_pct": sum(abs(e) <= 20 for e in errs)}
+    return out
+
+
+def summarize(rows, args):
+    scored = [r for r in rows if not r.reason]
+    left = [r for r in rows if r.reason]
+    s = {"rows": len(rows), "expressible": len(scored),
+         "expressible_pct": 100.0 * len(scored) / len(rows) if rows else 0.0,
+         "median_abs_pct": None, "p90_abs_pct": None, "by_method": {}, "by_family": {}, "by_confidence": {},
+         "left_out": {}, "failures": []}
+    for r in left:
+        s["left_out"].setdefault(r.reason.split(":")[0], []).append(r.id)
+    if scored:
+        errs = sorted(abs(r.error) for r in scored)
+        s["median_abs_pct"] = statistics.median(errs)
+        s["p90_abs_pct"] = errs[min(len(errs) - 1, int(round(0.9 * (len(errs) - 1))))]
+        s["by_method"] = group_stats(scored, lambda r: r.method)
+        s["by_family"] = group_stats(scored, lambda r: r.family)
+        s["by_confidence"] = group_stats(scored, lambda r: r.confidence)
+    if s["expressible_pct"] < args.min_expressible:
+        s["failures"].append("expressible %.1f%% < %.1f%%" % (s["expressible_pct"], args.min_expressible))
+    if s["median_abs_pct"] is None or s["median_abs_pct"] > args.median_bar:
+        s["failures"].append("median |error| %s > %.1f%%" % (
+            "-" if s["median_abs_pct"] is None else "%.1f%%" % s["median_abs_pct"], args.median_bar))
+    for name, g in s["by_method"].items():
+        if g["rows"] >= args.bias_min_rows and abs(g["median_signed_pct"]) > args.bias_bar:
+            s["failures"].append("method %s biased %+.1f%% (bar ±%.1f%%)" % (name, g["median_signed_pct"],
+                                                                            args.bias_bar))
+    return s
+
+
+def format_text(rows, s, args):
+    lines = []
+    scored = [r for r in rows if not r.reason]
+    if scored:
+        w = max(len(r.id) for r in scored)
+        lines.append("%-*s  %-6s %-7s %-17s %9s %9s %8s  %s" % (w, "row", "method", "family", "metric",
+                                                               "measured", "predicted", "error", "peak phase"))
+        for r in scored:
+            lines.append("%-*s  %-6s %-7s %-17s %9.0f %9.0f %+7.1f%%  %s%s" % (
+                w, r.id, r.method, r.family, r.metric, r.measured, r.predicted, r.error, r.phase,
+                ("  (assumed: %s)" % "; ".join(r.assumed)) if r.assumed else ""))
+    lines.append("")
+    lines.append("left out (%d):" % (s["rows"] - s["expressible"]))
+    for r in rows:
+        if r.reason:
+            lines.append("  %s: %s" % (r.id, r.reason))
+    lines.append("")
+    for title, key in (("method", "by_method"), ("family", "by_family"), ("confidence", "by_confidence")):
+        lines.append("by %s:%s" % (title, "" if s[key] else " -"))
+        for name, g in s[key].items():
+            lines.append("  %-10s rows %3d  median |error| %5.1f%%  median signed %+6.1f%%  within 20%%: %d" % (
+                name, g["rows"], g["median_abs_pct"], g["median_signed_pct"], g["within_20_pct"]))
+    lines.append("expressible: %d of %d rows (%.1f%%, bar %.0f%%)" % (s["expressible"], s["rows"],
+                                                                       s["expressible_pct"], args.min_expressible))
+    if s["median_abs_pct"] is not None:
+        lines.append("median |error| %.1f%% (bar %.1f%%), p90 |error| %.1f%%" % (s["median_abs_pct"],
+                                                                             args.median_bar, s["p90_abs_pct"]))
+    for f in s["failures"]:
+        lines.append("FAIL: " + f)
+    lines.append("result: %s" % ("FAIL" if s["failures"] else "pass"))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None, out=sys.stdout, err=sys.stderr, runner=compare.run_estimate):
+    ap = argparse.ArgumentParser(prog="published.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("tsv", help="published.tsv (calibration/README.md layout)")
+    ap.add_argument("--sweeplint", default=None)
+    ap.add_argument("--min-expressible", type=float, default=80.0)
+    ap.add_argument("--median-bar", type=float, default=12.0)
+    ap.add_argument("--bias-bar", type=float, default=10.0)
+    ap.add_argument("--bias-min-rows", type=int, default=3)
+    ap.add_argument("--confidence", default=None, help="score only rows of these confidences (comma list)")
+    ap.add_argument("-f", "--format", choices=("text", "json"), default="text")
+    args = ap.parse_args(argv)
+    try:
+        sweeplint = compare.find_sweeplint(args.sweeplint)
+        raws = read(args.tsv)
+    except (OSError, compare.UsageError) as e:
+        err.write("published.py: %s\n" % e)
+        return 2
+    if args.confidence:
+        keep = set(args.confidence.split(","))
+        raws = [x for x in raws if x.get("confidence") in keep]
+    rows = [read_row(x) for x in raws]
+    try:
+        score(rows, sweeplint, runner)
+    except compare.UsageError as e:
+        err.write("published.py: %s\n" % e)
+        return 2
+    s = summarize(rows, args)
+    if args.format == "json":
+        json.dump({"rows": [{"id": r.id, "method": r.method, "family": r.family, "confidence": r.confidence,
+                             "metric": r.metric, "measured_mib": r.measured,
+                             "predicted_mib": getattr(r, "predicted", None), "error_pct": getattr(r, "error", None),
+                             "peak_phase": getattr(r, "phase", None), "assumed": r.assumed,
+                             "left_out": r.reason, "roles": r.roles} for r in rows],
+                   "summary": s, "pass": not s["failures"]}, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(format_text(rows, s, args))
+    return 1 if s["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
