@@ -33,6 +33,27 @@ enum sl_family {
 	SL_FAMILY_GEMMA,
 	SL_FAMILY_GPT2,
 	SL_FAMILY_GPT_NEOX,
+	/* added (issue #11) */
+	SL_FAMILY_PHI,
+	SL_FAMILY_PHI3,
+	SL_FAMILY_FALCON,
+	SL_FAMILY_BLOOM,
+	SL_FAMILY_GPT_BIGCODE,
+	SL_FAMILY_OPT,
+	SL_FAMILY_GPTJ,
+	SL_FAMILY_GPT_NEO,
+	SL_FAMILY_GEMMA2,
+	SL_FAMILY_GEMMA3,        /* gemma3_text, and the text part of gemma3 */
+	SL_FAMILY_QWEN3,
+	SL_FAMILY_GRANITE,
+	SL_FAMILY_DEBERTA_V2,
+	SL_FAMILY_DISTILBERT,
+	SL_FAMILY_ALBERT,
+	SL_FAMILY_MPNET,
+	SL_FAMILY_MIXTRAL,
+	SL_FAMILY_QWEN2_MOE,
+	SL_FAMILY_QWEN3_MOE,
+	SL_FAMILY_WHISPER,
 	SL_FAMILY__COUNT
 };
 
@@ -71,6 +92,32 @@ struct sl_arch {
 	bool qkv_bias_only;      /* qwen2: bias on q/k/v only */
 	bool scale_emb;          /* bart/mbart scale_embedding: embeddings × sqrt(d_model); no parameters */
 	uint32_t emb_dim;        /* electra embedding_size (factorised embeddings); 0: hidden */
+	/* added (issue #11): the layouts of the newer families (docs/models.md) */
+	uint8_t norms;           /* norms per layer (self-attention + FFN); 0: 2. 1: one norm before parallel
+	                          * attention and FFN (phi, gptj, falcon-7b); 4: gemma2/3 sandwich norms */
+	uint8_t no_bias;         /* SL_NOBIAS_* linears without a bias although `bias` is set */
+	bool fused_qkv;          /* one q/k/v projection: LoRA adapts it as one module */
+	bool qk_norm;            /* RMSNorm over head_dim on q and on k (qwen3, gemma3) */
+	bool lm_head_bias;       /* the untied LM head has a bias (phi, gptj) */
+	bool enc_only;           /* an encoder-decoder family used as its encoder alone (T5EncoderModel) */
+	uint32_t param_layers;   /* distinct parameter layers (albert num_hidden_groups, shared); 0: layers */
+	uint32_t rel_emb;        /* deberta-v2 rel_embeddings rows; 0: none */
+	bool rel_norm;           /* deberta-v2 norm_rel_ebd "layer_norm": a LayerNorm over rel_embeddings */
+	uint32_t conv_kernel;    /* deberta-v2 conv_kernel_size (a Conv1d + LayerNorm after layer 0); 0: none */
+	uint32_t experts;        /* MoE: experts per layer, all resident; 0: dense */
+	uint32_t top_k;          /* MoE: experts each token goes through */
+	uint32_t shared_ffn;     /* MoE: width of the shared expert (qwen2_moe); 0: none */
+	uint32_t mel_bins;       /* whisper: num_mel_bins of the conv front end */
+	uint32_t src_pos;        /* whisper: max_source_positions, the audio frames after the convs (1500) */
+};
+
+/* Linears without a bias in a family whose `bias` is set (struct sl_arch.no_bias). */
+enum {
+	SL_NOBIAS_Q = 1u << 0,
+	SL_NOBIAS_K = 1u << 1,
+	SL_NOBIAS_V = 1u << 2,
+	SL_NOBIAS_O = 1u << 3,
+	SL_NOBIAS_MLP = 1u << 4,
 };
 
 /* Fill *a with the family's defaults (kind, biases, norms, ties, pooler); shape fields zero. */
@@ -242,6 +289,12 @@ uint64_t sl_arch_params(const struct sl_arch *a);
 uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
+/*
+ * Matmul weights of one layer as autocast casts and bitsandbytes quantises
+ * them: attention (q, k, v, o) and FFN (every expert and the router of an
+ * MoE layer). Encoder-decoders: *attn is one attention block.
+ */
+void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ffn);
 /*
  * The longest input the model accepts in tokens: learned absolute positions
  * bound it (max_position_embeddings, less roberta's 2-slot padding offset);

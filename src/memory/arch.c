@@ -36,6 +36,26 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_GEMMA] = "gemma",
 	[SL_FAMILY_GPT2] = "gpt2",
 	[SL_FAMILY_GPT_NEOX] = "gpt_neox",
+	[SL_FAMILY_PHI] = "phi",
+	[SL_FAMILY_PHI3] = "phi3",
+	[SL_FAMILY_FALCON] = "falcon",
+	[SL_FAMILY_BLOOM] = "bloom",
+	[SL_FAMILY_GPT_BIGCODE] = "gpt_bigcode",
+	[SL_FAMILY_OPT] = "opt",
+	[SL_FAMILY_GPTJ] = "gptj",
+	[SL_FAMILY_GPT_NEO] = "gpt_neo",
+	[SL_FAMILY_GEMMA2] = "gemma2",
+	[SL_FAMILY_GEMMA3] = "gemma3_text",
+	[SL_FAMILY_QWEN3] = "qwen3",
+	[SL_FAMILY_GRANITE] = "granite",
+	[SL_FAMILY_DEBERTA_V2] = "deberta-v2",
+	[SL_FAMILY_DISTILBERT] = "distilbert",
+	[SL_FAMILY_ALBERT] = "albert",
+	[SL_FAMILY_MPNET] = "mpnet",
+	[SL_FAMILY_MIXTRAL] = "mixtral",
+	[SL_FAMILY_QWEN2_MOE] = "qwen2_moe",
+	[SL_FAMILY_QWEN3_MOE] = "qwen3_moe",
+	[SL_FAMILY_WHISPER] = "whisper",
 };
 
 const char *sl_family_name(enum sl_family f)
@@ -53,6 +73,11 @@ int sl_family_parse(const char *s)
 		return SL_FAMILY_XLM_ROBERTA;
 	if (strcmp(s, "gpt-neox") == 0)
 		return SL_FAMILY_GPT_NEOX;
+	/* the multimodal gemma3 config: its text_config is the language model */
+	if (strcmp(s, "gemma3") == 0)
+		return SL_FAMILY_GEMMA3;
+	if (strcmp(s, "deberta_v2") == 0)
+		return SL_FAMILY_DEBERTA_V2;
 	return -1;
 }
 
@@ -88,12 +113,22 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_ROBERTA:
 	case SL_FAMILY_XLM_ROBERTA:
 	case SL_FAMILY_ELECTRA:
+	case SL_FAMILY_DEBERTA_V2:
+	case SL_FAMILY_DISTILBERT:
+	case SL_FAMILY_ALBERT:
+	case SL_FAMILY_MPNET:
 		a->kind = SL_ARCH_ENCODER;
 		a->bias = true;
 		a->emb_norm = true;
 		a->tied = true;                    /* the MLM decoder shares the word embeddings */
-		a->pooler = f != SL_FAMILY_ELECTRA; /* ElectraModel has none */
-		a->type_vocab = f == SL_FAMILY_BERT || f == SL_FAMILY_ELECTRA ? 2 : 1;
+		/* ElectraModel, DebertaV2Model, DistilBertModel have none */
+		a->pooler = f == SL_FAMILY_BERT || f == SL_FAMILY_ROBERTA || f == SL_FAMILY_XLM_ROBERTA ||
+			    f == SL_FAMILY_ALBERT || f == SL_FAMILY_MPNET;
+		a->type_vocab = f == SL_FAMILY_BERT || f == SL_FAMILY_ELECTRA || f == SL_FAMILY_ALBERT ? 2
+				: f == SL_FAMILY_ROBERTA || f == SL_FAMILY_XLM_ROBERTA          ? 1
+												: 0;
+		if (f == SL_FAMILY_MPNET)
+			a->rel_buckets = 32;       /* MPNetEncoder.relative_attention_bias */
 		break;
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
@@ -116,19 +151,61 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_MISTRAL:
 	case SL_FAMILY_QWEN2:
 	case SL_FAMILY_GEMMA:
+	case SL_FAMILY_PHI3:
+	case SL_FAMILY_GEMMA2:
+	case SL_FAMILY_GEMMA3:
+	case SL_FAMILY_QWEN3:
+	case SL_FAMILY_GRANITE:
+	case SL_FAMILY_MIXTRAL:
+	case SL_FAMILY_QWEN2_MOE:
+	case SL_FAMILY_QWEN3_MOE:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
 		a->gated_ffn = true;
-		a->qkv_bias_only = f == SL_FAMILY_QWEN2;
-		a->tied = f == SL_FAMILY_GEMMA;
+		a->qkv_bias_only = f == SL_FAMILY_QWEN2 || f == SL_FAMILY_QWEN2_MOE;
+		/* the config classes' tie_word_embeddings defaults */
+		a->tied = f == SL_FAMILY_GEMMA || f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3;
+		a->fused_qkv = f == SL_FAMILY_PHI3;         /* qkv_proj (and gate_up_proj) */
+		a->norms = f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3 ? 4 : 0; /* pre/post-attention and -FFN */
+		a->qk_norm = f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN3 || f == SL_FAMILY_QWEN3_MOE;
 		break;
 	case SL_FAMILY_GPT2:
 	case SL_FAMILY_GPT_NEOX:
+	case SL_FAMILY_BLOOM:
+	case SL_FAMILY_GPT_BIGCODE:
+	case SL_FAMILY_OPT:
+	case SL_FAMILY_GPT_NEO:
 		a->kind = SL_ARCH_DECODER;
 		a->bias = true;
 		a->final_norm = true;
-		a->tied = f == SL_FAMILY_GPT2;
+		a->tied = f != SL_FAMILY_GPT_NEOX;
+		a->fused_qkv = f == SL_FAMILY_GPT2 || f == SL_FAMILY_GPT_NEOX || f == SL_FAMILY_BLOOM ||
+			       f == SL_FAMILY_GPT_BIGCODE;
+		a->emb_norm = f == SL_FAMILY_BLOOM;         /* word_embeddings_layernorm */
+		a->no_bias = f == SL_FAMILY_GPT_NEO ? SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V : 0;
+		break;
+	case SL_FAMILY_PHI:
+	case SL_FAMILY_GPTJ:
+	case SL_FAMILY_FALCON:
+		/* parallel attention and FFN after one LayerNorm */
+		a->kind = SL_ARCH_DECODER;
+		a->bias = f != SL_FAMILY_FALCON;            /* FalconConfig bias=False */
+		a->final_norm = true;
+		a->norms = 1;
+		a->tied = f == SL_FAMILY_FALCON;
+		a->lm_head_bias = f != SL_FAMILY_FALCON;
+		a->fused_qkv = f == SL_FAMILY_FALCON;
+		a->no_bias = f == SL_FAMILY_GPTJ ? SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V | SL_NOBIAS_O : 0;
+		break;
+	case SL_FAMILY_WHISPER:
+		a->kind = SL_ARCH_ENCDEC;
+		a->bias = true;
+		a->no_bias = SL_NOBIAS_K;                   /* k_proj bias=False */
+		a->final_norm = true;                       /* encoder and decoder layer_norm */
+		a->tied = true;                             /* proj_out shares embed_tokens */
+		a->mel_bins = 80;
+		a->src_pos = 1500;
 		break;
 	default:
 		break;
@@ -166,17 +243,6 @@ static uint64_t dec_layers(const struct sl_arch *a)
 	return a->dec_layers ? a->dec_layers : a->layers;
 }
 
-static bool fused_qkv(const struct sl_arch *a)
-{
-	return a->family == SL_FAMILY_GPT2 || a->family == SL_FAMILY_GPT_NEOX;
-}
-
-static bool llama_like(const struct sl_arch *a)
-{
-	return a->family == SL_FAMILY_LLAMA || a->family == SL_FAMILY_MISTRAL || a->family == SL_FAMILY_QWEN2 ||
-	       a->family == SL_FAMILY_GEMMA;
-}
-
 static bool t5_like(const struct sl_arch *a)
 {
 	return a->family == SL_FAMILY_T5 || a->family == SL_FAMILY_MT5;
@@ -185,6 +251,12 @@ static bool t5_like(const struct sl_arch *a)
 static bool bart_like(const struct sl_arch *a)
 {
 	return a->family == SL_FAMILY_BART || a->family == SL_FAMILY_MBART;
+}
+
+/* Whether a linear of the SL_NOBIAS_* kind `which` carries a bias. */
+static bool has_bias(const struct sl_arch *a, unsigned which)
+{
+	return a->bias && !(a->no_bias & which);
 }
 
 static uint64_t linear(const struct sl_arch *a, uint64_t in, uint64_t out)
@@ -197,7 +269,13 @@ static uint64_t norm(const struct sl_arch *a, uint64_t h)
 	return a->rmsnorm ? h : 2 * h;
 }
 
-/* Rows of the learned absolute position table, 0 when positions are relative or rotary. */
+/* Norms per layer of a decoder-only or encoder-only stack. */
+static uint64_t layer_norms(const struct sl_arch *a)
+{
+	return a->norms ? a->norms : 2;
+}
+
+/* Rows of the learned absolute position table, 0 when positions are relative, rotary or ALiBi. */
 static uint64_t pos_rows(const struct sl_arch *a)
 {
 	switch (a->family) {
@@ -206,34 +284,59 @@ static uint64_t pos_rows(const struct sl_arch *a)
 	case SL_FAMILY_XLM_ROBERTA:
 	case SL_FAMILY_ELECTRA:
 	case SL_FAMILY_GPT2:
+	case SL_FAMILY_GPT_BIGCODE:
+	case SL_FAMILY_GPT_NEO:
+	case SL_FAMILY_DISTILBERT:
+	case SL_FAMILY_ALBERT:
+	case SL_FAMILY_MPNET:
+	case SL_FAMILY_WHISPER:            /* the decoder's max_target_positions */
+		return a->max_pos;
+	case SL_FAMILY_DEBERTA_V2:         /* position_biased_input: the config reader zeroes max_pos when false */
 		return a->max_pos;
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
-		return a->max_pos ? a->max_pos + 2u : 0; /* BartLearnedPositionalEmbedding offset */
+	case SL_FAMILY_OPT:
+		/* BartLearnedPositionalEmbedding / OPTLearnedPositionalEmbedding offset */
+		return a->max_pos ? a->max_pos + 2u : 0;
 	default:
 		return 0;
 	}
 }
 
-/* Self-attention of one layer: q, k, v, o (with their biases). */
+/* Self-attention of one layer: q, k, v, o (with their biases), q/k norms. */
 static uint64_t attention(const struct sl_arch *a)
 {
 	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a);
 	uint64_t n = h * q + 2 * h * kv + q * h;
 	if (a->bias)
-		n += q + 2 * kv + h;
+		n += (has_bias(a, SL_NOBIAS_Q) ? q : 0) + (has_bias(a, SL_NOBIAS_K) ? kv : 0) +
+		     (has_bias(a, SL_NOBIAS_V) ? kv : 0) + (has_bias(a, SL_NOBIAS_O) ? h : 0);
 	else if (a->qkv_bias_only)
 		n += q + 2 * kv;
+	if (a->qk_norm)
+		n += 2 * head_dim(a);
 	return n;
 }
 
-/* Feed-forward of one layer: two matrices, three when gated. */
+/* One dense feed-forward of width i: two matrices, three when gated. */
+static uint64_t dense_ffn(const struct sl_arch *a, uint64_t i)
+{
+	uint64_t h = a->hidden;
+	uint64_t n = (a->gated_ffn ? 3 : 2) * h * i;
+	if (has_bias(a, SL_NOBIAS_MLP))
+		n += (a->gated_ffn ? 2 * i : i) + h;
+	return n;
+}
+
+/* Feed-forward of one layer; an MoE layer: the router, every expert, the shared expert and its gate. */
 static uint64_t ffn(const struct sl_arch *a)
 {
-	uint64_t h = a->hidden, i = a->intermediate;
-	uint64_t n = (a->gated_ffn ? 3 : 2) * h * i;
-	if (a->bias)
-		n += (a->gated_ffn ? 2 * i : i) + h;
+	if (!a->experts)
+		return dense_ffn(a, a->intermediate);
+	uint64_t h = a->hidden;
+	uint64_t n = h * a->experts + a->experts * dense_ffn(a, a->intermediate);
+	if (a->shared_ffn)
+		n += dense_ffn(a, a->shared_ffn) + h; /* shared_expert + shared_expert_gate (h → 1) */
 	return n;
 }
 
@@ -249,31 +352,43 @@ struct parts {
 static void count(const struct sl_arch *a, struct parts *p)
 {
 	uint64_t V = a->vocab, h = a->hidden, L = a->layers;
+	uint64_t PL = a->param_layers ? a->param_layers : L;
 	memset(p, 0, sizeof *p);
 
 	switch (a->kind) {
 	case SL_ARCH_ENCODER: {
 		uint64_t E = emb_dim(a);
 		p->embeddings = (V + pos_rows(a) + a->type_vocab) * E + (a->emb_norm ? norm(a, E) : 0);
-		if (E != h)
-			p->embeddings += linear(a, E, h); /* electra embeddings_project */
-		p->body = L * (attention(a) + norm(a, h) + ffn(a) + norm(a, h));
+		if (E != h) /* electra embeddings_project, albert embedding_hidden_mapping_in; deberta embed_proj: no bias */
+			p->embeddings += a->family == SL_FAMILY_DEBERTA_V2 ? E * h : linear(a, E, h);
+		p->body = PL * (attention(a) + ffn(a) + layer_norms(a) * norm(a, h));
+		if (a->rel_buckets)   /* mpnet relative_attention_bias, once per encoder */
+			p->body += (uint64_t)a->rel_buckets * a->heads;
+		if (a->rel_emb)       /* deberta-v2 rel_embeddings (+ LayerNorm) */
+			p->body += (uint64_t)a->rel_emb * h + (a->rel_norm ? norm(a, h) : 0);
+		if (a->conv_kernel)   /* deberta-v2 ConvLayer: Conv1d + LayerNorm */
+			p->body += (uint64_t)a->conv_kernel * h * h + h + norm(a, h);
 		p->pooler = a->pooler ? linear(a, h, h) : 0;
 		break;
 	}
-	case SL_ARCH_DECODER:
-		p->embeddings = V * h + pos_rows(a) * h;
-		if (fused_qkv(a) || llama_like(a))
-			p->body = L * (attention(a) + ffn(a) + 2 * norm(a, h));
+	case SL_ARCH_DECODER: {
+		uint64_t E = emb_dim(a);
+		p->embeddings = V * E + pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0);
+		if (E != h)
+			p->embeddings += 2 * E * h; /* opt project_in / project_out, no bias */
+		p->body = L * (attention(a) + ffn(a) + layer_norms(a) * norm(a, h));
 		p->body += a->final_norm ? norm(a, h) : 0;
-		p->lm_head = a->tied ? 0 : V * h;
+		p->lm_head = a->tied ? 0 : V * E + (a->lm_head_bias ? V : 0);
 		break;
+	}
 	case SL_ARCH_ENCDEC:
 		p->embeddings = V * h;
 		if (t5_like(a)) {
 			uint64_t rel = (uint64_t)a->rel_buckets * a->heads; /* layer 0 of each stack */
 			uint64_t enc = L * (attention(a) + ffn(a) + 2 * norm(a, h)) + rel + norm(a, h);
-			p->decoder = dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h)) + rel + norm(a, h);
+			if (!a->enc_only)
+				p->decoder = dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h)) + rel +
+					     norm(a, h);
 			p->body = enc + p->decoder;
 		} else if (bart_like(a)) {
 			uint64_t stack = pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0) +
@@ -281,8 +396,16 @@ static void count(const struct sl_arch *a, struct parts *p)
 			uint64_t enc = stack + L * (attention(a) + ffn(a) + 2 * norm(a, h));
 			p->decoder = stack + dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h));
 			p->body = enc + p->decoder;
+		} else if (a->family == SL_FAMILY_WHISPER) {
+			/* encoder: conv1 (mel → d, k 3), conv2 (d → d, k 3), positions over
+			 * the 1500 frames, layers, layer_norm; decoder: positions, layers, layer_norm */
+			uint64_t enc = (uint64_t)a->mel_bins * h * 3 + h + h * h * 3 + h + (uint64_t)a->src_pos * h +
+				       L * (attention(a) + ffn(a) + 2 * norm(a, h)) + norm(a, h);
+			p->decoder = pos_rows(a) * h + dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h)) +
+				     norm(a, h);
+			p->body = enc + p->decoder;
 		}
-		p->lm_head = a->tied ? 0 : V * h;
+		p->lm_head = a->tied || a->enc_only ? 0 : V * h;
 		break;
 	default:
 		break;
@@ -308,7 +431,7 @@ uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t)
 	case SL_ARCH_ENCODER:
 		switch (t) {
 		case SL_TASK_SEQ_CLS:
-			if (a->family == SL_FAMILY_BERT)     /* pooler + classifier */
+			if (a->family == SL_FAMILY_BERT || a->family == SL_FAMILY_ALBERT) /* pooler + classifier */
 				return base + p.pooler + labels;
 			/* roberta/electra: no pooler; ClassificationHead dense + out_proj */
 			return base + linear(a, h, h) + labels;
@@ -356,6 +479,16 @@ uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t)
 	}
 }
 
+void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ffn_out)
+{
+	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a), I = a->intermediate;
+	uint64_t w = a->gated_ffn ? 3 : 2;
+	*attn = h * q + 2 * h * kv + q * h;
+	*ffn_out = w * h * I;
+	if (a->experts)
+		*ffn_out = a->experts * w * h * I + h * a->experts + (a->shared_ffn ? w * h * a->shared_ffn + h : 0);
+}
+
 uint64_t sl_arch_largest_layer(const struct sl_arch *a)
 {
 	uint64_t h = a->hidden, i = a->intermediate, q = q_width(a), kv = kv_width(a);
@@ -365,7 +498,7 @@ uint64_t sl_arch_largest_layer(const struct sl_arch *a)
 		pos_rows(a) * h,
 		linear(a, h, i),
 		linear(a, i, h),
-		fused_qkv(a) ? linear(a, h, 3 * h) : 0,
+		a->fused_qkv ? linear(a, h, q + 2 * kv) : 0,
 		linear(a, h, q) + (a->qkv_bias_only ? q : 0),
 		linear(a, h, kv) + (a->qkv_bias_only ? kv : 0),
 		linear(a, q, h),
@@ -383,12 +516,22 @@ uint32_t sl_arch_max_seq_len(const struct sl_arch *a)
 	case SL_FAMILY_XLM_ROBERTA:
 		/* positions start after padding_idx 1: 514 slots hold 512 tokens */
 		return a->max_pos > 2 ? a->max_pos - 2 : 0;
+	case SL_FAMILY_MPNET:
+		return a->max_pos > 2 ? a->max_pos - 2 : 0; /* roberta-style padding offset */
 	case SL_FAMILY_BERT:
 	case SL_FAMILY_ELECTRA:
 	case SL_FAMILY_GPT2:
+	case SL_FAMILY_GPT_BIGCODE:
+	case SL_FAMILY_GPT_NEO:
+	case SL_FAMILY_DISTILBERT:
+	case SL_FAMILY_ALBERT:
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
-		return a->max_pos; /* bart's table has max_pos + 2 rows for max_pos tokens */
+	case SL_FAMILY_OPT:
+	case SL_FAMILY_WHISPER: /* the decoder's max_target_positions */
+		return a->max_pos; /* bart's and opt's tables have max_pos + 2 rows for max_pos tokens */
+	case SL_FAMILY_DEBERTA_V2:
+		return a->rel_emb ? 0 : a->max_pos; /* relative positions unbound it */
 	default:
 		return 0;
 	}
@@ -408,9 +551,9 @@ uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targe
 
 	/* one attention block: q, k, v, o (fused qkv counts once) */
 	uint64_t attn = 0;
-	if (fused_qkv(a)) {
+	if (a->fused_qkv) {
 		if (targets & (SL_LORA_Q | SL_LORA_K | SL_LORA_V))
-			attn += lora(r, h, 3 * h); /* c_attn / query_key_value */
+			attn += lora(r, h, q + 2 * kv); /* c_attn / query_key_value / qkv_proj */
 	} else {
 		if (targets & SL_LORA_Q)
 			attn += lora(r, h, q);
@@ -430,6 +573,15 @@ uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targe
 		mlp += lora(r, h, I);
 	if (targets & SL_LORA_DOWN)
 		mlp += lora(r, I, h);
+	if (a->experts) { /* every expert's projections (and the shared expert's) are adapted */
+		uint64_t shared = 0, S = a->shared_ffn;
+		if (S) {
+			shared += (targets & SL_LORA_GATE) ? lora(r, h, S) : 0;
+			shared += (targets & SL_LORA_UP) ? lora(r, h, S) : 0;
+			shared += (targets & SL_LORA_DOWN) ? lora(r, S, h) : 0;
+		}
+		mlp = a->experts * mlp + shared;
+	}
 
 	if (a->kind == SL_ARCH_ENCDEC) /* decoder layers hold self- and cross-attention */
 		return a->layers * (attn + mlp) + dec_layers(a) * (2 * attn + mlp);

@@ -77,6 +77,7 @@ static const cyaml_schema_value_t string_schema = {
 };
 
 #define HF_U(k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct hf_config, k)
+#define HF_B(k) CYAML_FIELD_BOOL_PTR(#k, CYAML_FLAG_OPTIONAL, struct hf_config, k)
 static const cyaml_schema_field_t hf_fields[] = {
 	CYAML_FIELD_STRING_PTR("model_type", CYAML_FLAG_OPTIONAL, struct hf_config, model_type, 1, CYAML_UNLIMITED),
 	HF_U(vocab_size),
@@ -109,9 +110,48 @@ static const cyaml_schema_field_t hf_fields[] = {
 			       CYAML_UNLIMITED),
 	CYAML_FIELD_BOOL_PTR("tie_word_embeddings", CYAML_FLAG_OPTIONAL, struct hf_config, tie_word_embeddings),
 	CYAML_FIELD_BOOL_PTR("scale_embedding", CYAML_FLAG_OPTIONAL, struct hf_config, scale_embedding),
+	HF_U(n_embed),
+	HF_U(dim),
+	HF_U(n_layers),
+	HF_U(n_heads),
+	HF_U(hidden_dim),
+	HF_U(ffn_dim),
+	HF_U(word_embed_proj_dim),
+	HF_U(num_kv_heads),
+	HF_U(n_head_kv),
+	HF_U(ffn_hidden_size),
+	HF_U(num_ln_in_parallel_attn),
+	HF_U(num_hidden_groups),
+	HF_U(position_buckets),
+	HF_U(conv_kernel_size),
+	CYAML_FIELD_INT_PTR("max_relative_positions", CYAML_FLAG_OPTIONAL, struct hf_config, max_relative_positions),
+	HF_U(num_local_experts),
+	HF_U(num_experts),
+	HF_U(num_experts_per_tok),
+	HF_U(moe_intermediate_size),
+	HF_U(shared_expert_intermediate_size),
+	HF_U(num_mel_bins),
+	HF_U(max_source_positions),
+	HF_U(max_target_positions),
+	HF_B(multi_query),
+	HF_B(new_decoder_architecture),
+	HF_B(parallel_attn),
+	HF_B(bias),
+	HF_B(position_biased_input),
+	HF_B(relative_attention),
+	HF_B(do_layer_norm_before),
+	HF_B(_remove_final_layer_norm),
+	HF_B(enable_bias),
+	HF_B(attention_bias),
+	HF_B(mlp_bias),
+	CYAML_FIELD_STRING_PTR("norm_rel_ebd", CYAML_FLAG_OPTIONAL, struct hf_config, norm_rel_ebd, 1, CYAML_UNLIMITED),
+	/* rules/ YAML names the class as one string (config.json: architectures[0]) */
+	CYAML_FIELD_STRING_PTR("architecture", CYAML_FLAG_OPTIONAL, struct hf_config, architecture, 1,
+			       CYAML_UNLIMITED),
 	CYAML_FIELD_END,
 };
 #undef HF_U
+#undef HF_B
 
 static const cyaml_schema_field_t model_fields[] = {
 	CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER, struct y_model, name, 1, CYAML_UNLIMITED),

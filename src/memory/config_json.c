@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,6 +53,42 @@ static const struct hf_key keys[] = {
 	KEY(feed_forward_proj, HF_STR),
 	KEY(tie_word_embeddings, HF_BOOL),
 	KEY(scale_embedding, HF_BOOL),
+	KEY(n_embed, HF_UINT),
+	KEY(dim, HF_UINT),
+	KEY(n_layers, HF_UINT),
+	KEY(n_heads, HF_UINT),
+	KEY(hidden_dim, HF_UINT),
+	KEY(ffn_dim, HF_UINT),
+	KEY(word_embed_proj_dim, HF_UINT),
+	KEY(num_kv_heads, HF_UINT),
+	KEY(n_head_kv, HF_UINT),
+	KEY(ffn_hidden_size, HF_UINT),
+	KEY(num_ln_in_parallel_attn, HF_UINT),
+	KEY(num_hidden_groups, HF_UINT),
+	KEY(position_buckets, HF_UINT),
+	KEY(conv_kernel_size, HF_UINT),
+	KEY(max_relative_positions, HF_INT),
+	KEY(num_local_experts, HF_UINT),
+	KEY(num_experts, HF_UINT),
+	KEY(num_experts_per_tok, HF_UINT),
+	KEY(moe_intermediate_size, HF_UINT),
+	KEY(shared_expert_intermediate_size, HF_UINT),
+	KEY(num_mel_bins, HF_UINT),
+	KEY(max_source_positions, HF_UINT),
+	KEY(max_target_positions, HF_UINT),
+	KEY(multi_query, HF_BOOL),
+	KEY(new_decoder_architecture, HF_BOOL),
+	KEY(parallel_attn, HF_BOOL),
+	KEY(bias, HF_BOOL),
+	KEY(position_biased_input, HF_BOOL),
+	KEY(relative_attention, HF_BOOL),
+	KEY(do_layer_norm_before, HF_BOOL),
+	KEY(_remove_final_layer_norm, HF_BOOL),
+	KEY(enable_bias, HF_BOOL),
+	KEY(attention_bias, HF_BOOL),
+	KEY(mlp_bias, HF_BOOL),
+	KEY(norm_rel_ebd, HF_STR),
+	{"architectures", HF_FIRST, offsetof(struct hf_config, architecture)},
 };
 #undef KEY
 
@@ -68,8 +105,9 @@ int hf_family_parse(const char *model_type)
 
 const char *hf_family_list(void)
 {
-	return "bert, roberta, xlm-roberta, electra, t5, mt5, bart, mbart, llama, mistral, qwen2, gemma, gpt2, "
-	       "gpt_neox";
+	return "bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, albert, mpnet, t5, mt5, bart, mbart, "
+	       "whisper, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, granite, phi, phi3, "
+	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -86,8 +124,24 @@ static struct spelling spelling_of(enum sl_family f)
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
 		return (struct spelling){"d_model", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim"};
+	case SL_FAMILY_WHISPER:
+		return (struct spelling){"d_model", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim"};
 	case SL_FAMILY_GPT2:
+	case SL_FAMILY_GPT_BIGCODE:
+	case SL_FAMILY_GPTJ:
 		return (struct spelling){"n_embd", "n_layer", "n_head", "n_inner"};
+	case SL_FAMILY_GPT_NEO:
+		return (struct spelling){"hidden_size", "num_layers", "num_heads", "intermediate_size"};
+	case SL_FAMILY_DISTILBERT:
+		return (struct spelling){"dim", "n_layers", "n_heads", "hidden_dim"};
+	case SL_FAMILY_OPT:
+		return (struct spelling){"hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim"};
+	case SL_FAMILY_MIXTRAL:
+		return (struct spelling){"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"};
+	case SL_FAMILY_QWEN2_MOE:
+	case SL_FAMILY_QWEN3_MOE:
+		return (struct spelling){"hidden_size", "num_hidden_layers", "num_attention_heads",
+					 "moe_intermediate_size"};
 	default:
 		return (struct spelling){"hidden_size", "num_hidden_layers", "num_attention_heads",
 					 "intermediate_size"};
@@ -100,6 +154,124 @@ static const uint32_t *first(const uint32_t *a, const uint32_t *b, const uint32_
 	return a ? a : b ? b : c ? c : d;
 }
 
+static bool flag(const bool *v, bool dflt)
+{
+	return v ? *v : dflt;
+}
+
+/* Families whose FFN width defaults to 4 × hidden when the config leaves it out (or null). */
+static bool ffn_4h(enum sl_family f)
+{
+	return f == SL_FAMILY_GPT2 || f == SL_FAMILY_GPT_BIGCODE || f == SL_FAMILY_GPTJ || f == SL_FAMILY_GPT_NEO ||
+	       f == SL_FAMILY_BLOOM || f == SL_FAMILY_FALCON;
+}
+
+/* The layout switches of the newer families (issue #11), after the shape. */
+static const char *family_switches(enum sl_family f, const struct hf_config *c, struct sl_arch *a)
+{
+	switch (f) {
+	case SL_FAMILY_FALCON:
+		/* FalconConfig: bias, multi_query (1 kv head), new_decoder_architecture (num_kv_heads, two norms) */
+		a->bias = flag(c->bias, false);
+		if (flag(c->new_decoder_architecture, false)) {
+			const uint32_t *kv = first(c->num_kv_heads, c->n_head_kv, NULL, NULL);
+			a->kv_heads = kv ? *kv : a->heads;
+			a->norms = (uint8_t)(c->num_ln_in_parallel_attn && *c->num_ln_in_parallel_attn == 1 ? 1 : 2);
+		} else {
+			a->kv_heads = flag(c->multi_query, true) ? 1 : a->heads;
+			a->norms = flag(c->parallel_attn, true) ? 1 : 2;
+		}
+		if (c->ffn_hidden_size)
+			a->intermediate = *c->ffn_hidden_size;
+		a->max_pos = 0; /* rotary or ALiBi */
+		break;
+	case SL_FAMILY_GPT_BIGCODE:
+		a->kv_heads = flag(c->multi_query, true) ? 1 : a->heads;
+		break;
+	case SL_FAMILY_BLOOM:
+	case SL_FAMILY_GPTJ:
+	case SL_FAMILY_PHI:
+		a->max_pos = 0; /* ALiBi / rotary: no table */
+		break;
+	case SL_FAMILY_OPT:
+		if (c->word_embed_proj_dim && *c->word_embed_proj_dim != a->hidden)
+			a->emb_dim = *c->word_embed_proj_dim;
+		a->final_norm = flag(c->do_layer_norm_before, true) && !flag(c->_remove_final_layer_norm, false);
+		a->bias = flag(c->enable_bias, true);
+		break;
+	case SL_FAMILY_ALBERT:
+		if (c->embedding_size && *c->embedding_size != a->hidden)
+			a->emb_dim = *c->embedding_size;
+		a->param_layers = c->num_hidden_groups ? *c->num_hidden_groups : 1;
+		if (a->param_layers > a->layers)
+			a->param_layers = a->layers;
+		break;
+	case SL_FAMILY_DEBERTA_V2:
+		if (c->embedding_size && *c->embedding_size != a->hidden)
+			a->emb_dim = *c->embedding_size;
+		if (!flag(c->position_biased_input, true))
+			a->max_pos = 0;
+		if (flag(c->relative_attention, false)) {
+			/* DebertaV2Encoder: rel_embeddings(pos_ebd_size * 2, hidden) */
+			int64_t span = c->max_relative_positions ? *c->max_relative_positions : -1;
+			if (span < 1)
+				span = c->max_position_embeddings ? *c->max_position_embeddings : 512;
+			uint32_t buckets = c->position_buckets ? *c->position_buckets : 0;
+			a->rel_emb = 2 * (buckets > 0 ? buckets : (uint32_t)span);
+			a->rel_norm = c->norm_rel_ebd && strstr(c->norm_rel_ebd, "layer_norm");
+		}
+		if (c->conv_kernel_size)
+			a->conv_kernel = *c->conv_kernel_size;
+		break;
+	case SL_FAMILY_MPNET:
+		if (c->relative_attention_num_buckets)
+			a->rel_buckets = *c->relative_attention_num_buckets;
+		break;
+	case SL_FAMILY_MIXTRAL:
+	case SL_FAMILY_QWEN2_MOE:
+	case SL_FAMILY_QWEN3_MOE: {
+		const uint32_t *e = first(c->num_local_experts, c->num_experts, NULL, NULL);
+		if (!e)
+			return f == SL_FAMILY_MIXTRAL ? "num_local_experts" : "num_experts";
+		if (!c->num_experts_per_tok)
+			return "num_experts_per_tok";
+		a->experts = *e;
+		a->top_k = *c->num_experts_per_tok;
+		if (f != SL_FAMILY_MIXTRAL) {
+			if (!c->moe_intermediate_size)
+				return "moe_intermediate_size";
+			a->intermediate = *c->moe_intermediate_size;
+			if (f == SL_FAMILY_QWEN2_MOE && c->shared_expert_intermediate_size)
+				a->shared_ffn = *c->shared_expert_intermediate_size;
+		}
+		break;
+	}
+	case SL_FAMILY_WHISPER:
+		if (c->num_mel_bins)
+			a->mel_bins = *c->num_mel_bins;
+		if (c->max_source_positions)
+			a->src_pos = *c->max_source_positions;
+		a->max_pos = c->max_target_positions ? *c->max_target_positions : 448;
+		break;
+	case SL_FAMILY_T5:
+	case SL_FAMILY_MT5:
+		/* T5EncoderModel (sentence-T5, GTR): the encoder stack alone */
+		a->enc_only = c->architecture && strcmp(c->architecture, "T5EncoderModel") == 0;
+		break;
+	default:
+		break;
+	}
+	/* llama-style attention_bias / mlp_bias (granite, llama, ...) */
+	if (a->rmsnorm && a->kind == SL_ARCH_DECODER && (flag(c->attention_bias, false) || flag(c->mlp_bias, false))) {
+		a->bias = true;
+		a->qkv_bias_only = false;
+		a->no_bias = (uint8_t)((flag(c->attention_bias, false) ? 0
+					: SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V | SL_NOBIAS_O) |
+				       (flag(c->mlp_bias, false) ? 0 : SL_NOBIAS_MLP));
+	}
+	return NULL;
+}
+
 const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struct sl_arch *a)
 {
 	struct spelling sp = spelling_of(f);
@@ -109,17 +281,18 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 		return "vocab_size";
 	a->vocab = *c->vocab_size;
 
-	const uint32_t *v = first(c->hidden_size, c->d_model, c->n_embd, NULL);
+	const uint32_t *v = first(c->hidden_size, c->d_model, c->n_embd, first(c->n_embed, c->dim, NULL, NULL));
 	if (!v)
 		return sp.hidden;
 	a->hidden = *v;
 
-	v = first(c->num_hidden_layers, c->num_layers, c->n_layer, c->encoder_layers);
+	v = first(c->num_hidden_layers, c->num_layers, c->n_layer, first(c->encoder_layers, c->n_layers, NULL, NULL));
 	if (!v)
 		return sp.layers;
 	a->layers = *v;
 
-	v = first(c->num_attention_heads, c->num_heads, c->n_head, c->encoder_attention_heads);
+	v = first(c->num_attention_heads, c->num_heads, c->n_head,
+		  first(c->encoder_attention_heads, c->n_heads, NULL, NULL));
 	if (!v)
 		return sp.heads;
 	a->heads = *v;
@@ -138,19 +311,24 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 	else
 		a->head_dim = a->heads ? a->hidden / a->heads : 0;
 
-	v = first(c->intermediate_size, c->d_ff, c->n_inner, c->encoder_ffn_dim);
+	if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE)
+		v = c->moe_intermediate_size; /* the experts' width; intermediate_size is the dense layers' */
+	else
+		v = first(c->intermediate_size, c->d_ff, c->n_inner, first(c->encoder_ffn_dim, c->ffn_dim, c->hidden_dim, NULL));
 	if (v)
 		a->intermediate = *v;
-	else if (f == SL_FAMILY_GPT2)
-		a->intermediate = 4 * a->hidden; /* n_inner null: 4 × n_embd */
+	else if (ffn_4h(f))
+		a->intermediate = 4 * a->hidden; /* n_inner / intermediate_size null: 4 × hidden */
 	else
 		return sp.ffn;
 
 	v = first(c->max_position_embeddings, c->n_positions, NULL, NULL);
 	if (v)
 		a->max_pos = *v;
-	else if (f == SL_FAMILY_GPT2 || f == SL_FAMILY_BART || f == SL_FAMILY_MBART)
+	else if (f == SL_FAMILY_GPT2 || f == SL_FAMILY_BART || f == SL_FAMILY_MBART || f == SL_FAMILY_GPT_BIGCODE)
 		a->max_pos = 1024; /* GPT2Config / BartConfig defaults */
+	else if (f == SL_FAMILY_GPT_NEO || f == SL_FAMILY_OPT)
+		a->max_pos = 2048; /* GPTNeoConfig / OPTConfig defaults */
 	else if (a->kind == SL_ARCH_ENCODER)
 		return "max_position_embeddings"; /* learned positions: the table size counts */
 
@@ -166,7 +344,7 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 		a->scale_emb = *c->scale_embedding;
 	if (c->embedding_size && f == SL_FAMILY_ELECTRA && *c->embedding_size != a->hidden)
 		a->emb_dim = *c->embedding_size;
-	return NULL;
+	return family_switches(f, c, a);
 }
 
 /* --- local config.json (jansson) ------------------------------------------ */
@@ -271,11 +449,17 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 		return NULL;
 	}
 
+	/* the multimodal gemma3: the language model's keys are under text_config (the vision tower is not counted) */
+	json_t *keys_from = root;
+	json_t *text = json_object_get(root, "text_config");
+	if (fam == SL_FAMILY_GEMMA3 && json_is_object(text))
+		keys_from = text;
+
 	struct hf_config cfg = {0};
 	size_t nkeys;
 	const struct hf_key *k = hf_keys(&nkeys);
 	for (size_t i = 0; i < nkeys; i++) {
-		json_t *v = json_object_get(root, k[i].name);
+		json_t *v = json_object_get(k[i].kind == HF_FIRST ? root : keys_from, k[i].name);
 		if (!v || json_is_null(v))
 			continue;
 		void *slot = (char *)&cfg + k[i].offset;
@@ -297,18 +481,33 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 				*(const bool **)slot = b;
 			}
 			break;
+		case HF_INT:
+			ok = json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
+			if (ok) {
+				int32_t *n = sl_arena_alloc(a, sizeof *n);
+				*n = (int32_t)json_integer_value(v);
+				*(const int32_t **)slot = n;
+			}
+			break;
 		case HF_STR:
 			ok = json_is_string(v);
 			if (ok)
 				*(const char **)slot = sl_arena_strdup(a, json_string_value(v));
 			break;
+		case HF_FIRST:
+			ok = json_is_array(v);
+			if (ok && json_is_string(json_array_get(v, 0)))
+				*(const char **)slot = sl_arena_strdup(a, json_string_value(json_array_get(v, 0)));
+			break;
 		}
 		if (!ok) {
 			sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, k[i].name), "'%s' must be %s",
 				     k[i].name,
-				     k[i].kind == HF_UINT ? "a non-negative integer"
+				     k[i].kind == HF_UINT   ? "a non-negative integer"
+				     : k[i].kind == HF_INT  ? "an integer"
 				     : k[i].kind == HF_BOOL ? "true or false"
-							    : "a string");
+				     : k[i].kind == HF_FIRST ? "a list"
+							     : "a string");
 			return NULL;
 		}
 	}
@@ -327,7 +526,7 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 	m->hf_id = json_is_string(np) && json_string_length(np) ? sl_arena_strdup(a, json_string_value(np)) : path;
 	m->source = file;
 	m->st_max_seq_len = st_max_seq_len(a, dir);
-	if (m->st_max_seq_len)
+	if (m->st_max_seq_len || m->arch.enc_only)
 		m->task = SL_TASK_BI_ENCODER;
 	else
 		m->task = m->arch.kind == SL_ARCH_ENCODER ? SL_TASK_SEQ_CLS

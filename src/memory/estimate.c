@@ -56,9 +56,11 @@ struct ctx {
 	bool gqa_repeat; /* k and v expanded to all heads before attention */
 };
 
-static bool llama_like(enum sl_family f)
+/* Llama-style decoders (RMSNorm, rotary, softmax upcast to float32): llama, mistral, qwen2/3, gemma 1-3,
+ * granite, phi3 and the MoE decoders. */
+static bool llama_like(const struct sl_arch *a)
 {
-	return f == SL_FAMILY_LLAMA || f == SL_FAMILY_MISTRAL || f == SL_FAMILY_QWEN2 || f == SL_FAMILY_GEMMA;
+	return a->kind == SL_ARCH_DECODER && a->rmsnorm;
 }
 
 static bool t5_like(enum sl_family f)
@@ -71,8 +73,20 @@ static enum sl_attn attn_impl(const struct sl_arch *a, enum sl_attn want)
 {
 	if (want != SL_ATTN_DEFAULT)
 		return want;
-	/* T5/mT5 attention has no SDPA path: eager (softmax over s²) */
-	return t5_like(a->family) ? SL_ATTN_EAGER : SL_ATTN_SDPA;
+	/* T5/mT5 attention has no SDPA path: eager (softmax over s²); nor have bloom (ALiBi baddbmm), GPT-J,
+	 * GPT-Neo, MPNet and DeBERTa-v2 (disentangled attention) */
+	switch (a->family) {
+	case SL_FAMILY_T5:
+	case SL_FAMILY_MT5:
+	case SL_FAMILY_BLOOM:
+	case SL_FAMILY_GPTJ:
+	case SL_FAMILY_GPT_NEO:
+	case SL_FAMILY_MPNET:
+	case SL_FAMILY_DEBERTA_V2:
+		return SL_ATTN_EAGER;
+	default:
+		return SL_ATTN_SDPA;
+	}
 }
 
 /* Dropout the family trains with: hidden / attention probabilities (HF config defaults). */
@@ -84,7 +98,15 @@ static void dropout_of(enum sl_family f, double *hidden, double *attn)
 	case SL_FAMILY_XLM_ROBERTA:
 	case SL_FAMILY_ELECTRA:
 	case SL_FAMILY_GPT2:
+	case SL_FAMILY_GPT_BIGCODE:  /* resid_pdrop, attn_pdrop 0.1 */
+	case SL_FAMILY_DEBERTA_V2:
+	case SL_FAMILY_DISTILBERT:   /* dropout, attention_dropout 0.1 */
+	case SL_FAMILY_MPNET:
 		*hidden = 0.1, *attn = 0.1; /* hidden_dropout_prob, attention_probs_dropout_prob */
+		break;
+	case SL_FAMILY_PHI:          /* phi-2: resid_pdrop 0.1, attention_dropout 0 */
+	case SL_FAMILY_OPT:          /* dropout 0.1, attention_dropout 0 */
+		*hidden = 0.1, *attn = 0.0;
 		break;
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
@@ -95,7 +117,9 @@ static void dropout_of(enum sl_family f, double *hidden, double *attn)
 		*hidden = 0.1, *attn = 0.0; /* dropout 0.1, attention_dropout 0.0 */
 		break;
 	default:
-		*hidden = 0.0, *attn = 0.0; /* llama family: attention_dropout 0, no hidden dropout */
+		/* llama family: attention_dropout 0, no hidden dropout; falcon, bloom, gptj, gpt_neo,
+		 * albert(-v2), whisper: 0 in their published configs */
+		*hidden = 0.0, *attn = 0.0;
 		break;
 	}
 }
@@ -125,7 +149,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->nb = x->amp ? 4 : wb;
 	enum sl_attn impl = attn_impl(a, s->attn);
 	x->eager = impl == SL_ATTN_EAGER;
-	bool upcast = llama_like(a->family) || x->t5; /* softmax(..., dtype=float32) / .float() */
+	bool upcast = llama_like(a) || x->t5; /* softmax(..., dtype=float32) / .float() */
 	x->sm_b = (x->amp || upcast) ? 4 : x->ab;
 	x->cast_probs = x->sm_b > x->ab;
 	dropout_of(a->family, &x->p_hidden, &x->p_attn);
@@ -214,6 +238,8 @@ static void attn_block(const struct ctx *x, double n, double m, bool cross, stru
 	}
 	/* q, k, v as the attention keeps them (RoPE outputs, reshape copies) */
 	b += x->ab * (n * hq + 2 * m * kv);
+	if (x->a->qk_norm) /* RMSNorm over head_dim on q and k: float32 copies */
+		b += 4 * (n * hq + m * x->kvd);
 	double at;
 	if (x->eager) {
 		at = x->heads * n * m * eager_s2_bytes(x);
@@ -232,12 +258,50 @@ static void attn_block(const struct ctx *x, double n, double m, bool cross, stru
 	L->attn += at;
 }
 
+/*
+ * An MoE feed-forward over n tokens (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock): the router's
+ * logits and float32 routing weights over every expert, then each token through its top-k experts
+ * — the gathered input copy, the gated expert's tensors, the down input and the weighted output per
+ * routed token — and the shared expert over every token with its sigmoid gate. Every expert's
+ * weights stay resident (the parameter count has them all).
+ */
+static void moe_block(const struct ctx *x, double n, struct layer *L)
+{
+	const struct sl_arch *a = x->a;
+	double h = x->h, I = x->I, E = a->experts, S = a->shared_ffn;
+	double routed = n * (a->top_k ? a->top_k : 1);
+	int lu = bits(x->lora, SL_LORA_UP) + bits(x->lora, SL_LORA_GATE), ld = bits(x->lora, SL_LORA_DOWN);
+	double b = x->a->norms == 1 ? 0 : norm_saved(x, n);
+	b += lin_in(x, 1, 0, n, h, x->nb);               /* the router's input */
+	b += n * E * (x->ab + 4);                        /* router logits, float32 routing weights */
+	b += lin_in(x, 2, lu, routed, h, x->ab);         /* hidden_states[top_x]: a copy per routed token */
+	b += 3 * x->ab * routed * I;                     /* act input, act output, up output */
+	b += lin_in(x, 1, ld, routed, I, x->ab);         /* down's input */
+	b += x->ab * routed * h;                         /* expert output, kept by × routing weight */
+	double t = 3 * x->ab * (routed / (E > 0 ? E : 1)) * I;
+	if (S > 0) {
+		b += lin_in(x, 2, lu, n, h, x->nb) + 3 * x->ab * n * S + lin_in(x, 1, ld, n, S, x->ab);
+		b += n * 4 + x->ab * n * h;                  /* shared_expert_gate sigmoid, gated output */
+		t += 3 * x->ab * n * S;
+	}
+	L->saved += b;
+	if (t > L->transient)
+		L->transient = t;
+}
+
 /* A feed-forward block over n tokens: norm, up (+ gate), activation, down, dropout. */
 static void ffn_block(const struct ctx *x, double n, struct layer *L)
 {
+	if (x->a->experts) {
+		moe_block(x, n, L);
+		return;
+	}
 	double h = x->h, I = x->I;
 	bool gated = x->a->gated_ffn;
-	double b = norm_saved(x, n);
+	/* parallel attention and FFN (phi, gptj, falcon-7b) read one norm's output, counted by attention */
+	double b = x->a->norms == 1 ? 0 : norm_saved(x, n);
+	if (x->a->norms == 4)
+		b += 2 * norm_saved(x, n); /* gemma2/3 post-attention and post-FFN norms */
 	int lu = bits(x->lora, SL_LORA_UP) + (gated ? bits(x->lora, SL_LORA_GATE) : 0);
 	b += lin_in(x, gated ? 2 : 1, lu, n, h, x->nb);
 	/* activation input; gated: activation output and up output kept by the product */
@@ -264,12 +328,13 @@ static double ckpt_input(const struct ctx *x, double n)
 /* Matmul parameters of the layers (+ LM head): what autocast casts and bitsandbytes quantises. */
 static double matmul_params(const struct sl_arch *a, bool lm_head, double *per_layer)
 {
-	double h = a->hidden, q = a->heads * dim_head(a);
-	double kv = (a->kv_heads ? a->kv_heads : a->heads) * dim_head(a);
-	double attn = h * q + 2 * h * kv + q * h;
-	double ffn = (a->gated_ffn ? 3.0 : 2.0) * h * a->intermediate;
-	double enc = a->layers * (attn + ffn), dec = 0;
-	if (a->kind == SL_ARCH_ENCDEC)
+	double h = a->hidden;
+	uint64_t attn_u, ffn_u;
+	sl_arch_layer_matmuls(a, &attn_u, &ffn_u);
+	double attn = (double)attn_u, ffn = (double)ffn_u;
+	/* albert: the shared layer's weights once */
+	double enc = (a->param_layers ? a->param_layers : a->layers) * (attn + ffn), dec = 0;
+	if (a->kind == SL_ARCH_ENCDEC && !a->enc_only)
 		dec = (a->dec_layers ? a->dec_layers : a->layers) * (2 * attn + ffn);
 	if (per_layer)
 		*per_layer = a->kind == SL_ARCH_ENCDEC ? 2 * attn + ffn : attn + ffn;
@@ -280,7 +345,7 @@ static double matmul_params(const struct sl_arch *a, bool lm_head, double *per_l
 static double embedding_params(const struct sl_arch *a)
 {
 	double E = a->emb_dim ? a->emb_dim : a->hidden;
-	double pos = a->max_pos && !t5_like(a->family) && !llama_like(a->family) ? a->max_pos : 0;
+	double pos = a->max_pos && !t5_like(a->family) && !llama_like(a) ? a->max_pos : 0;
 	return ((double)a->vocab + pos + a->type_vocab) * E;
 }
 
@@ -342,7 +407,7 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 
 	struct layer enc = {0}, dec = {0};
 	double L = a->layers, D = 0;
-	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER;
+	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
 	attn_block(x, n, n, false, &enc);
 	ffn_block(x, n, &enc);
 	if (encdec) {
@@ -373,7 +438,10 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 		else if (x->p_hidden > 0)
 			once += n * x->h;
 	}
-	once += n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
+	if (a->family == SL_FAMILY_WHISPER) /* conv front end over 2 × 1500 mel frames: input, conv1 out, gelu out */
+		once += 2 * n * (a->mel_bins * x->nb + 2 * x->h * x->ab);
+	else
+		once += n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
 	if (a->final_norm)
 		once += norm_saved(x, encdec ? t : n) + (encdec ? norm_saved(x, n) : 0);
 	if (encdec) {
@@ -684,6 +752,20 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 	p->trainable_b = u64(S->T);
 }
 
+/*
+ * The encoder and decoder lengths of a step. Whisper's encoder always sees its 1500 frames (30 s of
+ * audio, 3000 mel frames through the stride-2 conv); the settings' length is the decoder's labels.
+ */
+static void step_lengths(const struct sl_arch *a, const struct sl_settings *s, double *n, double *t)
+{
+	*n = s->seq_len ? s->seq_len : 1;
+	*t = s->target_len ? s->target_len : *n;
+	if (a->family == SL_FAMILY_WHISPER && a->src_pos) {
+		*t = s->target_len ? s->target_len : s->seq_len ? s->seq_len : (a->max_pos ? a->max_pos : 448);
+		*n = a->src_pos;
+	}
+}
+
 void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, struct sl_breakdown *out)
 {
 	const struct ctx *xp = &p->x;
@@ -691,8 +773,8 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	const struct sl_calib *c = xp->c;
 
 	double b = s->batch_size ? s->batch_size : 1;
-	double n = s->seq_len ? s->seq_len : 1;
-	double t = s->target_len ? s->target_len : n;
+	double n, t;
+	step_lengths(xp->a, s, &n, &t);
 	double seqs = b;
 	if (p->s.task == SL_TASK_BI_ENCODER) {
 		seqs = b * (p->s.texts_per_example ? p->s.texts_per_example : 2);
@@ -783,18 +865,19 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	S.ws /= 2; /* no autograd thread */
 
 	double b = s->eval_batch_size ? s->eval_batch_size : (s->batch_size ? s->batch_size : 1);
-	double n = s->seq_len ? s->seq_len : 1;
-	double t = s->target_len ? s->target_len : n;
+	double n, t;
+	step_lengths(a, s, &n, &t);
 	if (s->task == SL_TASK_BI_ENCODER)
 		t = n;
-	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER;
+	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
 	double q = encdec ? t : n;
 
 	/* one layer's forward working set under no_grad: hidden states, the
 	 * attention scores and probabilities (eager) or the output (SDPA), the FFN */
 	double hs = 3 * n * x.h * x.nb;
 	double at = x.eager ? x.heads * n * n * (x.ab + x.sm_b) : x.ab * n * x.hq * 4;
-	double ff = (a->gated_ffn ? 3 : 2) * x.ab * n * x.I;
+	double ffw = a->experts ? (a->top_k ? a->top_k : 1) * x.I + a->shared_ffn : x.I; /* MoE: routed width */
+	double ff = (a->gated_ffn ? 3 : 2) * x.ab * n * ffw;
 	double layer = hs + (at > ff ? at : ff) + n * n * x.nb;
 	double kv = 0;
 	if (a->kind == SL_ARCH_DECODER)

@@ -35,10 +35,28 @@ struct hf_config {
 	const char *feed_forward_proj;                 /* t5: "relu", "gated-gelu" */
 	const bool *tie_word_embeddings;
 	const bool *scale_embedding;
+	/* added (issue #11): the newer families' spellings and layout switches */
+	const uint32_t *n_embed;                        /* bloom */
+	const uint32_t *dim, *n_layers, *n_heads, *hidden_dim; /* distilbert */
+	const uint32_t *ffn_dim, *word_embed_proj_dim;  /* opt */
+	const uint32_t *num_kv_heads, *n_head_kv, *ffn_hidden_size, *num_ln_in_parallel_attn; /* falcon */
+	const uint32_t *num_hidden_groups;              /* albert */
+	const uint32_t *position_buckets, *conv_kernel_size; /* deberta-v2 */
+	const int32_t *max_relative_positions;          /* deberta-v2 (-1: max_position_embeddings) */
+	const uint32_t *num_local_experts, *num_experts, *num_experts_per_tok; /* MoE */
+	const uint32_t *moe_intermediate_size, *shared_expert_intermediate_size;
+	const uint32_t *num_mel_bins, *max_source_positions, *max_target_positions; /* whisper */
+	const bool *multi_query, *new_decoder_architecture, *parallel_attn, *bias; /* falcon, gpt_bigcode */
+	const bool *position_biased_input, *relative_attention; /* deberta-v2 */
+	const bool *do_layer_norm_before, *_remove_final_layer_norm, *enable_bias; /* opt */
+	const bool *attention_bias, *mlp_bias;          /* llama-style */
+	const char *norm_rel_ebd;                       /* deberta-v2 */
+	const char *architecture;                       /* architectures[0]: "T5EncoderModel" */
 };
 
 /* One entry of the key table: for the readers (names, offsets) and for messages. */
-enum hf_kind { HF_UINT, HF_BOOL, HF_STR };
+/* HF_FIRST: the first string of a JSON list ("architectures"); a plain string in rules/ YAML. */
+enum hf_kind { HF_UINT, HF_BOOL, HF_STR, HF_INT, HF_FIRST };
 struct hf_key {
 	const char *name;
 	enum hf_kind kind;

@@ -390,6 +390,132 @@ static void test_names(void **state)
 	assert_string_equal(sl_offload_name(SL_OFFLOAD_ALL), "all");
 }
 
+/* --- the families of issue #11, read from their fixtures/configs/ config.json ---------------- */
+
+static const struct sl_arch *fixture(struct env *e, const char *dir)
+{
+	struct sl_diags d;
+	sl_diags_init(&d, e->arena);
+	char path[128];
+	snprintf(path, sizeof path, "fixtures/configs/%s", dir);
+	const struct sl_model *m = sl_model_from_config(e->arena, path, &d);
+	assert_non_null(m);
+	return &m->arch;
+}
+
+static uint64_t sum_terms(const struct sl_breakdown *b)
+{
+	return b->cuda_context + b->workspace + b->weights + b->gradients + b->optimizer + b->activations +
+	       b->logits + b->zero_gather + b->slack;
+}
+
+static void test_new_families(void **state)
+{
+	struct env *e = *state;
+	static const char *const dirs[] = {"phi", "phi3", "falcon", "bloom", "gpt_bigcode", "opt", "gptj",
+					   "gpt_neo", "gemma2", "gemma3_text", "qwen3", "granite", "deberta-v2",
+					   "distilbert", "albert", "mpnet", "mixtral", "qwen2_moe", "qwen3_moe",
+					   "whisper", "t5-encoder"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		const struct sl_arch *a = fixture(e, dirs[i]);
+		for (int variant = 0; variant < 4; variant++) {
+			struct sl_settings s;
+			sl_settings_default(&s);
+			s.task = a->kind == SL_ARCH_DECODER ? SL_TASK_CAUSAL_LM
+				 : a->kind == SL_ARCH_ENCODER || a->enc_only ? SL_TASK_SEQ_CLS
+									      : SL_TASK_SEQ2SEQ;
+			s.dtype = SL_DTYPE_BF16;
+			s.gradient_checkpointing = variant & 1;
+			s.lora_r = (variant & 2) ? 16 : 0;
+			uint64_t prev = 0, first = 0;
+			for (uint64_t b = 1; b <= 256; b += b / 4 + 1) {
+				s.batch_size = b;
+				s.seq_len = 256;
+				struct sl_breakdown out;
+				sl_estimate(a, &s, NULL, &e->calib, &out);
+				if (out.total < prev || out.total != sum_terms(&out))
+					print_error("%s variant %d batch %llu: %llu after %llu\n", dirs[i], variant,
+						    (unsigned long long)b, (unsigned long long)out.total,
+						    (unsigned long long)prev);
+				assert_true(out.total >= prev);
+				assert_int_equal(out.total, sum_terms(&out));
+				assert_int_equal(out.params, sl_arch_params_for_task(a, s.task));
+				prev = out.total;
+				first = first ? first : out.total;
+			}
+			/* strictly more once activations dominate: with LoRA (full fine-tunes of the
+			 * largest can peak at the optimizer step up to batch 256) */
+			if ((variant & 2) && !(prev > first))
+				print_error("%s variant %d: flat %llu\n", dirs[i], variant, (unsigned long long)prev);
+			if (variant & 2)
+				assert_true(prev > first);
+		}
+	}
+}
+
+static void test_moe(void **state)
+{
+	struct env *e = *state;
+	struct sl_arch a = *fixture(e, "mixtral");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 1024;
+	struct sl_breakdown b2, b4, dense;
+	/* every expert resident: bf16 weights are 2 B per parameter of all 8 experts */
+	sl_estimate(&a, &s, NULL, &e->calib, &b2);
+	assert_int_equal(b2.params, sl_arch_params(&a));
+	assert_int_equal(b2.weights, 2 * b2.params);
+	assert_true(b2.optimizer >= 4 * b2.params); /* AdamW states (+ the step's temporaries at its peak) */
+	/* the activations follow the experts each token goes through, not the expert count */
+	a.top_k = 4;
+	sl_estimate(&a, &s, NULL, &e->calib, &b4);
+	assert_true(b4.params == b2.params);
+	struct sl_breakdown f2, f4;
+	s.batch_size = 8;
+	s.lora_r = 16; /* a LoRA run: the peak is in the step's activations, not the optimizer's */
+	a.top_k = 2;
+	sl_estimate(&a, &s, NULL, &e->calib, &f2);
+	a.top_k = 4;
+	sl_estimate(&a, &s, NULL, &e->calib, &f4);
+	assert_true(f4.activations + f4.logits > f2.activations + f2.logits);
+	/* a dense model of the same shape with one FFN has far fewer parameters */
+	struct sl_arch d = a;
+	d.experts = 0;
+	d.top_k = 0;
+	sl_estimate(&d, &s, NULL, &e->calib, &dense);
+	assert_true(dense.params * 5 < f2.params);
+	assert_true(dense.weights * 5 < f2.weights);
+	/* LoRA on the FFN adapts every expert */
+	uint64_t with = sl_arch_lora_params(&a, 8, SL_LORA_ALL), without = sl_arch_lora_params(&d, 8, SL_LORA_ALL);
+	assert_true(with > 4 * without / 2);
+}
+
+static void test_whisper_frames(void **state)
+{
+	/* the encoder sees its 1500 frames whatever the length setting (the decoder's labels) */
+	struct env *e = *state;
+	struct sl_arch a = *fixture(e, "whisper");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_SEQ2SEQ;
+	s.batch_size = 16;
+	s.seq_len = 1;
+	struct sl_breakdown full, half;
+	sl_estimate(&a, &s, NULL, &e->calib, &full);
+	a.src_pos = 750;
+	sl_estimate(&a, &s, NULL, &e->calib, &half);
+	assert_true(full.activations > half.activations + half.activations / 2);
+	/* the decoder length still counts */
+	a.src_pos = 1500;
+	s.seq_len = 448;
+	struct sl_breakdown longer;
+	sl_estimate(&a, &s, NULL, &e->calib, &longer);
+	assert_true(longer.total > full.total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +530,9 @@ int main(void)
 		cmocka_unit_test(test_host),
 		cmocka_unit_test(test_calib_diagnostics),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_new_families),
+		cmocka_unit_test(test_moe),
+		cmocka_unit_test(test_whisper_frames),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -136,6 +136,22 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_bool(f, "qkv_bias_only", a->qkv_bias_only);
 	put_bool(f, "scale_emb", a->scale_emb);
 	put_u32(f, "emb_dim", a->emb_dim);
+	fputs("\n\t\t\t", f);
+	put_u32(f, "norms", a->norms);
+	put_u32(f, "no_bias", a->no_bias);
+	put_bool(f, "fused_qkv", a->fused_qkv);
+	put_bool(f, "qk_norm", a->qk_norm);
+	put_bool(f, "lm_head_bias", a->lm_head_bias);
+	put_bool(f, "enc_only", a->enc_only);
+	put_u32(f, "param_layers", a->param_layers);
+	put_u32(f, "rel_emb", a->rel_emb);
+	put_bool(f, "rel_norm", a->rel_norm);
+	put_u32(f, "conv_kernel", a->conv_kernel);
+	put_u32(f, "experts", a->experts);
+	put_u32(f, "top_k", a->top_k);
+	put_u32(f, "shared_ffn", a->shared_ffn);
+	put_u32(f, "mel_bins", a->mel_bins);
+	put_u32(f, "src_pos", a->src_pos);
 	fputs("},\n", f);
 }
 
