@@ -67,6 +67,15 @@ struct sl_diag *sl_diags_vadd(struct sl_diags *d, const char *rule, enum sl_seve
 			      const struct sl_source *src, struct sl_span span, const char *fmt, va_list ap)
 	__attribute__((format(printf, 6, 0)));
 
+/*
+ * s with every control character escaped for a terminal: C0 and DEL as \n,
+ * \r, \t or \xHH, C1 (U+0080..U+009F, which some terminals obey as ESC
+ * sequences) as \u0080..; everything else as is. Any string read from input
+ * goes through this before reaching stderr or a text report. s itself when
+ * it has nothing to escape.
+ */
+const char *sl_term_safe(struct sl_arena *a, const char *s);
+
 /* Sort by (path, line, col, rule) — stable and deterministic. */
 void sl_diags_sort(struct sl_diags *d);
 

@@ -121,8 +121,13 @@ struct sl_eval_opts {
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
 };
 
-/* Past this many memory-relevant combinations the largest numeric axes are cut to their bounds. */
-#define SL_EVAL_MAX_COMBOS ((uint64_t)1 << 24)
+/*
+ * Past this many memory-relevant combinations the largest numeric axes are cut
+ * to their bounds; when two-valued axes alone pass it (21 or more two-valued
+ * memory parameters), nothing is evaluated (too_many). 2^20 combinations
+ * evaluate in about 0.5 s and 2 MB of verdict cells (docs/reliability.md).
+ */
+#define SL_EVAL_MAX_COMBOS ((uint64_t)1 << 20)
 
 struct sl_eval {
 	const struct sl_sweep *sweep;
@@ -141,6 +146,8 @@ struct sl_eval {
 	uint64_t evaluated;              /* estimates computed: the known combinations */
 	uint64_t memo_hits;              /* always 0: no memo since estimates are incremental (kept for -v) */
 	bool truncated;                  /* too many combinations: some axes were cut to their bounds */
+	bool too_many;                   /* still too many with every axis at most two values: not evaluated */
+	uint64_t limit;                  /* with too_many: the bound that was passed */
 	uint64_t worst;                  /* largest known peak */
 	uint32_t *worst_combo;
 	/* per combination: verdict << 14 | peak / capacity in 1/1024 steps (saturating) */

@@ -113,3 +113,34 @@ size_t sl_diags_count(const struct sl_diags *d, enum sl_severity s)
 		n += d->v[i].severity == s;
 	return n;
 }
+
+const char *sl_term_safe(struct sl_arena *a, const char *s)
+{
+	if (!s)
+		return "(null)";
+	const unsigned char *p = (const unsigned char *)s;
+	bool clean = true;
+	for (size_t i = 0; p[i] && clean; i++)
+		clean = p[i] >= 0x20 && p[i] != 0x7f && !(p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f);
+	if (clean)
+		return s;
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; p[i]; i++) {
+		if (p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+			sl_buf_addf(&b, "\\u%04x", p[i + 1]);
+			i++;
+		} else if (p[i] == '\n') {
+			sl_buf_adds(&b, "\\n");
+		} else if (p[i] == '\r') {
+			sl_buf_adds(&b, "\\r");
+		} else if (p[i] == '\t') {
+			sl_buf_adds(&b, "\\t");
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			sl_buf_addf(&b, "\\x%02x", p[i]);
+		} else {
+			sl_buf_addc(&b, (char)p[i]);
+		}
+	}
+	return b.buf;
+}

@@ -20,16 +20,17 @@
 #include "cli.h"
 #include "opts.h"
 #include "rewrite_cli.h"
+#include "sweeplint/diag.h"
 #include "sweeplint/run.h"
 #include "sweeplint/split.h"
 #include "sweeplint/trainer.h"
 
-enum { OPT_BY = 512, OPT_ONLY, OPT_EXACT, OPT_DRY_RUN };
+enum { OPT_BY = 512, OPT_ONLY, OPT_EXACT, OPT_DRY_RUN, OPT_FORCE };
 
 struct split_ctx {
 	struct sl_run *run;
 	const char *by, *only, *output, *config_file;
-	bool exact, dry_run, quiet;
+	bool exact, dry_run, quiet, force;
 };
 
 static const struct sl_opt split_opts[] = {
@@ -38,6 +39,7 @@ static const struct sl_opt split_opts[] = {
 	{"exact", OPT_EXACT, false, NULL, "split further until no sweep holds an out-of-memory combination"},
 	{"output", 'o', true, "DIR", "folder for the files (default: FILE's folder; '-' prints a single sweep)"},
 	{"dry-run", OPT_DRY_RUN, false, NULL, "say what would be written, write nothing"},
+	{"force", OPT_FORCE, false, NULL, "replace files that already exist in the output folder (never an input)"},
 	{"quiet", 'q', false, NULL, "say nothing on standard error unless something fails"},
 	{"config-file", RW_OPT_CONFIG_FILE, true, "FILE", "project config instead of the nearest .sweeplint.yaml"},
 };
@@ -68,6 +70,9 @@ static int split_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
 		return 0;
 	case 'q':
 		c->quiet = true;
+		return 0;
+	case OPT_FORCE:
+		c->force = true;
 		return 0;
 	case RW_OPT_CONFIG_FILE:
 		if (!*arg)
@@ -360,6 +365,24 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 		goto out;
 	}
 
+	/* nothing is written over an input (the sweep, a -c config, the project config), nor over an
+	 * existing file without --force: checked for every file before the first is written */
+	for (size_t k = 0; k < np && !to_stdout; k++) {
+		const char *input = rw_input_of(&j, pieces[k].path);
+		struct stat st;
+		if (input) {
+			fprintf(err, "sweeplint: error: will not write '%s': it is %s; nothing written\n",
+				sl_term_safe(a, pieces[k].path), input);
+			status = SL_EXIT_USAGE;
+			goto out;
+		}
+		if (!c->force && lstat(pieces[k].path, &st) == 0) {
+			fprintf(err, "sweeplint: error: '%s' already exists (--force replaces it); nothing written\n",
+				sl_term_safe(a, pieces[k].path));
+			status = SL_EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (!to_stdout && !c->dry_run && !ensure_dir(cli, dir))
 		goto out;
 	status = SL_EXIT_OK;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opts.h"
@@ -15,6 +16,7 @@
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
 #include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
 #include "sweeplint/write.h"
 #include "sweeplint/ydoc.h"
 
@@ -246,11 +248,40 @@ const char *rw_share(struct rw_job *j, const struct rw_output *o, enum sl_rw_cla
 	return s;
 }
 
+static bool same_file(const struct stat *st, const char *path)
+{
+	struct stat o;
+	return path && strcmp(path, "-") != 0 && stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+const char *rw_input_of(struct rw_job *j, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return NULL;
+	if (same_file(&st, j->path))
+		return "the sweep being rewritten";
+	if (j->file)
+		for (size_t i = 0; i < j->file->nconfigs; i++) {
+			const struct sl_trainer *t = j->file->configs[i];
+			if (t && (same_file(&st, t->path) || (t->src && same_file(&st, t->src->path))))
+				return "a trainer config (-c) of this run";
+		}
+	if (same_file(&st, j->config_file) || same_file(&st, j->run->opt.project))
+		return "the project config of this run";
+	return NULL;
+}
+
 int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, bool must_exist)
 {
 	FILE *err = j->cli->err;
 	/* past a file size limit, write() must fail with EFBIG rather than the signal killing us half-way */
 	signal(SIGXFSZ, SIG_IGN);
+	const char *input = must_exist ? NULL : rw_input_of(j, path);
+	if (input) {
+		fprintf(err, "sweeplint: error: will not write '%s': it is %s; nothing was written there\n", path, input);
+		return SL_EXIT_USAGE;
+	}
 	struct sl_write_error we;
 	/* --in-place replaces the file that was read: only while it still holds those bytes */
 	const struct sl_source *src = must_exist && j->file ? j->file->src : NULL;

@@ -70,6 +70,14 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 /* Write text to path atomically (must_exist: --in-place). Returns 0, or 2 after printing why. */
 int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, bool must_exist);
 
+/*
+ * The input of this job that path is (the same file: device and inode): the
+ * sweep, a -c trainer config, the project config. NULL when path is none of
+ * them (or does not exist). Writes never go over an input other than the
+ * sweep of --in-place.
+ */
+const char *rw_input_of(struct rw_job *j, const char *path);
+
 /* "bge-m3-ko × data.batches.bi 128": a combination of b that runs out of memory, or NULL. */
 const char *rw_oom_example(struct rw_job *j, const struct sl_box *b);
 

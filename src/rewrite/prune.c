@@ -189,6 +189,10 @@ int sl_rewrite_init(struct sl_rewrite *rw, struct sl_arena *a, const struct sl_e
 	rw->sweep = ev->sweep;
 	rw->res = res;
 	rw->budget = 20u * 1000 * 1000;
+	if (ev->too_many) {
+		*why = "too many memory combinations to evaluate (rule too-many-combinations)";
+		return -SL_ELIMIT;
+	}
 	if (!ev->cells) {
 		*why = "no combination was evaluated (no GPU or model catalog)";
 		return -SL_ELIMIT;

@@ -318,6 +318,10 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		f->notes[f->nnotes++] = "no key sets the model: every combination is unknown";
 		return;
 	}
+	if (ev->too_many) {
+		f->notes[f->nnotes++] = "too many memory-relevant combinations: nothing estimated, every combination unknown";
+		return;
+	}
 	f->notes[f->nnotes++] = sl_arena_printf(a, "%llu memory-relevant combination%s, %llu estimate%s (%llu memoised)",
 						(unsigned long long)ev->ncombos, ev->ncombos == 1 ? "" : "s",
 						(unsigned long long)ev->evaluated, ev->evaluated == 1 ? "" : "s",

@@ -47,6 +47,7 @@ const struct sl_rule sl_rules[] = {
 	{"not-a-sweep", "SL408", SL_SEV_WARNING, sl_check_not_a_sweep},
 	{"config", "SL900", SL_SEV_ERROR, NULL},
 	{"bad-suppression", "SL901", SL_SEV_WARNING, NULL},
+	{"too-many-combinations", "SL902", SL_SEV_WARNING, sl_check_too_many_combinations},
 };
 const size_t sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

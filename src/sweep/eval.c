@@ -463,22 +463,39 @@ static struct sl_count count_times(struct sl_count y, uint64_t k)
 	return r;
 }
 
-/* Cut the largest numeric axes to their bounds until the product fits the bound. */
+/* The product of the axes' value counts, saturating at UINT64_MAX (64 two-valued axes overflow 64 bits). */
+static uint64_t axes_product(const struct sl_eval *ev)
+{
+	uint64_t prod = 1;
+	for (size_t i = 0; i < ev->naxes; i++)
+		if (__builtin_mul_overflow(prod, (uint64_t)ev->axes[i].n, &prod))
+			return UINT64_MAX;
+	return prod;
+}
+
+/*
+ * Cut the largest numeric axes to their bounds until the product fits the
+ * bound. When only two-valued axes are left and the product still does not
+ * fit (many memory-relevant parameters), nothing is evaluated: too_many is
+ * set and every combination stays unknown (rule too-many-combinations).
+ */
 static void limit_axes(struct builder *B, uint64_t limit)
 {
 	struct sl_eval *ev = B->ev;
 	for (;;) {
-		double prod = 1;
-		for (size_t i = 0; i < ev->naxes; i++)
-			prod *= (double)ev->axes[i].n;
-		if (prod <= (double)limit)
+		uint64_t prod = axes_product(ev);
+		if (prod <= limit)
 			return;
 		struct sl_eval_axis *big = NULL;
 		for (size_t i = 0; i < ev->naxes; i++)
 			if (ev->axes[i].n > 2 && (!big || ev->axes[i].n > big->n))
 				big = &ev->axes[i];
-		if (!big)
+		if (!big) {
+			ev->too_many = true;
+			ev->limit = limit;
+			ev->ncombos = prod;
 			return;
+		}
 		/* keep the smallest and largest value of a numeric axis; for others, the first and last */
 		size_t lo = 0, hi = 0;
 		for (size_t j = 0; j < big->n; j++) {
@@ -1038,7 +1055,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 		for (size_t j = 0; j < ev->axes[i].n; j++)
 			ev->axes[i].values[j].best = UINT64_MAX;
 	limit_axes(&B, o->max_combos ? o->max_combos : SL_EVAL_MAX_COMBOS);
-	if (!ev->cat || !ev->gpu)
+	if (!ev->cat || !ev->gpu || ev->too_many)
 		return 0; /* nothing to estimate against: the caller counts every combination unknown */
 	enumerate(&B);
 	tally(&B);

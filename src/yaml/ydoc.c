@@ -364,8 +364,13 @@ static struct sl_node *map_get_rec(const struct sl_node *map, const char *key, s
 		    !(k->style == SL_STYLE_PLAIN && klen == 2 && memcmp(key, "<<", 2) == 0))
 			return map->pairs[i].value;
 	}
-	/* merge keys: explicit keys win; among merged maps, the first listed wins */
-	for (size_t i = 0; i < map->n; i++) {
+	/*
+	 * merge keys as PyYAML's flatten_mapping builds the dict: explicit keys
+	 * win; then the last `<<` key (its pairs are added after the earlier
+	 * ones'); within a list `<<: [*a, *b]` the first listed (the list is
+	 * added reversed).
+	 */
+	for (size_t i = map->n; i-- > 0;) {
 		const struct sl_node *k = map->pairs[i].key;
 		if (k->kind != SL_NODE_SCALAR || k->style != SL_STYLE_PLAIN || strcmp(k->text, "<<") != 0)
 			continue;
