@@ -12,12 +12,17 @@ whatever `sweeplint` PATH finds). Three ways in, each on a fresh repository with
             itself as the hook repository, uncommitted tracked changes included);
   remote    `repo: PROJECT_ROOT` at `rev:` its HEAD, as a user's config names the hook
             repository, `pre-commit install`, then real `git commit`s.
+  pip       `repo: PROJECT_ROOT` with the `language: python` hook, sweeplint-pip: pre-commit
+            makes a virtualenv and pip builds sweeplint from the repository offline
+            (VIRTUALENV_SYSTEM_SITE_PACKAGES=1 for Debian's meson-python, PIP_NO_BUILD_ISOLATION=0,
+            PIP_NO_INDEX=1); the build tree is not on PATH. Skipped without meson-python.
 In each, a commit adding a sweep that runs out of memory (bge-m3-ko, batch 512 × max_len 8192
 on 16GiB) is refused with the finding shown, and a sweep that fits is committed. Until the
 `oom` rule exists (`sweeplint rules` does not list it) the refused sweep is one W&B rejects
 (`schema`) instead, and the test says so in its output. Nothing touches the network:
 PRE_COMMIT_HOME, HOME and the git config live in the temporary folder.
 """
+import glob
 import os
 import shutil
 import subprocess
@@ -109,6 +114,18 @@ def hook_from_manifest(root):
         if h["id"] == "sweeplint":
             return h
     raise SystemExit(".pre-commit-hooks.yaml has no hook 'sweeplint'")
+
+
+def missing_pip_build():
+    """What the offline `pip install .` of the project needs from Debian."""
+    missing = []
+    for mod, pkg in (("mesonpy", "python3-mesonpy"), ("virtualenv", "python3-virtualenv")):
+        if subprocess.run(["/usr/bin/python3", "-c", f"import {mod}"], capture_output=True).returncode != 0:
+            missing.append(pkg)
+    for exe, pkg in (("patchelf", "patchelf"), ("ninja", "ninja-build"), ("cc", "gcc")):
+        if not shutil.which(exe):
+            missing.append(pkg)
+    return missing
 
 
 def commit_cases(label, repo, bad, fit, expect):
@@ -206,6 +223,37 @@ def main():
         if check(f"remote: pre-commit install --install-hooks (rev {sha[:12]})", rc == 0, out):
             repo.git("commit", "-q", "-m", "config")
             commit_cases("remote", repo, bad, FIT_SWEEP, expect)
+
+        # 4. the hook that installs itself (`language: python`): pre-commit makes a virtualenv and
+        # pip builds sweeplint from the repository (pyproject.toml) with Debian's meson-python,
+        # offline. The build tree is not on PATH here: only the hook's own environment has sweeplint.
+        missing = missing_pip_build()
+        if missing:
+            print(f"# SKIP sweeplint-pip: missing {' '.join(missing)} (tools/dev.sh installs them)")
+        else:
+            pip_env = dict(env)
+            pip_env["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
+            pip_env.update({"VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",  # meson-python from Debian
+                            "PIP_NO_BUILD_ISOLATION": "0",           # pip's spelling of --no-build-isolation
+                            "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+            on_path = shutil.which("sweeplint", path=pip_env["PATH"])
+            if on_path:  # another sweeplint would make the proof moot
+                pip_env["PATH"] = os.pathsep.join(d for d in pip_env["PATH"].split(os.pathsep)
+                                                  if not os.path.exists(os.path.join(d, "sweeplint")))
+            repo = Repo(tmp, "pip", pip_env)
+            repo.write(".pre-commit-config.yaml", yaml.safe_dump(
+                {"repos": [{"repo": root, "rev": sha, "hooks": [{"id": "sweeplint-pip"}]}]}, sort_keys=False))
+            repo.write(".sweeplint.yaml", PROJECT_CONFIG)
+            repo.git("add", ".pre-commit-config.yaml", ".sweeplint.yaml")
+            rc, out = repo.run("pre-commit", "install", "--install-hooks")
+            installed = glob.glob(os.path.join(env["PRE_COMMIT_HOME"], "repo*", "py_env-*", "bin", "sweeplint"))
+            check(f"pip: pre-commit install --install-hooks builds sweeplint-pip (rev {sha[:12]})",
+                  rc == 0 and installed, f"exit {rc}\n{out}")
+            check("pip: no sweeplint on PATH outside the hook's environment",
+                  shutil.which("sweeplint", path=pip_env["PATH"]) is None, pip_env["PATH"])
+            if rc == 0:
+                repo.git("commit", "-q", "-m", "config")
+                commit_cases("pip", repo, bad, FIT_SWEEP, expect)
 
         # a file the hook's pattern does not select is not checked
         repo = Repo(tmp, "pattern", env)
