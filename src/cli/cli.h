@@ -31,5 +31,6 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv);
 int cmd_models(struct sl_cli *cli, int argc, char **argv);
 int cmd_gpus(struct sl_cli *cli, int argc, char **argv);
 int cmd_rules(struct sl_cli *cli, int argc, char **argv);
+int cmd_lsp(struct sl_cli *cli, int argc, char **argv);
 
 #endif

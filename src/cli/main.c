@@ -25,6 +25,7 @@ static const struct cmd cmds[] = {
 	{"fit", cmd_fit, "[OPTIONS] model=M", "largest batch per sequence length that fits"},
 	{"models", cmd_models, "[OPTIONS]", "list the model catalog"},
 	{"gpus", cmd_gpus, "[OPTIONS]", "list the GPU catalog"},
+	{"lsp", cmd_lsp, "[OPTIONS]", "language server on stdin/stdout (diagnostics in the editor)"},
 	{"rules", cmd_rules, "[OPTIONS] [RULE...]", "list the rules, or explain some"},
 };
 

@@ -1,0 +1,70 @@
+/*
+ * lint: check one document's text the way cmd_check checks a file (lint.h):
+ * the base options, then the project config (found upward from the path, or
+ * --config-file), then the checks. A config that cannot be used stops the
+ * lint with its problems shown, as `check` stops the file; a document the
+ * config ignores gets no findings; a text past SL_MAX_INPUT_BYTES is not
+ * checked (the limit `check` refuses files past).
+ */
+#include "lint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/config.h"
+#include "sweeplint/run.h"
+#include "sweeplint/source.h"
+
+struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path, const char *display,
+				const char *text, size_t len)
+{
+	struct sl_run *run = sl_run_new();
+	struct sl_arena *a = run->arena;
+	struct sl_lsp_lint *l = sl_arena_alloc(a, sizeof *l);
+	l->run = run;
+	sl_diags_init(&l->extra, a);
+	if (len > SL_MAX_INPUT_BYTES) {
+		l->note = sl_arena_printf(a,
+					  "not checked: the document is %zu bytes, past the %u MiB limit sweeplint "
+					  "checks (sweeplint check refuses such a file too)",
+					  len, SL_MAX_INPUT_BYTES >> 20);
+		return l;
+	}
+	const char *cpath = o->config_file ? o->config_file : sl_config_find(a, path ? path : "-");
+	struct sl_config *config = NULL;
+	if (cpath) {
+		int errnum = 0;
+		int rc = sl_config_load(run, cpath, o->parse_size, &config, &l->extra, &errnum);
+		if (rc == -SL_EIO) {
+			l->note = sl_arena_printf(a, "not checked: cannot read config file '%s': %s", cpath,
+						  strerror(errnum));
+			return l;
+		}
+		if (rc != 0) {
+			sl_diags_sort(&l->extra);
+			l->note = sl_arena_printf(a, "not checked: config file '%s' cannot be used", cpath);
+			return l;
+		}
+		l->config = cpath;
+	}
+	if (path && sl_config_ignores(a, config, path))
+		return l;
+	struct sl_config_base base = {
+		.opt = o->base->opt,
+		.severity = o->base->severity,
+		.severity_set = o->base->severity_set,
+	};
+	sl_config_apply(run, &base, config);
+	struct sl_source *src = sl_source_from_bytes(a, path ? path : "-", text, len);
+	src->display = display;
+	l->file = sl_run_check_source(run, src);
+	return l;
+}
+
+void sl_lsp_lint_free(struct sl_lsp_lint *l)
+{
+	if (l)
+		sl_run_free(l->run);
+}
