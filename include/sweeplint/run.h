@@ -35,6 +35,7 @@ enum sl_format {
 	SL_FORMAT_JSON,
 	SL_FORMAT_SARIF,                 /* SARIF 2.1.0 for GitHub code scanning (src/report/sarif.c) */
 	SL_FORMAT_GITHUB,                /* GitHub Actions workflow commands (src/report/github.c) */
+	SL_FORMAT_HTML,                  /* one self-contained HTML document (src/report/html.c; `sweeplint report`) */
 	SL_FORMAT__COUNT
 };
 

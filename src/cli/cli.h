@@ -24,6 +24,7 @@ enum {
 };
 
 int cmd_check(struct sl_cli *cli, int argc, char **argv);
+int cmd_report(struct sl_cli *cli, int argc, char **argv);
 int cmd_fix(struct sl_cli *cli, int argc, char **argv);
 int cmd_split(struct sl_cli *cli, int argc, char **argv);
 int cmd_estimate(struct sl_cli *cli, int argc, char **argv);

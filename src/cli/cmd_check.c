@@ -5,6 +5,10 @@
  * checked. Exit: 2 when anything stopped a lint (a file, a config, a check,
  * the output), else 1 when an error-level finding was reported, else 0.
  *
+ * `sweeplint report [OPTIONS] FILE...` is the same run written as one
+ * self-contained HTML document (src/report/html.c) to -o FILE (default
+ * sweeplint-report.html, '-' for standard output), with the same exit status.
+ *
  * Project configuration (config.h): each file is checked with the
  * .sweeplint.yaml found upward from it, or the one --config-file names,
  * under the command line's options; a file the config ignores is skipped,
@@ -24,20 +28,29 @@
 
 enum { OPT_CONFIG_FILE = 512 };
 
+#define REPORT_DEFAULT "sweeplint-report.html"
+
 static const struct sl_opt check_opts[] = {
 	{"config-file", OPT_CONFIG_FILE, true, "FILE",
 	 "project config to use instead of the nearest " SL_CONFIG_NAME " above each file"},
+	{"output", 'o', true, "FILE", "where to write the report (default " REPORT_DEFAULT ", '-': standard output)"},
 };
 
 struct check_ctx {
 	struct sl_run *run;
 	const char *config_file;
+	const char *output;              /* report: -o */
 };
 
 static int check_opt(struct sl_cli *cli, void *ctx, int key, const char *arg)
 {
 	struct check_ctx *c = ctx;
-	(void)key;
+	if (key == 'o') {
+		if (!*arg)
+			return sl_opts_error(cli, "invalid --output '': expected a file or '-'");
+		c->output = sl_arena_strdup(c->run->arena, arg);
+		return 0;
+	}
 	if (!*arg)
 		return sl_opts_error(cli, "invalid --config-file '': expected a file");
 	c->config_file = sl_arena_strdup(c->run->arena, arg);
@@ -81,21 +94,43 @@ static struct sl_config *project_load(struct sl_cli *cli, struct sl_run *run, st
 	return rc == 0 ? c : NULL;
 }
 
-static const struct sl_cmd_spec spec = {
+static const struct sl_cmd_spec check_spec = {
 	.name = "check",
 	.usage = "[OPTIONS] FILE...",
 	.summary = "Lint W&B sweep files ('-' reads standard input).",
 	.common = SL_OPTS_ALL,
 	.opts = check_opts,
+	.nopts = 1, /* --config-file */
+	.on_opt = check_opt,
+};
+
+static const struct sl_cmd_spec report_spec = {
+	.name = "report",
+	.usage = "[OPTIONS] FILE...",
+	.summary = "Lint W&B sweep files into one self-contained HTML report: per model a batch x length "
+		   "heatmap, per value the breakdown of its worst combination, the findings and the assumptions.",
+	.common = SL_OPTS_MODEL | SL_OPTS_RULES,
+	.opts = check_opts,
 	.nopts = sizeof check_opts / sizeof check_opts[0],
 	.on_opt = check_opt,
 };
 
-int cmd_check(struct sl_cli *cli, int argc, char **argv)
+/* The report's sink: the -o file, or stdout for '-'. NULL after saying why. */
+static FILE *report_open(struct sl_cli *cli, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return cli->out;
+	FILE *fp = fopen(path, "w");
+	if (!fp)
+		fprintf(cli->err, "sweeplint: error: cannot write '%s': %s\n", path, strerror(errno));
+	return fp;
+}
+
+static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool report, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	struct check_ctx ctx = {.run = run};
-	struct sl_cmd_spec spec_here = spec; /* the table is const; this call's context is local */
+	struct check_ctx ctx = {.run = run, .output = REPORT_DEFAULT};
+	struct sl_cmd_spec spec_here = *spec; /* the table is const; this call's context is local */
 	spec_here.ctx = &ctx;
 	run->opt.headroom = 0; /* 0 after parsing: --headroom not given (a config may set it) */
 	int first = 0;
@@ -104,6 +139,8 @@ int cmd_check(struct sl_cli *cli, int argc, char **argv)
 		sl_run_free(run);
 		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
 	}
+	if (report)
+		run->opt.format = SL_FORMAT_HTML;
 	if (first >= argc) {
 		sl_opts_error(cli, "no input files (give FILE... or '-' for standard input)");
 		sl_run_free(run);
@@ -132,7 +169,12 @@ int cmd_check(struct sl_cli *cli, int argc, char **argv)
 	const struct sl_config *applied = NULL;
 	bool first_file = true;
 
-	struct sl_report *rep = sl_report_new(run->arena, &run->opt, cli->out);
+	FILE *sink = report ? report_open(cli, ctx.output) : cli->out;
+	if (!sink) {
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+	struct sl_report *rep = sl_report_new(run->arena, &run->opt, sink);
 	bool stopped = false;
 	for (int i = first; i < argc; i++) {
 		const char *path = argv[i];
@@ -174,13 +216,29 @@ int cmd_check(struct sl_cli *cli, int argc, char **argv)
 					sl_strerror(f->err));
 		}
 	}
-	if (sl_report_finish(rep) < 0) {
+	int frc = sl_report_finish(rep);
+	if (sink != cli->out && fclose(sink) != 0)
+		frc = -SL_EIO;
+	if (frc < 0) {
 		fprintf(cli->err, "sweeplint: error: cannot write output: %s\n", strerror(errno));
 		stopped = true;
+	} else if (report && sink != cli->out) {
+		fprintf(cli->err, "sweeplint: wrote %s: %s\n", ctx.output,
+			sl_report_summary(run->arena, sl_report_totals(rep)));
 	}
 	size_t errors = sl_report_totals(rep)->by_severity[SL_SEV_ERROR];
 	sl_run_free(run);
 	if (stopped)
 		return SL_EXIT_USAGE;
 	return errors ? SL_EXIT_FINDINGS : SL_EXIT_OK;
+}
+
+int cmd_check(struct sl_cli *cli, int argc, char **argv)
+{
+	return check_main(cli, &check_spec, false, argc, argv);
+}
+
+int cmd_report(struct sl_cli *cli, int argc, char **argv)
+{
+	return check_main(cli, &report_spec, true, argc, argv);
 }

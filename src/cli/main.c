@@ -19,6 +19,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{"check", cmd_check, "[OPTIONS] FILE...", "lint sweeps (the default command; '-' reads stdin)"},
+	{"report", cmd_report, "[OPTIONS] FILE...", "one self-contained HTML report (-o FILE)"},
 	{"fix", cmd_fix, "[OPTIONS] FILE", "prune values that fit in no combination"},
 	{"split", cmd_split, "[OPTIONS] --by KEY FILE", "one sweep per value of a key, each pruned"},
 	{"estimate", cmd_estimate, "[OPTIONS] ROLE=VALUE...", "memory breakdown of one run"},

@@ -85,7 +85,7 @@ static bool wants(const struct sl_cmd_spec *spec, const struct common *c)
 	return c->group == ALWAYS || (spec->common & c->group);
 }
 
-/* "text, json, sarif, github or auto" */
+/* "text, json, sarif, github, html or auto" */
 static void format_list(FILE *out)
 {
 	for (int i = 0; i < SL_FORMAT__COUNT; i++)

@@ -36,6 +36,7 @@ extern const struct sl_formatter sl_formatter_text;
 extern const struct sl_formatter sl_formatter_json;
 extern const struct sl_formatter sl_formatter_sarif;
 extern const struct sl_formatter sl_formatter_github;
+extern const struct sl_formatter sl_formatter_html;
 
 /* A JSON string of s; bytes that are not UTF-8 become U+FFFD (json.c). Never NULL. */
 struct json_t;

@@ -11,6 +11,7 @@ static const struct sl_formatter *const formatters[SL_FORMAT__COUNT] = {
 	[SL_FORMAT_JSON] = &sl_formatter_json,
 	[SL_FORMAT_SARIF] = &sl_formatter_sarif,
 	[SL_FORMAT_GITHUB] = &sl_formatter_github,
+	[SL_FORMAT_HTML] = &sl_formatter_html,
 };
 
 static const char *const format_names[SL_FORMAT__COUNT] = {
@@ -18,6 +19,7 @@ static const char *const format_names[SL_FORMAT__COUNT] = {
 	[SL_FORMAT_JSON] = "json",
 	[SL_FORMAT_SARIF] = "sarif",
 	[SL_FORMAT_GITHUB] = "github",
+	[SL_FORMAT_HTML] = "html",
 };
 
 const char *sl_format_name(enum sl_format f)

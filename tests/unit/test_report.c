@@ -365,6 +365,31 @@ static void test_write_failure_is_reported(void **state)
 	fclose(tiny);
 }
 
+/* -f html: text from input is escaped wherever it lands (a file nothing evaluated: findings only). */
+static void test_html_escapes_input(void **state)
+{
+	(void)state;
+	struct sl_file *f = file("<x>&'q'.yaml", SWEEP);
+	struct sl_diag *d = finding(f, "syntax", SL_SEV_ERROR, "grid", "value \"<script>alert(1)</script>\"\x01");
+	d->hint = "use <b>&amp;</b>";
+	R->opt.format = SL_FORMAT_HTML;
+	struct sl_report *r = sl_report_new(R->arena, &R->opt, SINK);
+	sl_report_file(r, f);
+	assert_int_equal(sl_report_finish(r), 0);
+	const char *out = render();
+	assert_non_null(strstr(out, "<!DOCTYPE html>"));
+	assert_non_null(strstr(out, "</html>\n"));
+	assert_null(strstr(out, "<script"));
+	assert_null(strstr(out, "<b>&amp;"));
+	assert_non_null(strstr(out, "<h2>&lt;x&gt;&amp;&#39;q&#39;.yaml</h2>"));
+	assert_non_null(strstr(out, "&lt;x&gt;&amp;&#39;q&#39;.yaml:1:9"));
+	assert_non_null(strstr(out, "value &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#xFFFD;"));
+	assert_non_null(strstr(out, "use &lt;b&gt;&amp;amp;&lt;/b&gt;"));
+	/* nothing was evaluated: no heatmap, and the assumptions say so */
+	assert_null(strstr(out, "<figure"));
+	assert_non_null(strstr(out, "No memory evaluation ran"));
+}
+
 static void test_format_names(void **state)
 {
 	(void)state;
@@ -372,6 +397,7 @@ static void test_format_names(void **state)
 		assert_int_equal(sl_format_parse(sl_format_name((enum sl_format)i)), i);
 	assert_int_equal(sl_format_parse("text"), SL_FORMAT_TEXT);
 	assert_int_equal(sl_format_parse("json"), SL_FORMAT_JSON);
+	assert_int_equal(sl_format_parse("html"), SL_FORMAT_HTML);
 	assert_int_equal(sl_format_parse("xml"), -1);
 }
 
@@ -389,6 +415,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_invalid_utf8_and_huge_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_no_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_failure_is_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_escapes_input, setup, teardown),
 		cmocka_unit_test(test_format_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
