@@ -41,7 +41,7 @@ static int lsp_severity(enum sl_severity sev)
 	}
 }
 
-static json_t *diagnostic(struct sl_lsp_server *s, struct sl_lsp_doc *d, const struct sl_diag *g)
+json_t *sl_lsp_diagnostic(struct sl_lsp_server *s, struct sl_lsp_doc *d, const struct sl_diag *g)
 {
 	struct sl_arena *a = d->lint->run->arena;
 	bool here = d->lint->file && g->src == d->lint->file->src;
@@ -82,10 +82,10 @@ void sl_lsp_publish(struct sl_lsp_server *s, struct sl_lsp_doc *d)
 		json_array_append_new(list, j);
 	}
 	for (size_t i = 0; i < l->extra.n; i++)
-		json_array_append_new(list, diagnostic(s, d, &l->extra.v[i]));
+		json_array_append_new(list, sl_lsp_diagnostic(s, d, &l->extra.v[i]));
 	if (l->file) {
 		for (size_t i = 0; i < l->file->diags.n; i++)
-			json_array_append_new(list, diagnostic(s, d, &l->file->diags.v[i]));
+			json_array_append_new(list, sl_lsp_diagnostic(s, d, &l->file->diags.v[i]));
 		if (l->file->err && strcmp(l->file->err_rule, "config") != 0) {
 			const char *m = sl_arena_printf(l->run->arena, "rule '%s' could not run: %s",
 							l->file->err_rule, sl_strerror(l->file->err));

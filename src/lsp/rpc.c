@@ -134,6 +134,15 @@ enum sl_rpc_status sl_rpc_read(struct sl_rpc_reader *r, json_t **msg, const char
 {
 	*msg = NULL;
 	*why = NULL;
+	if (r->pos == r->len && r->cap > (1u << 20)) {
+		/* a large message came and went: give its buffer back */
+		free(r->buf);
+		r->cap = 1 << 16;
+		r->buf = malloc(r->cap);
+		if (!r->buf)
+			sl_oom();
+		r->pos = r->len = 0;
+	}
 	long long length = -1;
 	bool bad = false, any = false;
 	for (;;) {

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "lint.h"
+#include "requests.h"
 #include "rpc.h"
 #include "server.h"
 #include "sweeplint/arena.h"
@@ -130,6 +131,29 @@ json_t *sl_lsp_jrange(const struct sl_lsp_server *s, const struct sl_lsp_doc *d,
 	return j;
 }
 
+bool sl_lsp_joffset(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, json_t *pos, size_t *off)
+{
+	json_t *line = json_object_get(pos, "line"), *ch = json_object_get(pos, "character");
+	if (!json_is_integer(line) || !json_is_integer(ch) || json_integer_value(line) < 0 ||
+	    json_integer_value(ch) < 0 || json_integer_value(line) > UINT32_MAX || json_integer_value(ch) > UINT32_MAX)
+		return false;
+	if (d)
+		*off = sl_lsp_offset(&d->lines, s->enc, (uint32_t)json_integer_value(line),
+				     (uint32_t)json_integer_value(ch));
+	return true;
+}
+
+bool sl_lsp_joffsets(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, json_t *range, size_t *from,
+		     size_t *to)
+{
+	if (!sl_lsp_joffset(s, d, json_object_get(range, "start"), from) ||
+	    !sl_lsp_joffset(s, d, json_object_get(range, "end"), to))
+		return false;
+	if (d && *to < *from)
+		*to = *from;
+	return true;
+}
+
 static void reply(struct sl_lsp_server *s, json_t *id, json_t *result)
 {
 	sl_lsp_send(s, json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", result ? result : json_null()));
@@ -162,8 +186,10 @@ static void initialize(struct sl_lsp_server *s, json_t *id, json_t *params)
 			s->enc = SL_LSP_UTF8;
 	}
 	s->state = SL_LSP_RUNNING;
-	json_t *caps = json_pack("{s:s, s:{s:b, s:i, s:{s:b}}}", "positionEncoding", sl_lsp_encoding_name(s->enc),
-				 "textDocumentSync", "openClose", 1, "change", 1, "save", "includeText", 1);
+	json_t *caps = json_pack("{s:s, s:{s:b, s:i, s:{s:b}}, s:b, s:b, s:{s:[s]}}", "positionEncoding",
+				 sl_lsp_encoding_name(s->enc), "textDocumentSync", "openClose", 1, "change", 1, "save",
+				 "includeText", 1, "hoverProvider", 1, "inlayHintProvider", 1, "codeActionProvider",
+				 "codeActionKinds", "quickfix");
 	reply(s, id, json_pack("{s:o, s:{s:s, s:s}}", "capabilities", caps, "serverInfo", "name", "sweeplint",
 			       "version", s->o->version ? s->o->version : ""));
 }
@@ -294,6 +320,26 @@ static void request(struct sl_lsp_server *s, json_t *id, const char *method, jso
 	if (strcmp(method, "shutdown") == 0) {
 		s->state = SL_LSP_SHUT_DOWN;
 		reply(s, id, json_null());
+		return;
+	}
+	static const struct {
+		const char *method;
+		json_t *(*fn)(struct sl_lsp_server *s, json_t *params, struct sl_lsp_error *e);
+	} handlers[] = {
+		{"textDocument/hover", sl_lsp_hover},
+		{"textDocument/inlayHint", sl_lsp_inlay_hint},
+		{"textDocument/codeAction", sl_lsp_code_action},
+	};
+	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+		if (strcmp(method, handlers[i].method) != 0)
+			continue;
+		struct sl_lsp_error e = {0};
+		json_t *result = json_is_object(params) ? handlers[i].fn(s, params, &e) : NULL;
+		if (result)
+			reply(s, id, result);
+		else
+			reply_error(s, id, e.code ? e.code : SL_RPC_INVALID_PARAMS, "%s",
+				    e.message ? e.message : "params must be an object");
 		return;
 	}
 	reply_error(s, id, SL_RPC_METHOD_NOT_FOUND, "%s: no such method", method);

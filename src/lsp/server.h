@@ -61,6 +61,14 @@ void sl_lsp_log(struct sl_lsp_server *s, int type, const char *fmt, ...) __attri
 json_t *sl_lsp_jposition(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, size_t off);
 /* {"start", "end"} of bytes [start, end) of doc. */
 json_t *sl_lsp_jrange(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, size_t start, size_t end);
+/*
+ * The byte offsets of a {"start", "end"} range of doc (d NULL: only check its shape); false when it is
+ * not one. A position past a line's end is its end; an end before the start is the start.
+ */
+bool sl_lsp_joffsets(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, json_t *range, size_t *from,
+		     size_t *to);
+/* The byte offset of a {"line", "character"} position of doc (d NULL: only check its shape). */
+bool sl_lsp_joffset(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, json_t *pos, size_t *off);
 /* A JSON string of s, with U+FFFD for each byte that is not UTF-8. */
 json_t *sl_lsp_jstr(const char *s);
 
@@ -78,6 +86,9 @@ void sl_lsp_doc_close_all(struct sl_lsp_server *s);
 struct sl_lsp_lint *sl_lsp_doc_lint(struct sl_lsp_server *s, struct sl_lsp_doc *d);
 /* Lint doc and publish its diagnostics. */
 void sl_lsp_publish(struct sl_lsp_server *s, struct sl_lsp_doc *d);
+/* The Diagnostic of one finding of doc's last lint. */
+struct sl_diag;
+json_t *sl_lsp_diagnostic(struct sl_lsp_server *s, struct sl_lsp_doc *d, const struct sl_diag *g);
 /* Publish an empty list for uri (a closed document). */
 void sl_lsp_publish_empty(struct sl_lsp_server *s, const char *uri);
 

@@ -9,6 +9,7 @@ usage: run_lsp.py SWEEPLINT"""
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -229,6 +230,406 @@ def _():
     c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "x"}]})
     log = c.wait_note("window/logMessage")
     assert "didChange" in log["params"]["message"], log
+    c.close()
+    sanitizer_clean(c)
+
+
+def apply_edits(text, edits, encoding="utf-16"):
+    """Apply LSP TextEdits (positions in `encoding`) to text, as a client does."""
+    lines = text.splitlines(keepends=True) or [""]
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+
+    def index(pos):
+        if pos["line"] >= len(lines):
+            return len(text)
+        s = lines[pos["line"]].rstrip("\r\n")
+        n, i = 0, 0
+        while i < len(s) and n < pos["character"]:
+            ch = s[i]
+            n += len(ch.encode()) if encoding == "utf-8" else (2 if ord(ch) > 0xFFFF else 1)
+            i += 1
+        return starts[pos["line"]] + i
+    spans = sorted(((index(e["range"]["start"]), index(e["range"]["end"]), e["newText"]) for e in edits), reverse=True)
+    for a, b, t in spans:
+        text = text[:a] + t + text[b:]
+    return text
+
+
+def doc_edits(action, uri):
+    ch = action["edit"]["documentChanges"]
+    assert len(ch) == 1 and ch[0]["textDocument"]["uri"] == uri, action
+    return ch[0]["edits"]
+
+
+def peak_of(message):
+    m = re.search(r"needs ([0-9.]+ [KMGT]iB)", message)
+    return m.group(1) if m else None
+
+
+@case("hover on a value: its worst combination, the peak against usable memory, the breakdown, assumptions")
+def _():
+    path = "fixtures/sweeps/bi-encoder.yaml"
+    c = Client(EXE)
+    c.initialize()
+    uri, text = open_doc(c, path)
+    c.diagnostics(uri)
+    ooms = [d for d in check_json(path) if d["rule"] == "oom"]
+    assert ooms
+    for d in ooms:
+        pos = lsp_position(text, d["line"], d["column"])
+        r = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": pos})["result"]
+        md = r["contents"]["value"]
+        assert r["contents"]["kind"] == "markdown"
+        assert r["range"]["start"] == pos, (r["range"], pos)
+        worst = re.search(r"worst: (.*?) needs", d["message"]).group(1)
+        assert "Worst combination: " + worst in md or all(p in md for p in worst.split(" × ")), (worst, md)
+        assert "Peak **%s**" % peak_of(d["message"]) in md, (d["message"], md)
+        assert "out of memory" in md and "usable on a100-80gb, assumed" in md, md
+        rows = re.findall(r"^\| ([a-zA-Z /]+) \| ([0-9.]+) ([KMG])iB \| ([0-9.]+)% \|$", md, re.M)
+        assert len(rows) >= 4, md
+        total = float(re.search(r"\| \*\*total\*\* \| \*\*([0-9.]+) GiB", md).group(1))
+        unit = {"K": 2 ** -20, "M": 2 ** -10, "G": 1}
+        s = sum(float(v) * unit[u] for _, v, u, _ in rows)
+        assert abs(s - total) < 0.05 * len(rows) + 0.1, (s, total, md)
+        assert "Assumed (stated nowhere" in md and "optimizer" in md, md
+    # a position on no value and no key: null
+    r = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}})
+    assert r["result"] is None, r
+    c.close()
+    sanitizer_clean(c)
+
+
+@case("hover on a key: the memory role it maps to and the pattern that says so (as check -v reports)")
+def _():
+    path = "fixtures/sweeps/bi-encoder.yaml"
+    v = subprocess.run([EXE, "check", "-v", path], capture_output=True, text=True).stdout
+    notes = re.findall(r"note: (\S+) \(sweep\) (?:-> (\w+): .*?\[(.*) from (\S+)\]|(: not memory-relevant))", v)
+    assert len(notes) >= 5, v
+    c = Client(EXE)
+    c.initialize()
+    uri, text = open_doc(c, path)
+    lines = text.splitlines()
+    for key, role, pattern, origin, notmem in notes:
+        ln = next(i for i, s in enumerate(lines) if s.strip().startswith(key + ":"))
+        ch = len(lines[ln][:lines[ln].index(key)].encode("utf-16-le")) // 2 + 1
+        r = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": ln, "character": ch}})
+        md = r["result"]["contents"]["value"]
+        if notmem:
+            assert "Not memory-relevant" in md, (key, md)
+        else:
+            assert "Memory role **%s**" % role in md and pattern in md and origin in md, (key, role, md)
+    c.close()
+    sanitizer_clean(c)
+
+
+@case("inlay hints: one after each memory-relevant value, 'OOM <peak>' exactly where check reports oom")
+def _():
+    path = "fixtures/sweeps/bi-encoder.yaml"
+    c = Client(EXE)
+    c.initialize()
+    uri, text = open_doc(c, path)
+    r = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri}, "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": len(text.splitlines()) + 1, "character": 0}}})
+    hints = r["result"]
+    ooms = {(d["end_line"] - 1, d["end_column"] - 1): peak_of(d["message"]) for d in check_json(path) if d["rule"] == "oom"}
+    got_oom = {(h["position"]["line"], h["position"]["character"]): h["label"] for h in hints if h["label"].startswith("OOM")}
+    want_oom = {(ln, lsp_position(text, ln + 1, col + 1)["character"]): "OOM " + p for (ln, col), p in ooms.items()}
+    for k, label in want_oom.items():
+        assert got_oom.get(k) == label, (k, label, got_oom)
+    # each hint is the peak its value's hover shows
+    for h in hints:
+        pos = dict(h["position"])
+        pos["character"] -= 1
+        md = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": pos})["result"]["contents"]["value"]
+        size = re.sub(r"^(OOM|near) ", "", h["label"])
+        assert "Peak **%s**" % size in md, (h, md)
+    # every value of the memory axes written here has one: 4 models + 4 batches + 3 lengths + 2 GC + 1 amp
+    v = subprocess.run([EXE, "check", "-v", path], capture_output=True, text=True).stdout
+    nvals = sum(int(n) for n in re.findall(r"\(sweep\) -> \w+: (\d+) values?", v))
+    assert len(hints) == nvals, (len(hints), nvals, hints)
+    for h in hints:
+        assert re.fullmatch(r"(OOM |near )?[0-9.]+ [KMGT]iB", h["label"]), h
+        assert h["paddingLeft"] is True and "worst combination" in h["tooltip"], h
+    # a range covering one line gets that line's hints only
+    ln = text.splitlines().index("    values: [32, 64, 128, 256]")
+    r = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri}, "range": {
+        "start": {"line": ln, "character": 0}, "end": {"line": ln, "character": 99}}})
+    assert len(r["result"]) == 4 and all(h["position"]["line"] == ln for h in r["result"]), r
+    c.close()
+    sanitizer_clean(c)
+
+
+ACTIONS = """\
+# 배치 실험 🎉
+program: train.py
+method: grid
+parameters:
+  model_name_or_path: {value: bert-base-uncased}  # 모델 🎉
+  max_seq_length: {value: 512}
+  per_device_train_batch_size:
+    value: 512  # 배치 🎉 크기
+command:
+  - ${env}
+  - ${interpreter}
+  - ${program}
+  - ${args}
+"""
+
+REMOVE = """\
+program: train.py
+method: grid
+parameters:
+  model_name_or_path: {value: bert-base-uncased}
+  max_seq_length: {values: [128, 512]}
+  per_device_train_batch_size: {values: [8, 16, 100000]}  # 한국어 🎉
+command:
+  - ${env}
+  - ${interpreter}
+  - ${program}
+  - ${args}
+"""
+
+
+def actions_at(c, uri, text, path, rule="oom", encoding="utf-16"):
+    out = []
+    for d in check_json(path):
+        if d["rule"] != rule:
+            continue
+        rng = {"start": lsp_position(text, d["line"], d["column"], encoding),
+               "end": lsp_position(text, d["end_line"], d["end_column"], encoding)}
+        r = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng,
+                                                  "context": {"diagnostics": []}})
+        out += r["result"]
+    return out
+
+
+@case("code actions: batch -> the largest that fits with the accumulation keeping the effective batch; "
+      "disable comment; applied by the client, check agrees")
+def _():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "sweep.yaml")
+        with open(path, "w") as f:
+            f.write(ACTIONS)
+        assert any(x["rule"] == "oom" for x in check_json(path)), check_json(path)
+        for enc in (None, ["utf-8"]):
+            c = Client(EXE)
+            r = c.initialize(encodings=enc)
+            e = r["result"]["capabilities"]["positionEncoding"]
+            uri, text = open_doc(c, path)
+            acts = actions_at(c, uri, text, path, encoding=e)
+            batch = [a for a in acts if a["title"].startswith("Use per_device_train_batch_size")]
+            assert len(batch) == 1, [a["title"] for a in acts]
+            new = apply_edits(text, doc_edits(batch[0], uri), e)
+            m = re.search(r"Use per_device_train_batch_size (\d+) with gradient_accumulation_steps (\d+)", batch[0]["title"])
+            b, g = int(m.group(1)), int(m.group(2))
+            assert b * g == 512 and b < 512, batch[0]["title"]
+            assert "value: %d  # 배치 🎉 크기" % b in new and "gradient_accumulation_steps: {value: %d}" % g in new, new
+            with open(os.path.join(d, "fixed.yaml"), "w") as f:
+                f.write(new)
+            after = check_json(os.path.join(d, "fixed.yaml"))
+            assert not any(x["rule"] == "oom" for x in after), after
+            dis = [a for a in acts if a["title"].startswith("Disable oom")]
+            assert len(dis) == 1, [a["title"] for a in acts]
+            new = apply_edits(text, doc_edits(dis[0], uri), e)
+            # the finding's line has a comment: the directive goes on its own line above it
+            assert "\n  # sweeplint: disable=oom\n  model_name_or_path: {value: bert-base-uncased}  # 모델 🎉\n" in new, new
+            with open(os.path.join(d, "disabled.yaml"), "w") as f:
+                f.write(new)
+            assert not any(x["rule"] == "oom" for x in check_json(os.path.join(d, "disabled.yaml")))
+            c.close()
+            sanitizer_clean(c)
+
+
+@case("code actions: remove a value that fits in no combination (edits on the original bytes)")
+def _():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "sweep.yaml")
+        with open(path, "w") as f:
+            f.write(REMOVE)
+        c = Client(EXE)
+        c.initialize()
+        uri, text = open_doc(c, path)
+        acts = actions_at(c, uri, text, path)
+        rm = [a for a in acts if a["title"].startswith("Remove per_device_train_batch_size 100000")]
+        assert len(rm) == 1, [a["title"] for a in acts]
+        assert rm[0].get("isPreferred") and rm[0]["diagnostics"][0]["code"] == "oom", rm
+        new = apply_edits(text, doc_edits(rm[0], uri))
+        assert new == REMOVE.replace("[8, 16, 100000]", "[8, 16]"), new
+        assert not any(a["title"].startswith("Use ") for a in acts)  # three batch values: no accumulation pairing
+        c.close()
+        sanitizer_clean(c)
+
+
+@case("every fixture: hover, inlay hints and code actions answer at every finding; each action, applied, does what it says")
+def _():
+    c = Client(EXE)
+    c.initialize()
+    nact = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in FIXTURES:
+            uri, text = open_doc(c, path)
+            c.diagnostics(uri)
+            end = {"line": len(text.splitlines()) + 1, "character": 0}
+            hints = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri}, "range": {
+                "start": {"line": 0, "character": 0}, "end": end}})["result"]
+            assert isinstance(hints, list), hints
+            before = check_json(path)
+            for d in before:
+                if "path" in d:
+                    continue
+                rng = {"start": lsp_position(text, d["line"], d["column"]),
+                       "end": lsp_position(text, d["end_line"], d["end_column"])}
+                h = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": rng["start"]})
+                assert "result" in h, h
+                acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng,
+                                                             "context": {"diagnostics": []}})["result"]
+                for a in acts:
+                    nact += 1
+                    new = apply_edits(text, doc_edits(a, uri))
+                    # beside the original: the same folder, so the same configs and project config
+                    out = os.path.join(os.path.dirname(path), ".lsp-action-%d.yaml" % os.getpid())
+                    try:
+                        with open(out, "w") as f:
+                            f.write(new)
+                        after = check_json(out)
+                    finally:
+                        os.unlink(out)
+                    for rule in ("syntax", "schema"):
+                        assert sum(x["rule"] == rule for x in after) <= sum(x["rule"] == rule for x in before), \
+                            (path, a["title"], rule, after)
+                    if a["title"].startswith("Disable "):
+                        g = a["diagnostics"][0]     # the finding the action is about (the range may hold several)
+                        line, msg = g["range"]["start"]["line"] + 1, g["message"].split("\nhint: ")[0]
+                        assert not any(x["rule"] == g["code"] and x["line"] in (line, line + 1) and x["message"] == msg
+                                       for x in after), (path, a["title"], g, after)
+                    else:
+                        n = lambda fs: sum(x["rule"] == "oom" for x in fs)  # noqa: E731
+                        assert n(after) < n(before), (path, a["title"], after)
+    assert nact >= 20, nact
+    c.close()
+    sanitizer_clean(c)
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def next_response(c):
+    while True:
+        m = c.read()
+        if "method" not in m:
+            return m
+        c.notes.append(m)
+
+
+@case("malformed JSON-RPC: bad headers, bad JSON, wrong types, unknown methods — answered per the protocol")
+def _():
+    c = Client(EXE)
+    c.initialize()
+    c.raw(b"Content-Length: abc\r\n\r\n")                      # a bad header: logged, skipped
+    c.raw(b"X-Nothing: 1\r\n\r\n")                             # no Content-Length: logged, skipped
+    c.raw(b"Content-Length: 9\r\n\r\n{not json")               # ParseError, id null
+    r = next_response(c)
+    assert r["error"]["code"] == -32700 and r["id"] is None, r
+    for body, code, rid in ((b"[1, 2]", -32600, None), (b'{"jsonrpc": "2.0", "id": 7, "method": 5}', -32600, 7),
+                            (b'{"jsonrpc": "2.0", "id": {"x": 1}, "method": "shutdown"}', -32600, None),
+                            (b'{"jsonrpc": "1.0", "id": 8, "method": "shutdown"}', -32600, 8),
+                            (b'{"jsonrpc": "2.0", "id": 9, "method": "textDocument/hover", "params": [1]}', -32602, 9),
+                            (b'{"jsonrpc": "2.0", "id": 10, "method": "textDocument/hover", "params": '
+                             b'{"textDocument": {"uri": "file:///x"}, "position": {"line": "a", "character": 0}}}',
+                             -32602, 10),
+                            (b'{"jsonrpc": "2.0", "id": "s", "method": "workspace/frobnicate", "params": {}}', -32601, "s"),
+                            (b'{"jsonrpc": "2.0", "id": 11, "method": "$/unknownRequest"}', -32601, 11)):
+        c.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        r = c.wait_response(rid) if rid is not None else next_response(c)
+        assert r.get("error", {}).get("code") == code and r["id"] == rid, (body, r)
+    # unknown notifications and $/ notifications get no answer: the next answer is the next request's
+    c.notify("workspace/frobnicated", {"x": 1})
+    c.notify("$/cancelRequest", {"id": 1})
+    c.notify("$/setTrace", {"value": "off"})
+    r = c.request("textDocument/hover", {"textDocument": {"uri": "file:///not/open.yaml"},
+                                         "position": {"line": 0, "character": 0}})
+    assert r["result"] is None, r
+    logs = [m for m in c.notes if m["method"] == "window/logMessage"]
+    assert any("Content-Length" in m["params"]["message"] for m in logs), logs
+    r, rc = c.close()
+    assert rc == 0, c.stderr
+    sanitizer_clean(c)
+
+
+@case("a document past 64 MiB: one clear diagnostic, not a lint; the server goes on serving")
+def _():
+    c = Client(EXE)
+    c.initialize()
+    big = "# " + "x" * ((64 << 20) - 1) + "\n"
+    uri = "file:///tmp/sweeplint-lsp-big.yaml"
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": big}})
+    diags = c.diagnostics(uri, timeout=120)
+    assert len(diags) == 1 and "past the 64 MiB limit" in diags[0]["message"] and diags[0]["severity"] == 1, diags
+    del big
+    path = "fixtures/sweeps/bi-encoder.yaml"
+    uri2, text = open_doc(c, path)
+    assert got(c.diagnostics(uri2)) == expected(path, text, "utf-16")
+    c.close()
+    sanitizer_clean(c)
+
+
+@case("a change storm: 3,000 changes with hovers in between, every request answered, the last version published")
+def _():
+    c = Client(EXE)
+    c.initialize()
+    path = "fixtures/sweeps/bi-encoder.yaml"
+    uri, text = open_doc(c, path)
+    out = []
+    hover_ids = []
+    for v in range(2, 3002):
+        t = text.replace("[32, 64, 128, 256]", "[32, 64, 128, %d]" % (256 + v % 7))
+        out.append(c.frame(c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
+                                                               "contentChanges": [{"text": t}]}, send=False)))
+        if v % 100 == 0:
+            hover_ids.append(c.next_id)
+            out.append(c.frame({"jsonrpc": "2.0", "id": c.next_id, "method": "textDocument/hover",
+                                "params": {"textDocument": {"uri": uri}, "position": {"line": 10, "character": 18}}}))
+            c.next_id += 1
+    out.append(c.frame(c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3002},
+                                                           "contentChanges": [{"text": text}]}, send=False)))
+    c.raw(b"".join(out))
+    for rid in hover_ids:
+        r = c.wait_response(rid, timeout=120)
+        assert "Peak" in r["result"]["contents"]["value"], r
+    diags = c.diagnostics(uri, version=3002, timeout=120)
+    assert got(diags) == expected(path, text, "utf-16")
+    c.close()
+    sanitizer_clean(c)
+
+
+@case("memory does not grow across 10,000 edits, each linted (one arena per lint, freed)")
+def _():
+    env = dict(os.environ)
+    # ASan keeps freed memory in quarantine: without it, RSS shows what the server holds
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0").lstrip(":")
+    c = Client(EXE, env=env)
+    c.initialize()
+    path = "fixtures/sweeps/bi-encoder.yaml"
+    uri, text = open_doc(c, path)
+    c.diagnostics(uri, version=1)
+    samples = {}
+    for v in range(2, 10002):
+        t = text.replace("[32, 64, 128, 256]", "[32, 64, 128, %d]" % (200 + v % 97))
+        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": t}]})
+        c.diagnostics(uri, version=v)   # each edit linted before the next is sent
+        c.notes.clear()
+        if v in (1001, 10001):
+            samples[v] = rss_kib(c.p.pid)
+    growth = samples[10001] - samples[1001]
+    print("# RSS after 1,000 edits %d KiB, after 10,000 edits %d KiB (growth %d KiB)" % (samples[1001], samples[10001], growth))
+    assert growth < 4096, samples
     c.close()
     sanitizer_clean(c)
 
