@@ -117,17 +117,22 @@ struct sl_eval_opts {
 	size_t nmodel_aliases;
 	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */
 	uint32_t num_gpus;               /* -n: GPUs per run unless a key sets it (0: 1) */
-	uint64_t max_combos;             /* evaluation bound (0: SL_EVAL_MAX_COMBOS) */
+	uint64_t max_combos;             /* evaluation bound (0: from SL_EVAL_MAX_WORK and the axes) */
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
 };
 
 /*
- * Past this many memory-relevant combinations the largest numeric axes are cut
- * to their bounds; when two-valued axes alone pass it (21 or more two-valued
- * memory parameters), nothing is evaluated (too_many). 2^20 combinations
- * evaluate in about 0.5 s and 2 MB of verdict cells (docs/reliability.md).
+ * The evaluation bound. A combination costs about one step per memory-relevant
+ * axis (the incremental estimate, the per-value tallies), so the bound is on
+ * combinations × axes: SL_EVAL_MAX_WORK / axes combinations, kept between
+ * SL_EVAL_MIN_COMBOS and SL_EVAL_MAX_COMBOS. Past it the largest numeric axes
+ * are cut to their bounds; when two-valued axes alone pass it, nothing is
+ * evaluated (too_many). Figures: docs/reliability.md (10^7 combinations of
+ * five or seven axes are evaluated whole; 22 two-valued axes are not).
  */
-#define SL_EVAL_MAX_COMBOS ((uint64_t)1 << 20)
+#define SL_EVAL_MAX_WORK ((uint64_t)75000000)
+#define SL_EVAL_MIN_COMBOS ((uint64_t)1 << 20)
+#define SL_EVAL_MAX_COMBOS ((uint64_t)1 << 24)
 
 struct sl_eval {
 	const struct sl_sweep *sweep;

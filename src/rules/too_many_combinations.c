@@ -1,6 +1,6 @@
 /*
  * too-many-combinations: the sweep's memory-relevant parameters make more
- * combinations than sweeplint evaluates (SL_EVAL_MAX_COMBOS) even with every
+ * combinations than sweeplint evaluates (the bound in eval.h) even with every
  * numeric axis cut to its two bounds, so nothing was estimated and every
  * combination is counted unknown. Reported at the parameter whose axis
  * passed the bound (else the sweep's first line).

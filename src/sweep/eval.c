@@ -473,6 +473,16 @@ static uint64_t axes_product(const struct sl_eval *ev)
 	return prod;
 }
 
+/* The combinations this sweep's axes may make (SL_EVAL_MAX_WORK / axes, clamped). */
+static uint64_t eval_bound(const struct sl_eval *ev)
+{
+	uint64_t axes = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		axes += ev->axes[i].n > 1;
+	uint64_t bound = SL_EVAL_MAX_WORK / (axes ? axes : 1);
+	return bound < SL_EVAL_MIN_COMBOS ? SL_EVAL_MIN_COMBOS : bound > SL_EVAL_MAX_COMBOS ? SL_EVAL_MAX_COMBOS : bound;
+}
+
 /*
  * Cut the largest numeric axes to their bounds until the product fits the
  * bound. When only two-valued axes are left and the product still does not
@@ -1054,7 +1064,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	for (size_t i = 0; i < ev->naxes; i++)
 		for (size_t j = 0; j < ev->axes[i].n; j++)
 			ev->axes[i].values[j].best = UINT64_MAX;
-	limit_axes(&B, o->max_combos ? o->max_combos : SL_EVAL_MAX_COMBOS);
+	limit_axes(&B, o->max_combos ? o->max_combos : eval_bound(ev));
 	if (!ev->cat || !ev->gpu || ev->too_many)
 		return 0; /* nothing to estimate against: the caller counts every combination unknown */
 	enumerate(&B);
