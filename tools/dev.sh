@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(meson ninja-build pkg-config gcc libc6-dev libyaml-dev libcyaml-dev libpcre2-dev
 	libjansson-dev libcmocka-dev python3 python3-yaml python3-jsonschema)
 test_packages=(valgrind clang pre-commit git yamllint python3-mesonpy python3-build python3-venv patchelf
-	chromium)
+	chromium shellcheck)
 
 install_missing() {
 	local missing=()
