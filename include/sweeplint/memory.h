@@ -174,6 +174,9 @@ struct sl_model {
 	enum sl_task task;         /* default task */
 	uint32_t st_max_seq_len;   /* sentence-transformers max_seq_length, 0 when none */
 	uint64_t official_params;  /* the published count when known (tests compare), else 0 */
+	double tolerance;          /* how far the computed count may be from a rounded official one (0: exact) */
+	const char **names;        /* plain names the architecture table matches by (rules/architectures.yaml) */
+	size_t nnames;
 	const char *source;        /* where the config came from */
 	/* how a value resolved (sl_model_resolve); catalog entries leave these NULL / none */
 	const char *resolved_by;   /* "config", "project", "hf-cache", "catalog", "name" */
@@ -222,6 +225,8 @@ struct sl_calib {
 struct sl_catalog {
 	struct sl_model *models;
 	size_t nmodels;
+	struct sl_model *archs;    /* the architecture table (rules/architectures.yaml): matched by name only */
+	size_t narchs;
 	struct sl_gpu *gpus;
 	size_t ngpus;
 	struct sl_calib calib;
@@ -407,6 +412,23 @@ struct sl_resolve_opts {
 };
 const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_catalog *c, const char *value,
 					const struct sl_resolve_opts *o, struct sl_diags *diags);
+
+/*
+ * The architecture table by name (src/memory/byname.c): the catalog entry or
+ * table entry whose name the value holds as consecutive tokens (the longest
+ * such name). model NULL: no name matched, or two entries of different sizes
+ * matched equally (other then names the second), or the value names an
+ * architecture these families do not build (foreign). quant: what the id
+ * says of its weights (-bnb-4bit, -AWQ, -GPTQ: nf4; -8bit: int8).
+ */
+struct sl_name_match {
+	const struct sl_model *model;
+	const struct sl_model *other;
+	const char *foreign;
+	enum sl_quant quant;
+};
+void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value,
+			   struct sl_name_match *out);
 
 /*
  * The hub cache folder huggingface_hub uses, from its environment variables

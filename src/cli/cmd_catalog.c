@@ -179,13 +179,12 @@ int cmd_models(struct sl_cli *cli, int argc, char **argv)
 		models_table(cli->out, v, n);
 		for (size_t i = 0; i < n && first < argc; i++) {
 			const struct sl_model *m = v[i];
-			fprintf(cli->out, "%s: resolved by %s (%s)", argv[first + (int)i], m->resolved_by,
-				m->resolved_from ? m->resolved_from : "");
-			if (m->quant != SL_QUANT_NONE)
-				fprintf(cli->out, ", %s base", sl_quant_name(m->quant));
 			if (m->resolved_note)
-				fprintf(cli->out, ": %s", m->resolved_note);
-			fputc('\n', cli->out);
+				fprintf(cli->out, "%s: %s (%s)\n", argv[first + (int)i], m->resolved_note,
+					m->resolved_from ? m->resolved_from : "");
+			else
+				fprintf(cli->out, "%s: resolved by %s (%s)\n", argv[first + (int)i], m->resolved_by,
+					m->resolved_from ? m->resolved_from : "");
 		}
 	}
 	sl_run_free(run);

@@ -95,6 +95,8 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 
 	sl_settings_default(&m->s);
 	m->s.task = m->model->task;
+	if (!m->has[SL_ROLE_QUANT])
+		m->s.quant = m->model->quant; /* the id names it (-bnb-4bit) unless quant= is given */
 	for (size_t i = 0; i < nvals; i++)
 		sl_settings_apply(&m->s, &vals[i], m->gpu->bf16);
 	if (run->opt.num_gpus && !m->has[SL_ROLE_NUM_GPUS])

@@ -48,6 +48,9 @@ struct y_model {
 	uint32_t st_max_seq_length;
 	struct hf_config *config;
 	uint64_t official_params;
+	double tolerance;
+	char **names;
+	unsigned names_count;
 	char *source;
 };
 
@@ -164,6 +167,9 @@ static const cyaml_schema_field_t model_fields[] = {
 	CYAML_FIELD_UINT("st_max_seq_length", CYAML_FLAG_OPTIONAL, struct y_model, st_max_seq_length),
 	CYAML_FIELD_MAPPING_PTR("config", CYAML_FLAG_POINTER, struct y_model, config, hf_fields),
 	CYAML_FIELD_UINT("official_params", CYAML_FLAG_OPTIONAL, struct y_model, official_params),
+	CYAML_FIELD_FLOAT("tolerance", CYAML_FLAG_OPTIONAL, struct y_model, tolerance),
+	CYAML_FIELD_SEQUENCE("names", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct y_model, names, &string_schema, 0,
+			     CYAML_UNLIMITED),
 	CYAML_FIELD_STRING_PTR("source", CYAML_FLAG_POINTER, struct y_model, source, 1, CYAML_UNLIMITED),
 	CYAML_FIELD_END,
 };
@@ -180,6 +186,17 @@ static const cyaml_schema_field_t models_fields[] = {
 
 static const cyaml_schema_value_t models_schema = {
 	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct y_models, models_fields),
+};
+
+/* rules/architectures.yaml: the same entries under "architectures" */
+static const cyaml_schema_field_t archs_fields[] = {
+	CYAML_FIELD_SEQUENCE("architectures", CYAML_FLAG_POINTER, struct y_models, models, &model_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_END,
+};
+
+static const cyaml_schema_value_t archs_schema = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct y_models, archs_fields),
 };
 
 static const cyaml_schema_field_t gpu_fields[] = {
@@ -394,6 +411,12 @@ static void cy_free_models(void *p)
 	cyaml_free(&cfg, &models_schema, p, 0);
 }
 
+static void cy_free_archs(void *p)
+{
+	static const cyaml_config_t cfg = {.mem_fn = cy_mem, .log_level = CYAML_LOG_ERROR};
+	cyaml_free(&cfg, &archs_schema, p, 0);
+}
+
 static void cy_free_gpus(void *p)
 {
 	static const cyaml_config_t cfg = {.mem_fn = cy_mem, .log_level = CYAML_LOG_ERROR};
@@ -454,7 +477,12 @@ static const char *family_list(struct sl_arena *a)
 	return b.buf;
 }
 
-static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv)
+/*
+ * The entries of models.yaml (table false: into cat->models, aliases
+ * compiled) or of architectures.yaml (table true: into cat->archs, matched
+ * by their plain names only, so an alias there is an error).
+ */
+static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv, bool table)
 {
 	struct cylog log;
 	sl_buf_init(&log.text, f->arena);
@@ -463,25 +491,38 @@ static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv)
 		.flags = CYAML_CFG_DEFAULT,
 	};
 	struct y_models *y = NULL;
-	cyaml_err_t err = cyaml_load_data((const uint8_t *)f->bytes, f->len, &cfg, &models_schema,
+	cyaml_err_t err = cyaml_load_data((const uint8_t *)f->bytes, f->len, &cfg, table ? &archs_schema : &models_schema,
 					  (cyaml_data_t **)&y, NULL);
 	if (err != CYAML_OK) {
 		report_cyaml(f, &log, err);
 		return;
 	}
-	sl_arena_defer(f->arena, cy_free_models, y);
+	sl_arena_defer(f->arena, table ? cy_free_archs : cy_free_models, y);
 
-	cat->models = sl_arena_array(f->arena, y->models_count, sizeof *cat->models);
-	pv->model_aliases = sl_arena_array(f->arena, y->models_count, sizeof *pv->model_aliases);
+	struct sl_model *out = sl_arena_array(f->arena, y->models_count, sizeof *out);
+	struct alias_set *sets = sl_arena_array(f->arena, y->models_count, sizeof *sets);
 	size_t n = 0;
 	for (size_t i = 0; i < y->models_count; i++) {
 		const struct y_model *ym = &y->models[i];
-		struct sl_model *m = &cat->models[n];
+		struct sl_model *m = &out[n];
 		size_t before = f->errors;
 
 		for (size_t k = 0; k < n; k++)
-			if (strcasecmp(cat->models[k].name, ym->name) == 0)
+			if (strcasecmp(out[k].name, ym->name) == 0)
 				report(f, span_of(f, i, "name"), "duplicate model name '%s'", ym->name);
+		if (table && ym->aliases_count)
+			report(f, span_of(f, i, "aliases"),
+			       "architecture '%s' has aliases: the table is matched by plain 'names', not patterns",
+			       ym->name);
+		if (ym->tolerance < 0 || ym->tolerance > 0.02)
+			report(f, span_of(f, i, "tolerance"), "tolerance of '%s' must be between 0 and 0.02", ym->name);
+		for (unsigned k = 0; k < ym->names_count; k++)
+			for (const char *p = ym->names[k]; *p; p++)
+				if (*p >= 'A' && *p <= 'Z') {
+					report(f, span_of(f, i, "names"), "name '%s' of '%s' must be lower case",
+					       ym->names[k], ym->name);
+					break;
+				}
 
 		int fam = sl_family_parse(ym->family);
 		if (fam < 0) {
@@ -507,20 +548,31 @@ static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv)
 				  : m->arch.kind == SL_ARCH_DECODER ? SL_TASK_CAUSAL_LM
 								    : SL_TASK_SEQ2SEQ;
 		}
-		compile_aliases(f, i, ym->aliases, ym->aliases_count, &pv->model_aliases[n]);
+		if (!table)
+			compile_aliases(f, i, ym->aliases, ym->aliases_count, &sets[n]);
 		if (f->errors != before)
 			continue;
 
 		m->name = ym->name;
 		m->hf_id = ym->hf_id;
-		m->aliases = (const char **)ym->aliases;
-		m->naliases = ym->aliases_count;
+		m->aliases = table ? NULL : (const char **)ym->aliases;
+		m->naliases = table ? 0 : ym->aliases_count;
+		m->names = (const char **)ym->names;
+		m->nnames = ym->names_count;
 		m->st_max_seq_len = ym->st_max_seq_length;
 		m->official_params = ym->official_params;
+		m->tolerance = ym->tolerance;
 		m->source = ym->source;
 		n++;
 	}
-	cat->nmodels = n;
+	if (table) {
+		cat->archs = out;
+		cat->narchs = n;
+	} else {
+		cat->models = out;
+		cat->nmodels = n;
+		pv->model_aliases = sets;
+	}
 }
 
 static bool parse_cc(const char *s, uint32_t *major, uint32_t *minor)
@@ -608,7 +660,9 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 	cat->priv = pv;
 
 	struct file mf = file_of(a, models, "models.yaml", diags, "models");
-	load_models(&mf, cat, pv);
+	load_models(&mf, cat, pv, false);
+	struct file af = file_of(a, NULL, "architectures.yaml", diags, "architectures");
+	load_models(&af, cat, pv, true);
 	struct file gf = file_of(a, gpus, "gpus.yaml", diags, "gpus");
 	load_gpus(&gf, cat, pv);
 
@@ -616,7 +670,7 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 	int crc = sl_calib_parse_embedded(a, &cat->calib, diags);
 
 	*out = cat;
-	return mf.errors || gf.errors || crc ? -SL_ECONFIG : 0;
+	return mf.errors || af.errors || gf.errors || crc ? -SL_ECONFIG : 0;
 }
 
 const void *sl_catalog_alias_code(const struct sl_catalog *c, bool gpu, size_t i, size_t j)
@@ -676,6 +730,10 @@ int sl_catalog_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, st
 	cat->models = sl_arena_array(a, s->nmodels ? s->nmodels : 1, sizeof *cat->models);
 	if (s->nmodels)
 		memcpy(cat->models, s->models, s->nmodels * sizeof *cat->models);
+	cat->narchs = s->narchs;
+	cat->archs = sl_arena_array(a, s->narchs ? s->narchs : 1, sizeof *cat->archs);
+	if (s->narchs)
+		memcpy(cat->archs, s->archs, s->narchs * sizeof *cat->archs);
 	cat->ngpus = s->ngpus;
 	cat->gpus = sl_arena_array(a, s->ngpus ? s->ngpus : 1, sizeof *cat->gpus);
 	if (s->ngpus)

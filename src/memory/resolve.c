@@ -151,5 +151,20 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 	const struct sl_model *m = sl_catalog_find_model(c, value);
 	if (m)
 		return copy(a, m, "catalog", sl_arena_printf(a, "rules/models.yaml#%s", m->name));
-	return NULL;
+
+	/* 4. the architecture table by name: a fine-tune by the base it names */
+	struct sl_name_match nm;
+	sl_catalog_match_name(a, c, value, &nm);
+	if (!nm.model || nm.other)
+		return NULL;
+	bool table = nm.model >= c->archs && nm.model < c->archs + c->narchs;
+	struct sl_model *r = copy(a, nm.model, "name",
+				  sl_arena_printf(a, "rules/%s.yaml#%s", table ? "architectures" : "models", nm.model->name));
+	r->quant = nm.quant;
+	r->resolved_note = sl_arena_printf(a, "resolved by name as %s%s; give its config.json to be exact",
+					   nm.model->name,
+					   nm.quant == SL_QUANT_NF4    ? " with a 4-bit base, as the id says"
+					   : nm.quant == SL_QUANT_INT8 ? " with an 8-bit base, as the id says"
+								       : "");
+	return r;
 }

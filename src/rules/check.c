@@ -242,10 +242,11 @@ static const char *model_note(struct sl_arena *a, const char *value, const struc
 		return sl_arena_printf(a, "model \"%s\": unknown (not a local config, not in the Hugging Face cache, the "
 					  "catalog or the architecture table)",
 				       value);
-	const char *q = m->quant != SL_QUANT_NONE ? sl_arena_printf(a, ", %s base", sl_quant_name(m->quant)) : "";
-	return sl_arena_printf(a, "model \"%s\": resolved by %s as %s (%s)%s%s%s", value, m->resolved_by ? m->resolved_by : "?",
-			       m->name, m->resolved_from ? m->resolved_from : "?", q, m->resolved_note ? ": " : "",
-			       m->resolved_note ? m->resolved_note : "");
+	if (m->resolved_note)
+		return sl_arena_printf(a, "model \"%s\": %s (%s)", value, m->resolved_note,
+				       m->resolved_from ? m->resolved_from : "?");
+	return sl_arena_printf(a, "model \"%s\": resolved by %s as %s (%s)", value, m->resolved_by ? m->resolved_by : "?",
+			       m->name, m->resolved_from ? m->resolved_from : "?");
 }
 
 static struct sl_count count_sum(struct sl_count x, struct sl_count y)

@@ -373,7 +373,7 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 	if (ev->num_gpus)
 		s->num_gpus = ev->num_gpus;
 	const struct sl_model *m = NULL;
-	bool task_set = false, known = true;
+	bool task_set = false, quant_set = false, known = true;
 	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
@@ -389,11 +389,15 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		for (size_t k = 0; k < v->nrv; k++) {
 			if (v->rv[k].role == SL_ROLE_TASK)
 				task_set = true;
+			if (v->rv[k].role == SL_ROLE_QUANT)
+				quant_set = true;
 			sl_settings_apply(s, &v->rv[k], bf16);
 		}
 	}
 	if (m && !task_set)
 		s->task = m->task;
+	if (m && !quant_set && m->quant != SL_QUANT_NONE)
+		s->quant = m->quant; /* the id names it (-bnb-4bit): a setting unless the sweep sets one */
 	*model = m;
 	return known && m != NULL;
 }

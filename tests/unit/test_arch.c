@@ -247,6 +247,22 @@ static void test_catalog_counts(void **state)
 	}
 	assert_int_equal(bad, 0);
 	assert_true(checked >= 40);
+
+	/* the architecture table: every entry has a published count; rounded ones within their tolerance */
+	for (size_t i = 0; i < c->narchs; i++) {
+		const struct sl_model *m = &c->archs[i];
+		double got = (double)sl_arch_params(&m->arch), want = (double)m->official_params;
+		double off = want > 0 ? (got > want ? got - want : want - got) / want : 1;
+		bool ok = m->tolerance > 0 ? off <= m->tolerance : sl_arch_params(&m->arch) == m->official_params;
+		if (!ok) {
+			print_error("table %s: computed %llu, official %llu (%.3f%% off, tolerance %.3f%%)\n", m->name,
+				    (unsigned long long)sl_arch_params(&m->arch), (unsigned long long)m->official_params,
+				    off * 100, m->tolerance * 100);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	assert_true(c->narchs >= 80);
 	sl_arena_free(a);
 }
 

@@ -130,20 +130,29 @@ static void calib_eq(const struct sl_calib *x, const struct sl_calib *y)
 	double_eq(x->host_offload_factor, y->host_offload_factor);
 }
 
-static void catalog_eq(const struct sl_catalog *x, const struct sl_catalog *y)
+static void models_eq(const struct sl_model *x, size_t nx, const struct sl_model *y, size_t ny)
 {
-	assert_int_equal(x->nmodels, y->nmodels);
-	for (size_t i = 0; i < x->nmodels; i++) {
-		const struct sl_model *m = &x->models[i], *n = &y->models[i];
+	assert_int_equal(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		const struct sl_model *m = &x[i], *n = &y[i];
 		str_eq(m->name, n->name);
 		str_eq(m->hf_id, n->hf_id);
 		aliases_eq(m->aliases, m->naliases, n->aliases, n->naliases);
+		aliases_eq(m->names, m->nnames, n->names, n->nnames);
 		arch_eq(&m->arch, &n->arch);
 		assert_int_equal(m->task, n->task);
 		assert_int_equal(m->st_max_seq_len, n->st_max_seq_len);
 		assert_int_equal(m->official_params, n->official_params);
+		double_eq(m->tolerance, n->tolerance);
 		str_eq(m->source, n->source);
 	}
+}
+
+static void catalog_eq(const struct sl_catalog *x, const struct sl_catalog *y)
+{
+	models_eq(x->models, x->nmodels, y->models, y->nmodels);
+	models_eq(x->archs, x->narchs, y->archs, y->narchs);
+	assert_true(x->narchs > 0);
 	assert_int_equal(x->ngpus, y->ngpus);
 	for (size_t i = 0; i < x->ngpus; i++) {
 		const struct sl_gpu *g = &x->gpus[i], *h = &y->gpus[i];

@@ -25,6 +25,8 @@ struct sl_diags;
 struct sl_snapshot {
 	const struct sl_model *models;     /* as sl_catalog_load_from returns them */
 	size_t nmodels;
+	const struct sl_model *archs;      /* the architecture table, likewise (no aliases) */
+	size_t narchs;
 	const struct sl_gpu *gpus;
 	size_t ngpus;
 	const struct sl_calib *calib;

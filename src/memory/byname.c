@@ -1,0 +1,213 @@
+/*
+ * byname: the architecture table by name (docs/models.md "Resolving by
+ * name"). A model value such as "utahnlp/squad_t5-11b_seed-1" or
+ * "unsloth/llama-3-8b-bnb-4bit" names no catalog entry and no config.json,
+ * but it names the base it was fine-tuned from. The value and every entry's
+ * names (its name, its hf_id with the org, its `names`; catalog entries
+ * and the architecture table alike) are split into tokens — lower case, cut
+ * at '-', '_', '/', ' ' and at a letter followed by a digit ("llama3" is
+ * "llama 3", "t5" is "t 5", "qwen2.5" is "qwen 2.5") — and an entry matches
+ * when the value holds one of its names as consecutive tokens ending in the
+ * value's last path part. The longest name wins; names that tie between
+ * entries whose counts differ by more than 2% make the value ambiguous, and
+ * it is not guessed. Tokens after "finetuned" are the fine-tune's data, not
+ * its base, and are not read. A value that names an architecture none of
+ * these families builds (bigbird, longformer, t5-efficient, switch, a vision
+ * or audio model...) is not resolved by name. The quantisation the id names
+ * (-bnb-4bit, -4bit, -AWQ, -GPTQ, -8bit) is returned for the estimate.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/memory.h"
+
+#define MAX_TOKENS 48
+
+struct tokens {
+	const char *t[MAX_TOKENS];
+	size_t n;
+	size_t last_part; /* index of the first token of the value's last path part */
+};
+
+/* Words that name a different architecture around a familiar one ("bigbird-roberta-base"). */
+static const char *const foreign[] = {
+	"bigbird", "longformer", "led", "funnel", "convbert", "mobilebert", "squeezebert", "rembert", "ernie",
+	"layoutlm", "layoutlmv", "luke", "canine", "megatron", "xmod", "data2vec", "efficient", "switch", "long",
+	"longt", "moe", "vision", "vl", "vit", "clip", "siglip", "llava", "blip", "whisper", "wav2vec", "hubert",
+	"vila", "flamingo", "idefics", "mamba", "rwkv", "retnet", "jamba", "medusa", "eagle", "reward", "rm", "prm",
+	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge", "moe",
+};
+
+static bool is_alpha(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Split s (already lower case, in the arena) into tokens appended to *t. */
+static void split(struct sl_arena *a, const char *s, struct tokens *t)
+{
+	size_t n = strlen(s);
+	size_t i = 0;
+	while (i < n && t->n < MAX_TOKENS) {
+		while (i < n && !is_alpha(s[i]) && !is_digit(s[i]))
+			i++;
+		size_t start = i;
+		while (i < n && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '.')) {
+			/* a letter followed by a digit ends a token: llama|3, t|5, qwen|2.5 */
+			if (i > start && is_alpha(s[i - 1]) && is_digit(s[i]))
+				break;
+			i++;
+		}
+		size_t end = i;
+		while (end > start && s[end - 1] == '.')
+			end--;
+		if (end > start)
+			t->t[t->n++] = sl_arena_strndup(a, s + start, end - start);
+		else if (i == start)
+			i++;
+	}
+}
+
+static void tokenize(struct sl_arena *a, const char *value, struct tokens *t, bool is_value)
+{
+	t->n = 0;
+	t->last_part = 0;
+	char *s = sl_arena_strdup(a, value);
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == '/')
+		s[--n] = '\0';
+	char *last = strrchr(s, '/');
+	char *org = NULL;
+	if (last && is_value) {
+		*last = '\0';
+		char *before = strrchr(s, '/');
+		org = before ? before + 1 : s;
+		split(a, org, t);
+		t->last_part = t->n;
+		split(a, last + 1, t);
+	} else {
+		split(a, last ? last + 1 : s, t);
+	}
+	if (!is_value)
+		return;
+	/* "-finetuned-X": X is the data, not the base */
+	for (size_t i = t->last_part + 1; i < t->n; i++)
+		if (strcmp(t->t[i], "finetuned") == 0 || strcmp(t->t[i], "finetune") == 0 ||
+		    (strcmp(t->t[i], "fine") == 0 && i + 1 < t->n && strcmp(t->t[i + 1], "tuned") == 0)) {
+			t->n = i;
+			break;
+		}
+}
+
+/* Does the value hold key as consecutive tokens ending in its last part? */
+static bool holds(const struct tokens *v, const struct tokens *k)
+{
+	if (!k->n || k->n > v->n)
+		return false;
+	if (k->n == 1 && strlen(k->t[0]) < 5)
+		return false; /* one short token ("gpt", "t") names nothing */
+	for (size_t s = 0; s + k->n <= v->n; s++) {
+		if (s + k->n <= v->last_part)
+			continue;
+		size_t j = 0;
+		while (j < k->n && strcmp(v->t[s + j], k->t[j]) == 0)
+			j++;
+		if (j == k->n)
+			return true;
+	}
+	return false;
+}
+
+static bool contains(const struct tokens *t, const char *word)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->t[i], word) == 0)
+			return true;
+	return false;
+}
+
+/* The longest of m's names the value holds (in tokens), 0 when none. */
+static size_t score(struct sl_arena *a, const struct sl_model *m, const struct tokens *v)
+{
+	size_t best = 0;
+	struct tokens k;
+	for (size_t i = 0; i < m->nnames + 2; i++) {
+		/* the whole hf_id, org included: "klue/bert-base" is not "bert-base" */
+		const char *name = i == 0 ? m->name : i == 1 ? m->hf_id : m->names[i - 2];
+		if (!name)
+			continue;
+		tokenize(a, name, &k, i == 1);
+		bool foreign_key = false;
+		for (size_t j = 0; j < k.n && !foreign_key; j++)
+			for (size_t f = 0; f < sizeof foreign / sizeof foreign[0]; f++)
+				foreign_key |= strcmp(k.t[j], foreign[f]) == 0;
+		if (!foreign_key && holds(v, &k) && k.n > best)
+			best = k.n;
+	}
+	return best;
+}
+
+static enum sl_quant quant_of(const struct tokens *v)
+{
+	/* an 8-bit word wins over the 4-bit default of AWQ/GPTQ ("gptq-8bit") */
+	if (contains(v, "8bit") || contains(v, "int8"))
+		return SL_QUANT_INT8;
+	if (contains(v, "4bit") || contains(v, "int4") || contains(v, "nf4") || contains(v, "awq") ||
+	    contains(v, "gptq") || contains(v, "bnb"))
+		return SL_QUANT_NF4;
+	return SL_QUANT_NONE;
+}
+
+static double rel_diff(uint64_t x, uint64_t y)
+{
+	double a = (double)x, b = (double)y;
+	return (a > b ? a - b : b - a) / (a > b ? a : b);
+}
+
+void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value,
+			   struct sl_name_match *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!c || !value || !*value)
+		return;
+	struct tokens v;
+	tokenize(a, value, &v, true);
+	out->quant = quant_of(&v);
+
+	size_t best = 0;
+	for (int table = 0; table < 2; table++) {
+		const struct sl_model *list = table ? c->archs : c->models;
+		size_t n = table ? c->narchs : c->nmodels;
+		for (size_t i = 0; i < n; i++) {
+			size_t s = score(a, &list[i], &v);
+			if (!s || s < best)
+				continue;
+			if (s > best) {
+				best = s;
+				out->model = &list[i];
+				out->other = NULL;
+			} else if (!out->other &&
+				   rel_diff(sl_arch_params(&list[i].arch), sl_arch_params(&out->model->arch)) > 0.02) {
+				out->other = &list[i]; /* same length, a different size: ambiguous */
+			}
+		}
+	}
+	if (!out->model)
+		return;
+	/* a word for another architecture that the matched name does not contain */
+	for (size_t i = 0; i < v.n; i++)
+		for (size_t f = 0; f < sizeof foreign / sizeof foreign[0]; f++)
+			if (strcmp(v.t[i], foreign[f]) == 0) {
+				out->foreign = foreign[f];
+				out->model = out->other = NULL;
+				return;
+			}
+}

@@ -1,0 +1,211 @@
+/*
+ * test_byname: resolution by name (src/memory/byname.c, step 4 of
+ * sl_model_resolve). tests/unit/hub_ids.tsv lists real Hub ids with their
+ * published counts: with no cache and no config.json, >= 90% of those whose
+ * model_type sweeplint builds must resolve to a count within 2% of the
+ * published one, and none may resolve to a count further off (a wrong
+ * answer is worse than "unknown"). Then the rules of the matcher one by one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
+
+struct fx {
+	struct sl_arena *a;
+	struct sl_diags d;
+	struct sl_catalog *c;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	f->a = sl_arena_new();
+	sl_diags_init(&f->d, f->a);
+	*state = f;
+	return sl_catalog_load(f->a, &f->c, &f->d);
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	sl_arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+static const struct sl_model *resolve(struct fx *f, const char *value)
+{
+	struct sl_resolve_opts o = {0};
+	return sl_model_resolve(f->a, f->c, value, &o, &f->d);
+}
+
+static void test_hub_ids(void **state)
+{
+	struct fx *f = *state;
+	FILE *in = fopen("tests/unit/hub_ids.tsv", "r");
+	assert_non_null(in);
+	char line[1024];
+	size_t total = 0, waiting = 0, good = 0, unknown = 0, wrong = 0;
+	while (fgets(line, sizeof line, in)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		char *id = strtok(line, "\t"), *count = strtok(NULL, "\t"), *type = strtok(NULL, "\t");
+		assert_non_null(type);
+		total++;
+		if (sl_family_parse(type) < 0) {
+			waiting++;
+			print_message("waiting for model_type %s: %s\n", type, id);
+			continue;
+		}
+		double want = strtod(count, NULL);
+		const struct sl_model *m = resolve(f, id);
+		if (!m) {
+			unknown++;
+			print_message("unknown: %s\n", id);
+			continue;
+		}
+		double got = (double)sl_arch_params(&m->arch);
+		double off = (got > want ? got - want : want - got) / want;
+		if (off <= 0.02) {
+			good++;
+		} else {
+			wrong++;
+			print_error("WRONG: %s resolved (%s) as %s: %.0f, published %.0f (%.1f%% off)\n", id, m->resolved_by,
+				    m->name, got, want, off * 100);
+		}
+	}
+	fclose(in);
+	size_t judged = total - waiting;
+	print_message("%zu ids: %zu within 2%%, %zu unknown, %zu wrong, %zu waiting for a model_type (%.1f%% of %zu)\n",
+		      total, good, unknown, wrong, waiting, 100.0 * (double)good / (double)judged, judged);
+	assert_true(total >= 100);
+	assert_int_equal(wrong, 0);
+	assert_true(judged >= 100);
+	assert_true(good * 10 >= judged * 9);
+	assert_int_equal(f->d.n, 0);
+}
+
+/* the examples: a fine-tune by the base it names, and what it says */
+static void test_by_base(void **state)
+{
+	struct fx *f = *state;
+	const struct sl_model *m = resolve(f, "utahnlp/squad_t5-11b_seed-1");
+	assert_non_null(m);
+	assert_string_equal(m->name, "t5-11b");
+	assert_string_equal(m->resolved_by, "name");
+	assert_string_equal(m->resolved_note, "resolved by name as t5-11b; give its config.json to be exact");
+	m = resolve(f, "google/t5_xxl_true_nli_mixture");
+	assert_non_null(m);
+	assert_string_equal(m->name, "t5-11b");
+	m = resolve(f, "unsloth/llama-3-8b-bnb-4bit");
+	assert_non_null(m);
+	assert_string_equal(m->name, "llama-3-8b");
+	assert_int_equal(m->quant, SL_QUANT_NF4);
+	assert_non_null(strstr(m->resolved_note, "4-bit base"));
+}
+
+static void test_quant_words(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *id;
+		enum sl_quant q;
+	} cases[] = {
+		{"TheBloke/Llama-2-7B-Chat-GPTQ", SL_QUANT_NF4},
+		{"TheBloke/Mistral-7B-Instruct-v0.2-AWQ", SL_QUANT_NF4},
+		{"someone/llama-2-7b-8bit", SL_QUANT_INT8},
+		{"TheBloke/Llama-2-7B-Chat-GGUF", SL_QUANT_NONE}, /* transformers dequantises GGUF */
+		{"meta-llama/Llama-2-7b-chat-hf", SL_QUANT_NONE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sl_name_match nm;
+		sl_catalog_match_name(f->a, f->c, cases[i].id, &nm);
+		assert_non_null(nm.model);
+		assert_int_equal(nm.quant, cases[i].q);
+	}
+}
+
+/* what must not resolve by name */
+static void test_not_guessed(void **state)
+{
+	struct fx *f = *state;
+	static const char *const none[] = {
+		"llama-2",                         /* no size */
+		"google/bigbird-roberta-base",     /* another architecture around a familiar name */
+		"google/long-t5-tglobal-base",
+		"google/t5-efficient-base",
+		"google/switch-base-8",
+		"dbmdz/bert-base-german-cased",    /* a word between the name's tokens: not bert-base-cased */
+		"skt/kogpt2-base-v2",              /* kogpt is not gpt */
+		"resnet18", "mlp", "GRU",
+		"/mnt/nfs/scratch1/dthai/fast-coref/",
+		"gpt",                             /* one short token names nothing */
+	};
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		const struct sl_model *m = resolve(f, none[i]);
+		if (m)
+			print_error("%s resolved as %s\n", none[i], m->name);
+		assert_null(m);
+	}
+}
+
+/* tokens: a letter then a digit splits, so spellings without dashes match; org tokens alone do not */
+static void test_tokens(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *id, *name;
+	} cases[] = {
+		{"llama3-8b-sft", "llama-3-8b"},
+		{"my-org/qwen2.5-14b-lora-merged", "qwen2.5-14b"},
+		{"gpt2-finetuned-wikitext2", "gpt2"},
+		{"t5-base-finetuned-t5-large", "t5-base"}, /* after "finetuned": the data, not the base */
+		{"xlm-roberta-large-finetuned-conll03-english", "xlm-roberta-large"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_model *m = resolve(f, cases[i].id);
+		assert_non_null(m);
+		assert_string_equal(m->name, cases[i].name);
+	}
+	/* the name must end in the last path part: an org called llama-2-7b names nothing */
+	assert_null(resolve(f, "llama-2-7b/classifier"));
+}
+
+/* two entries of different sizes that a name fits equally: not guessed */
+static void test_ambiguous(void **state)
+{
+	struct fx *f = *state;
+	/* "t5-xl" could be t5-3b's neighbour flan... only entries named so count; craft a real tie */
+	struct sl_name_match nm;
+	sl_catalog_match_name(f->a, f->c, "someone/t5-v1_1-xl-and-flan-t5-xxl", &nm);
+	/* both "t5-v1_1-xl" and "flan-t5-xxl" are 4+ tokens: the longer name (t5 v1 1 xl: 5 tokens) wins */
+	assert_non_null(nm.model);
+	assert_string_equal(nm.model->name, "t5-v1_1-xl");
+	sl_catalog_match_name(f->a, f->c, "merge/llama-2-7b-llama-2-13b", &nm);
+	assert_non_null(nm.model);
+	assert_non_null(nm.other);
+	assert_null(resolve(f, "merge/llama-2-7b-llama-2-13b"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_hub_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_base, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quant_words, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_guessed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
