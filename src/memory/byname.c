@@ -13,7 +13,7 @@
  * it is not guessed. Tokens after "finetuned" are the fine-tune's data, not
  * its base, and are not read. A value that names an architecture none of
  * these families builds (bigbird, longformer, t5-efficient, switch, a vision
- * or audio model...) is not resolved by name. The quantisation the id names
+ * or speech model other than whisper...) is not resolved by name. The quantisation the id names
  * (-bnb-4bit, -4bit, -AWQ, -GPTQ, -8bit) is returned for the estimate.
  */
 #include <ctype.h>
@@ -34,9 +34,9 @@ struct tokens {
 static const char *const foreign[] = {
 	"bigbird", "longformer", "led", "funnel", "convbert", "mobilebert", "squeezebert", "rembert", "ernie",
 	"layoutlm", "layoutlmv", "luke", "canine", "megatron", "xmod", "data2vec", "efficient", "switch", "long",
-	"longt", "moe", "vision", "vl", "vit", "clip", "siglip", "llava", "blip", "whisper", "wav2vec", "hubert",
+	"longt", "vision", "vl", "vit", "clip", "siglip", "llava", "blip", "wav2vec", "hubert",
 	"vila", "flamingo", "idefics", "mamba", "rwkv", "retnet", "jamba", "medusa", "eagle", "reward", "rm", "prm",
-	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge", "moe",
+	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge",
 };
 
 static bool is_alpha(char c)
