@@ -324,7 +324,18 @@ json_t *sl_lsp_code_action(struct sl_lsp_server *s, json_t *params, struct sl_ls
 		return NULL;
 	}
 	struct sl_lsp_doc *d = sl_lsp_doc_find(s, uri);
-	if (!d)
+	json_t *only = json_object_get(json_object_get(params, "context"), "only");
+	bool quickfix = !json_is_array(only);
+	size_t k;
+	json_t *kind;
+	json_array_foreach(only, k, kind)
+	{
+		const char *kv = json_string_value(kind);
+		/* a kind covers its sub-kinds: "quickfix" asked for, or "" (every kind) */
+		if (kv && (strcmp(kv, "quickfix") == 0 || kv[0] == '\0'))
+			quickfix = true;
+	}
+	if (!d || !quickfix)
 		return json_array();
 	struct sl_lsp_lint *l = sl_lsp_doc_lint(s, d);
 	sl_lsp_joffsets(s, d, range, &from, &to);

@@ -44,7 +44,8 @@ static int lsp_severity(enum sl_severity sev)
 json_t *sl_lsp_diagnostic(struct sl_lsp_server *s, struct sl_lsp_doc *d, const struct sl_diag *g)
 {
 	struct sl_arena *a = d->lint->run->arena;
-	bool here = d->lint->file && g->src == d->lint->file->src;
+	const struct sl_lsp_lint *l = d->lint;
+	bool here = (l->file && g->src == l->file->src) || (l->self && g->src && strcmp(g->src->path, l->self) == 0);
 	const struct sl_rule *r = sl_rule_find(g->rule);
 	const char *msg = g->message;
 	if (!here)

@@ -17,6 +17,29 @@
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
 
+static bool is_config(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return strcmp(base ? base + 1 : path, SL_CONFIG_NAME) == 0;
+}
+
+/* A project config document: its own problems when the text is what is on disk. */
+static void lint_config(const struct sl_lsp_options *o, struct sl_lsp_lint *l, const char *path, const char *text,
+			size_t len)
+{
+	struct sl_run *run = l->run;
+	int err = 0;
+	struct sl_source *disk = sl_source_read(run->arena, path, SL_MAX_INPUT_BYTES, &err);
+	if (!disk || disk->len != len || memcmp(disk->bytes, text, len) != 0)
+		return; /* being edited (or not saved yet): checked when saved */
+	struct sl_config *config = NULL;
+	int errnum = 0;
+	l->self = path;
+	if (sl_config_load(run, path, o->parse_size, &config, &l->extra, &errnum) == 0 || errnum)
+		return;
+	sl_diags_sort(&l->extra);
+}
+
 struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path, const char *display,
 				const char *text, size_t len)
 {
@@ -30,6 +53,10 @@ struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path
 					  "not checked: the document is %zu bytes, past the %u MiB limit sweeplint "
 					  "checks (sweeplint check refuses such a file too)",
 					  len, SL_MAX_INPUT_BYTES >> 20);
+		return l;
+	}
+	if (path && is_config(path)) {
+		lint_config(o, l, path, text, len);
 		return l;
 	}
 	const char *cpath = o->config_file ? o->config_file : sl_config_find(a, path ? path : "-");

@@ -21,12 +21,16 @@ struct sl_lsp_lint {
 	struct sl_diags extra;           /* problems in the project config, at their own source */
 	const char *note;                /* why the document was not checked, shown at its start; or NULL */
 	const char *config;              /* the project config in effect, or NULL */
+	const char *self;                /* a .sweeplint.yaml document: its path (extra holds its own problems) */
 };
 
 /*
  * Lint text as the file at path (NULL for a document that is no file: the
  * project config is then looked for from the working directory). display
- * names it in messages. Never NULL.
+ * names it in messages. A document named .sweeplint.yaml is a project
+ * config, not a sweep: its problems are the config's own (sl_config_load,
+ * which reads the file), reported while the text is the one on disk (after
+ * opening or saving it), none while it is being edited. Never NULL.
  */
 struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path, const char *display,
 				const char *text, size_t len);

@@ -16,6 +16,10 @@
  * the wrong shape, InvalidParams; an unknown request, MethodNotFound; an
  * unknown notification is ignored.
  *
+ * A save marks every open document dirty (the saved file may be a project
+ * config or a trainer config the others read), and so does
+ * workspace/didChangeWatchedFiles.
+ *
  * Coalescing: a change only marks its document dirty. Dirty documents are
  * linted and published when no further input is already waiting, so a burst
  * of changes is linted once, at its latest version. A request about a dirty
@@ -251,6 +255,12 @@ static bool did_change(struct sl_lsp_server *s, json_t *params)
 	return true;
 }
 
+static void mark_all_dirty(struct sl_lsp_server *s)
+{
+	for (struct sl_lsp_doc *d = s->docs; d; d = d->next)
+		d->dirty = true;
+}
+
 static bool did_save(struct sl_lsp_server *s, json_t *params)
 {
 	const char *uri = doc_uri(params);
@@ -260,7 +270,8 @@ static bool did_save(struct sl_lsp_server *s, json_t *params)
 	json_t *text = json_object_get(params, "text");
 	if (json_is_string(text))
 		sl_lsp_doc_edit(d, 0, d->len, json_string_value(text), json_string_length(text));
-	d->dirty = true; /* the project config may have changed on disk: lint again */
+	/* what was saved may be a .sweeplint.yaml or a -c trainer config other documents read: lint them all */
+	mark_all_dirty(s);
 	return true;
 }
 
@@ -292,6 +303,8 @@ static void notification(struct sl_lsp_server *s, const char *method, json_t *pa
 		ok = did_save(s, params);
 	else if (strcmp(method, "textDocument/didClose") == 0)
 		ok = did_close(s, params);
+	else if (strcmp(method, "workspace/didChangeWatchedFiles") == 0)
+		mark_all_dirty(s); /* a config changed on disk (when the client watches files for us) */
 	/* initialized, $/cancelRequest, $/setTrace and the rest: nothing to do */
 	if (!ok)
 		sl_lsp_log(s, 2, "%s: ignored: its params are not what the protocol defines (or the document is not open)",

@@ -634,6 +634,48 @@ def _():
     sanitizer_clean(c)
 
 
+@case("a .sweeplint.yaml document: its own problems (not sweep rules), and saving it lints the open sweeps again")
+def _():
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, ".git"))
+        cfg = os.path.join(d, ".sweeplint.yaml")
+        good = "gpu: rtx-4090\nrules:\n  grid-size: off\n"
+        with open(cfg, "w") as f:
+            f.write(good)
+        sweep = os.path.join(d, "sweep.yaml")
+        with open("fixtures/sweeps/bi-encoder.yaml") as f, open(sweep, "w") as g:
+            g.write(f.read())
+        c = Client(EXE, cwd=d)
+        c.initialize()
+        suri, stext = open_doc(c, sweep)
+        assert got(c.diagnostics(suri)) == expected(sweep, stext, "utf-16", cwd=d)
+        curi, _ = open_doc(c, cfg)
+        assert c.diagnostics(curi) == []          # a valid config: no finding, no not-a-sweep noise
+        bad = "gpu: rtx-4090\nrules:\n  no-such-rule: error\n"
+        c.notify("textDocument/didChange", {"textDocument": {"uri": curi, "version": 2},
+                                            "contentChanges": [{"text": bad}]})
+        assert c.diagnostics(curi, version=2) == []   # edited, not saved: nothing yet
+        with open(cfg, "w") as f:
+            f.write(bad)
+        c.notify("textDocument/didSave", {"textDocument": {"uri": curi}, "text": bad})
+        cd = c.diagnostics(curi, version=2)
+        r = subprocess.run([EXE, "check", sweep], capture_output=True, text=True, cwd=d)
+        m = re.search(r"\.sweeplint\.yaml:(\d+):(\d+): error: (.*) \[config\]", r.stderr)
+        assert m and len(cd) >= 1, (r.stderr, cd)
+        assert cd[0]["range"]["start"] == lsp_position(bad, int(m.group(1)), int(m.group(2))), (cd, m.groups())
+        assert cd[0]["message"].split("\nhint: ")[0] == m.group(3), (cd, m.group(3))
+        # the sweep was linted again without being touched: its config cannot be used now
+        sd = c.diagnostics(suri)
+        assert any("cannot be used" in x["message"] for x in sd), sd
+        # context.only without quickfix: no actions
+        r = c.request("textDocument/codeAction", {"textDocument": {"uri": suri}, "range": {
+            "start": {"line": 0, "character": 0}, "end": {"line": 40, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.organizeImports"]}})
+        assert r["result"] == [], r
+        c.close()
+        sanitizer_clean(c)
+
+
 def main():
     print("1..%d" % len(results))
     failed = 0
