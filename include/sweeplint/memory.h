@@ -54,6 +54,7 @@ enum sl_family {
 	SL_FAMILY_QWEN2_MOE,
 	SL_FAMILY_QWEN3_MOE,
 	SL_FAMILY_WHISPER,
+	SL_FAMILY_QWEN,        /* Qwen (first generation, trust_remote_code QWenLMHeadModel) */
 	SL_FAMILY__COUNT
 };
 

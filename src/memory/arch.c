@@ -56,6 +56,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_QWEN2_MOE] = "qwen2_moe",
 	[SL_FAMILY_QWEN3_MOE] = "qwen3_moe",
 	[SL_FAMILY_WHISPER] = "whisper",
+	[SL_FAMILY_QWEN] = "qwen",
 };
 
 const char *sl_family_name(enum sl_family f)
@@ -150,6 +151,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_LLAMA:
 	case SL_FAMILY_MISTRAL:
 	case SL_FAMILY_QWEN2:
+	case SL_FAMILY_QWEN:
 	case SL_FAMILY_GEMMA:
 	case SL_FAMILY_PHI3:
 	case SL_FAMILY_GEMMA2:
@@ -163,10 +165,11 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->rmsnorm = true;
 		a->final_norm = true;
 		a->gated_ffn = true;
-		a->qkv_bias_only = f == SL_FAMILY_QWEN2 || f == SL_FAMILY_QWEN2_MOE;
+		a->qkv_bias_only = f == SL_FAMILY_QWEN2 || f == SL_FAMILY_QWEN2_MOE ||
+				 f == SL_FAMILY_QWEN; /* Qwen (v1): c_attn has a bias, c_proj/w1/w2 none */
 		/* the config classes' tie_word_embeddings defaults */
 		a->tied = f == SL_FAMILY_GEMMA || f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3;
-		a->fused_qkv = f == SL_FAMILY_PHI3;         /* qkv_proj (and gate_up_proj) */
+		a->fused_qkv = f == SL_FAMILY_PHI3 || f == SL_FAMILY_QWEN; /* qkv_proj (and gate_up_proj); Qwen c_attn */
 		a->norms = f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3 ? 4 : 0; /* pre/post-attention and -FFN */
 		a->qk_norm = f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN3 || f == SL_FAMILY_QWEN3_MOE;
 		break;

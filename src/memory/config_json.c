@@ -107,7 +107,7 @@ const char *hf_family_list(void)
 {
 	return "bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, albert, mpnet, t5, mt5, bart, mbart, "
 	       "whisper, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, granite, phi, phi3, "
-	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon";
+	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, qwen";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -315,7 +315,9 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 		v = c->moe_intermediate_size; /* the experts' width; intermediate_size is the dense layers' */
 	else
 		v = first(c->intermediate_size, c->d_ff, c->n_inner, first(c->encoder_ffn_dim, c->ffn_dim, c->hidden_dim, NULL));
-	if (v)
+	if (v && f == SL_FAMILY_QWEN)
+		a->intermediate = *v / 2; /* QWenMLP: w1, w2 and c_proj are intermediate_size // 2 wide */
+	else if (v)
 		a->intermediate = *v;
 	else if (ffn_4h(f))
 		a->intermediate = 4 * a->hidden; /* n_inner / intermediate_size null: 4 × hidden */

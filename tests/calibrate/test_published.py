@@ -68,6 +68,20 @@ class ReadRowTest(unittest.TestCase):
             self.assertIn(why, r.reason, kw)
         self.assertEqual(published.read_row(raw(zero_stage="fsdp-full-shard")).method, "fsdp")
 
+    def test_settings_in_notes(self):
+        r = published.read_row(raw(method="lora", lora_r="64",
+                                   notes="LoRA on base model: finetune.py sets modules_to_save=['wte','lm_head'] so"))
+        self.assertIn("modules_to_save", r.reason)
+        r = published.read_row(raw(notes="+ torch.compile on top of packed; baseline"))
+        self.assertIn("torch_compile", r.reason)
+        r = published.read_row(raw(notes="+ activation offloading to CPU on top"))
+        self.assertIn("activation_offload", r.reason)
+        r = published.read_row(raw(notes="+ Packed Dataset: packed to 4096, no compile, standard CE, no AC"))
+        self.assertIsNone(r.reason)
+        r = published.read_row(raw(zero_stage="3+offload", notes="DeepSpeed ZeRO-3 with CPU offload (params+optimizer)"))
+        self.assertIsNone(r.reason)
+        self.assertEqual([x for x in r.roles if x.startswith("offload=")], ["offload=all"])
+
     def test_assumed_fields_are_said(self):
         r = published.read_row(raw(seq_len="~64 (tweets, dynamic padding)", gpu="a100 (memory size not stated)"))
         self.assertIsNone(r.reason)

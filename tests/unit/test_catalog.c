@@ -432,6 +432,7 @@ static void test_config_families(void **state)
 		{"fixtures/configs/qwen2_moe", SL_FAMILY_QWEN2_MOE, 14315784192, NULL},    /* Qwen1.5-MoE-A2.7B */
 		{"fixtures/configs/qwen3_moe", SL_FAMILY_QWEN3_MOE, 30532122624, NULL},    /* Qwen3-30B-A3B */
 		{"fixtures/configs/whisper", SL_FAMILY_WHISPER, 37760640, NULL},           /* whisper-tiny */
+		{"fixtures/configs/qwen", SL_FAMILY_QWEN, 7721324544, "qwen-7b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;

@@ -70,6 +70,21 @@ OPTIMIZERS = {
 FAMILIES = (("qwen", "qwen"), ("llama", "llama"), ("mistral", "mistral"), ("t0_", "t5"), ("mt0", "t5"),
             ("t5", "t5"), ("bloom", "bloom"), ("bart", "bart"), ("roberta", "roberta"))
 
+# Settings that published.tsv states in `notes` (or the id) rather than in a column: (name, pattern
+# over the lowercased notes). Each is either passed to sweeplint as the role it maps to
+# (NOTE_ROLES) or, while sweeplint has no role for it, the reason the row is left out.
+NOTE_SETTINGS = (
+    ("modules_to_save", r"modules_to_save=\[['\"]?wte"),
+    ("torch_compile", r"torch[. ]compile|uses torch compile|on top of (compile|chunked|activation checkpointing)"
+                      r"|packed\+compile|[(,] ?compile,"),
+    ("chunked_ce", r"chunkedoutputloss|chunked ce|chunked cross|on top of (chunked|activation checkpointing)"),
+    ("activation_offload", r"activation offload"),
+    ("cpu_offload", r"cpu offload|fsdp_cpu_offload|offload \(params"),
+    ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
+)
+# note settings -> sweeplint roles, for those sweeplint has a role for
+NOTE_ROLES = {"cpu_offload": "offload=all"}
+
 _LEADING_INT = re.compile(r"^\s*(?:~|<=|>=|<|>)?\s*(\d+)")
 
 
@@ -83,6 +98,7 @@ class Row:
         self.metric = None
         self.reason = None
         self.assumed = []
+        self.roles_extra = []
         self.method = method_group(raw)
         self.family = family_of(raw["model"])
         self.confidence = raw.get("confidence", "")
@@ -173,13 +189,23 @@ def read_row(raw):
     if r.metric is None:
         return out("metric %r has no counterpart in the estimate" % raw["metric"])
 
+    zs = raw["zero_stage"].strip().lower()
+    if zs.startswith("fsdp"):
+        return out("FSDP (%s): no role yet" % raw["zero_stage"])
+
+    # --- settings stated in the notes ---
+    notes = raw.get("notes", "").lower()
+    for name, pattern in NOTE_SETTINGS:
+        if re.search(pattern, notes):
+            if name not in NOTE_ROLES:
+                return out("%s (stated in notes): no role yet" % name)
+            if NOTE_ROLES[name] not in r.roles_extra:
+                r.roles_extra.append(NOTE_ROLES[name])
+
     # --- what trains ---
     method = raw["method"].strip().lower()
     if method not in ("full", "lora", "qlora"):
         return out("peft_method %s: no role yet (sweeplint models LoRA only)" % method)
-    zs = raw["zero_stage"].strip().lower()
-    if zs.startswith("fsdp"):
-        return out("FSDP (%s): no role yet" % raw["zero_stage"])
 
     # --- the optimizer ---
     opt_text = raw["optimizer"].strip().lower()
@@ -255,6 +281,7 @@ def read_row(raw):
     elif zs not in ("0", ""):
         return out("zero_stage %r: not a value sweeplint reads" % raw["zero_stage"])
     r.roles = ["%s=%s" % kv for kv in roles]
+    r.roles += [x for x in r.roles_extra if x not in r.roles and x.split("=")[0] not in dict(roles)]
     r.gpu = gpu
     return r
 
