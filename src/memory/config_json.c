@@ -106,8 +106,8 @@ int hf_family_parse(const char *model_type)
 const char *hf_family_list(void)
 {
 	return "bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, albert, mpnet, t5, mt5, bart, mbart, "
-	       "whisper, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, granite, phi, phi3, "
-	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, qwen";
+	       "whisper, llama, mistral, qwen, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, granite, phi, phi3, "
+	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
