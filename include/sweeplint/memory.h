@@ -138,7 +138,12 @@ enum sl_task {
 
 enum sl_dtype { SL_DTYPE_FP32, SL_DTYPE_BF16, SL_DTYPE_FP16, SL_DTYPE__COUNT };
 enum sl_amp { SL_AMP_OFF, SL_AMP_FP16, SL_AMP_BF16, SL_AMP__COUNT };
-enum sl_quant { SL_QUANT_NONE, SL_QUANT_INT8, SL_QUANT_NF4, SL_QUANT__COUNT };
+/* Quantised bases: bitsandbytes LLM.int8() and NF4 (QLoRA), and the 4-bit GPTQ / AWQ checkpoints
+ * (packed int4 weights + per-group fp16 scales and packed zeros). */
+enum sl_quant { SL_QUANT_NONE, SL_QUANT_INT8, SL_QUANT_NF4, SL_QUANT_GPTQ, SL_QUANT_AWQ, SL_QUANT__COUNT };
+
+/* Modules trained in full next to an adapter (PEFT modules_to_save): the input embedding, the LM head. */
+enum { SL_MTS_EMBED = 1u << 0, SL_MTS_HEAD = 1u << 1 };
 enum sl_attn { SL_ATTN_DEFAULT, SL_ATTN_EAGER, SL_ATTN_SDPA, SL_ATTN_FLASH, SL_ATTN__COUNT };
 enum sl_offload { SL_OFFLOAD_NONE, SL_OFFLOAD_OPTIMIZER, SL_OFFLOAD_ALL, SL_OFFLOAD__COUNT };
 
@@ -249,6 +254,7 @@ struct sl_settings {
 	uint32_t lora_r;           /* 0: full fine-tune */
 	uint32_t lora_targets;     /* SL_LORA_* bits; 0 with lora_r > 0: the PEFT default (q, v) */
 	enum sl_quant quant;
+	uint32_t modules_to_save;  /* SL_MTS_* bits: full trainable copies next to the adapter */
 	enum sl_attn attn;
 	uint32_t zero_stage;       /* 0..3 */
 	enum sl_offload offload;

@@ -45,7 +45,8 @@ enum sl_role {
 	SL_ROLE_MINI_BATCH_SIZE,
 	SL_ROLE_ZERO3_INIT,
 	SL_ROLE_PIN_MEMORY,
-	SL_ROLE_DEEPSPEED,        /* a path to a DeepSpeed JSON config (overlaid by trainer.c) */
+	SL_ROLE_DEEPSPEED,
+	SL_ROLE_MODULES_TO_SAVE,  /* embed_tokens,lm_head: modules trained in full next to the adapter */        /* a path to a DeepSpeed JSON config (overlaid by trainer.c) */
 	SL_ROLE__COUNT
 };
 
@@ -129,5 +130,8 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 
 /* LoRA target names (q_proj, query, wi, all-linear, ...) to SL_LORA_* bits; 0 when none known. */
 uint32_t sl_lora_targets_parse(const char *list);
+/* modules_to_save names (embed_tokens, wte, lm_head, ...) as SL_MTS_* bits; -1 when one is not a
+ * module sweeplint can size. */
+int sl_modules_to_save_parse(const char *list);
 
 #endif

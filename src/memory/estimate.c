@@ -33,6 +33,26 @@
 #define NF4_BYTES (0.5 + 4.0 / 64.0)
 /* LLM.int8(): 1 byte + one fp32 scale per row (negligible). */
 #define INT8_BYTES 1.0
+/* GPTQ / AWQ 4-bit: packed int4 weights + per group of 128 input rows one fp16 scale and one
+ * packed 4-bit zero per output column (auto-gptq QuantLinear qweight/scales/qzeros, AutoAWQ
+ * WQLinear; group_size 128, the published checkpoints' setting). */
+#define GPTQ_BYTES (0.5 + (2.0 + 0.5) / 128.0)
+
+/* Bytes per quantised parameter, 0 when the base is not quantised. */
+static double quant_bytes(enum sl_quant q)
+{
+	switch (q) {
+	case SL_QUANT_NF4:
+		return NF4_BYTES;
+	case SL_QUANT_INT8:
+		return INT8_BYTES;
+	case SL_QUANT_GPTQ:
+	case SL_QUANT_AWQ:
+		return GPTQ_BYTES;
+	default:
+		return 0;
+	}
+}
 
 /* Parameters below this size keep 32-bit states in bitsandbytes (min_8bit_size). */
 
@@ -50,6 +70,7 @@ struct ctx {
 	double p_hidden; /* hidden dropout */
 	double p_attn;   /* attention-probability dropout */
 	bool train_w;    /* base linear weights train (full fine-tune) */
+	bool train_head; /* the LM head trains (full fine-tune, or a modules_to_save copy) */
 	unsigned lora;   /* LoRA target bits (0: none) */
 	double r;
 	bool t5;
@@ -156,6 +177,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->lora = s->lora_r ? (s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V)) : 0;
 	x->r = s->lora_r;
 	x->train_w = s->lora_r == 0;
+	x->train_head = x->train_w || (s->modules_to_save & SL_MTS_HEAD);
 	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
 	x->gqa_repeat = true;
 }
@@ -453,7 +475,7 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	P->out_tokens = encdec ? t : n;
 	if (has_vocab_logits(a, s->task)) {
 		P->vocab = true;
-		if (x->train_w)
+		if (x->train_head)
 			once += P->out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
 		double lb = x->amp ? x->ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
 		P->logit_b = lb + (lb < 4 ? 4 : 0) + 4;
@@ -588,6 +610,7 @@ struct statics {
 	bool grads_persist; /* gradients resident through forward/backward */
 	double first_grads; /* gradients allocated at the start of backward (LM head) */
 	double layer_grads;
+	double dequant;     /* a quantised layer's weight dequantised for its matmul */
 };
 
 static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct statics *S)
@@ -604,30 +627,51 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
 	bool lm = has_vocab_logits(a, task);
 	double per_layer = 0;
-	double M = matmul_params(a, lm && !a->tied, &per_layer);
 	double Mcast = matmul_params(a, lm, NULL);
 	S->P = P, S->T = T;
 
-	/* weights */
-	double base;
-	if (s->quant == SL_QUANT_NONE)
+	/* weights. A quantised base quantises the layers' linears only: bitsandbytes keeps the output
+	 * embedding (get_keys_to_not_convert), GPTQ/AWQ the lm_head. The rest (embeddings, norms, the
+	 * head) stays in the load dtype, and for bitsandbytes peft's prepare_model_for_kbit_training
+	 * (called by TRL, the Qwen and PEFT QLoRA scripts) casts every non-Params4bit fp16/bf16
+	 * parameter to float32 — AWQ too (its packed tensors are buffers); GPTQ is skipped there. */
+	double base, rest_b = pb;
+	double Mq = matmul_params(a, false, &per_layer);
+	if (s->quant == SL_QUANT_NONE) {
 		base = pb * P;
-	else
-		base = (s->quant == SL_QUANT_NF4 ? NF4_BYTES : INT8_BYTES) * M + pb * (P > M ? P - M : 0);
+	} else {
+		if (s->quant != SL_QUANT_GPTQ)
+			rest_b = 4;
+		base = quant_bytes(s->quant) * Mq + rest_b * (P > Mq ? P - Mq : 0);
+		/* one layer's weight dequantised to the compute dtype while its matmul runs */
+		S->dequant = 2 * (double)a->hidden * (a->intermediate > a->hidden ? a->intermediate : a->hidden);
+	}
 	double adapters = full ? 0 : 4 * T; /* PEFT keeps adapters in float32 */
+	/* modules_to_save: a trainable copy of the embedding / LM head next to the frozen original,
+	 * in the dtype the original has when PEFT wraps it (ModulesToSaveWrapper deep-copies it) */
+	double Tm = 0;
+	if (!full && s->modules_to_save) {
+		double vh = (double)a->vocab * a->hidden;
+		if (s->modules_to_save & SL_MTS_EMBED)
+			Tm += vh;
+		if (s->modules_to_save & SL_MTS_HEAD)
+			Tm += vh;
+	}
+	double mb = rest_b;
 	double gb = full ? pb : 4;          /* gradient = parameter dtype */
 	double sb = gb;                     /* torch optimizer states follow the parameter dtype */
 
 	S->grads_persist = s->legacy_runtime || s->grad_accum > 1;
+	S->T = T + Tm;
 	if (s->zero_stage == 0) {
-		S->weights = base + adapters;
+		S->weights = base + adapters + mb * Tm;
 		if (x->amp && s->quant == SL_QUANT_NONE) {
 			S->copies = 2 * Mcast;
 			S->layer_copy = 2 * per_layer;
 		}
-		S->grads = gb * T;
-		S->optim = optim_states(a, s, T, sb, P, full);
-		S->opt_temp = optim_temp(a, s, T, sb);
+		S->grads = gb * T + mb * Tm;
+		S->optim = optim_states(a, s, T, sb, P, full) + (Tm > 0 ? optim_states(a, s, Tm, mb, P, false) : 0);
+		S->opt_temp = optim_temp(a, s, T + Tm, sb > mb ? sb : mb);
 		if (N > 1)
 			S->comm = gb * T + (double)c->nccl_buffer; /* DDP gradient buckets */
 	} else {
@@ -636,12 +680,12 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		 * stage_1_and_2.py / stage3.py estimators) */
 		bool mixed = s->amp != SL_AMP_OFF || pb == 2;
 		double wb = mixed ? 2 : 4;
-		double ob = optim_states(a, s, T, 4, P, full) + (mixed ? 8 : 0) * T;
+		double ob = optim_states(a, s, T + Tm, 4, P, full) + (mixed ? 8 : 0) * (T + Tm);
 		double wfull = s->quant == SL_QUANT_NONE ? wb * P : base;
-		S->weights = (s->zero_stage >= 3 ? wfull / N : wfull) + adapters;
+		S->weights = (s->zero_stage >= 3 ? wfull / N : wfull) + adapters + wb * Tm;
 		if (s->zero_stage >= 3 && s->offload == SL_OFFLOAD_ALL)
 			S->weights = adapters;
-		S->grads = s->zero_stage >= 2 ? wb * T / N : wb * T;
+		S->grads = s->zero_stage >= 2 ? wb * (T + Tm) / N : wb * (T + Tm);
 		if (s->zero_stage >= 2 && s->offload != SL_OFFLOAD_NONE)
 			S->grads = 0; /* reduced straight into the host partition */
 		S->optim = s->offload != SL_OFFLOAD_NONE ? 0 : ob / N;
@@ -658,6 +702,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		S->layer_grads = gb * per_layer;
 	}
 
+	S->gather += S->dequant;
 	S->ctx = (double)(s->legacy_runtime ? c->cuda_context_legacy : c->cuda_context);
 	bool hopper = gpu && gpu->cc_major >= 9;
 	S->ws = 2 * (hopper ? CUBLAS_WS_SM90 : CUBLAS_WS);

@@ -24,6 +24,8 @@ static const char *const quant_names[SL_QUANT__COUNT] = {
 	[SL_QUANT_NONE] = "none",
 	[SL_QUANT_INT8] = "int8",
 	[SL_QUANT_NF4] = "nf4",
+	[SL_QUANT_GPTQ] = "gptq",
+	[SL_QUANT_AWQ] = "awq",
 };
 
 static const char *const attn_names[SL_ATTN__COUNT] = {

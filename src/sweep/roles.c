@@ -49,6 +49,7 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_ZERO3_INIT] = "zero3_init",
 	[SL_ROLE_PIN_MEMORY] = "pin_memory",
 	[SL_ROLE_DEEPSPEED] = "deepspeed",
+	[SL_ROLE_MODULES_TO_SAVE] = "modules_to_save",
 };
 
 const char *sl_role_name(enum sl_role r)
@@ -342,7 +343,8 @@ static const struct name_map quant_names[] = {
 	{"none", SL_QUANT_NONE}, {"no", SL_QUANT_NONE}, {"off", SL_QUANT_NONE}, {"false", SL_QUANT_NONE},
 	{"16", SL_QUANT_NONE}, {"int8", SL_QUANT_INT8}, {"8", SL_QUANT_INT8}, {"8bit", SL_QUANT_INT8},
 	{"llm.int8", SL_QUANT_INT8}, {"nf4", SL_QUANT_NF4}, {"fp4", SL_QUANT_NF4}, {"4", SL_QUANT_NF4},
-	{"4bit", SL_QUANT_NF4}, {"int4", SL_QUANT_NF4}, {"qlora", SL_QUANT_NF4}, {NULL, 0},
+	{"4bit", SL_QUANT_NF4}, {"int4", SL_QUANT_NF4}, {"qlora", SL_QUANT_NF4}, {"gptq", SL_QUANT_GPTQ},
+	{"auto_gptq", SL_QUANT_GPTQ}, {"autogptq", SL_QUANT_GPTQ}, {"awq", SL_QUANT_AWQ}, {"autoawq", SL_QUANT_AWQ}, {NULL, 0},
 };
 
 static const struct name_map attn_names[] = {
@@ -572,6 +574,13 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = bits;
 		return 0;
 	}
+	case SL_ROLE_MODULES_TO_SAVE: {
+		int bits = sl_modules_to_save_parse(t);
+		if (bits < 0)
+			goto bad;
+		out->u = (uint64_t)bits;
+		return 0;
+	}
 	case SL_ROLE_QUANT: {
 		int k = lookup(quant_names, t);
 		if (k < 0)
@@ -611,7 +620,7 @@ bad:
 int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
 			    const struct sl_node *node, struct sl_role_value *out, const char **why)
 {
-	if (node && node->kind == SL_NODE_SEQ && r == SL_ROLE_LORA_TARGETS) {
+	if (node && node->kind == SL_NODE_SEQ && (r == SL_ROLE_LORA_TARGETS || r == SL_ROLE_MODULES_TO_SAVE)) {
 		struct sl_buf b;
 		sl_buf_init(&b, a);
 		for (size_t i = 0; i < node->n; i++) {
@@ -677,6 +686,9 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 	case SL_ROLE_LORA_R:
 		s->lora_r = (uint32_t)u;
 		break;
+	case SL_ROLE_MODULES_TO_SAVE:
+		s->modules_to_save = (uint32_t)u;
+		break;
 	case SL_ROLE_LORA_TARGETS:
 		s->lora_targets = (uint32_t)u;
 		break;
@@ -721,6 +733,50 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 	default:
 		break;
 	}
+}
+
+int sl_modules_to_save_parse(const char *list)
+{
+	/* the input embedding and the LM head under the names the families give them (PEFT
+	 * modules_to_save, LLaMA-Factory additional_target, axolotl lora_modules_to_save) */
+	static const struct {
+		const char *name;
+		int bits;
+	} names[] = {
+		{"embed_tokens", SL_MTS_EMBED}, {"wte", SL_MTS_EMBED}, {"word_embeddings", SL_MTS_EMBED},
+		{"embed_in", SL_MTS_EMBED}, {"tok_embeddings", SL_MTS_EMBED}, {"shared", SL_MTS_EMBED},
+		{"lm_head", SL_MTS_HEAD}, {"embed_out", SL_MTS_HEAD}, {"output", SL_MTS_HEAD},
+		{"none", 0}, {"null", 0}, {"[]", 0},
+	};
+	int bits = 0;
+	const char *p = list;
+	bool any = false;
+	while (p && *p) {
+		while (*p == ' ' || *p == ',' || *p == '[' || *p == ']' || *p == '\'' || *p == '"')
+			p++;
+		const char *e = p;
+		while (*e && *e != ',' && *e != ' ' && *e != ']' && *e != '\'' && *e != '"')
+			e++;
+		size_t n = (size_t)(e - p);
+		if (!n)
+			break;
+		/* a dotted path names its last component: model.embed_tokens */
+		const char *last = p;
+		for (const char *q = p; q < e; q++)
+			if (*q == '.')
+				last = q + 1;
+		size_t ln = (size_t)(e - last);
+		size_t i = 0;
+		for (; i < sizeof names / sizeof names[0]; i++)
+			if (strlen(names[i].name) == ln && strncasecmp(names[i].name, last, ln) == 0)
+				break;
+		if (i == sizeof names / sizeof names[0])
+			return -1; /* a module sweeplint cannot size (a classifier head, a norm, ...) */
+		bits |= names[i].bits;
+		any = true;
+		p = e;
+	}
+	return any ? bits : -1;
 }
 
 uint32_t sl_lora_targets_parse(const char *list)

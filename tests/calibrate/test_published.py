@@ -54,7 +54,6 @@ class ReadRowTest(unittest.TestCase):
     def test_left_out_with_reasons(self):
         cases = [
             (dict(zero_stage="fsdp-full-shard"), "FSDP"),
-            (dict(dtype="gptq-int4 (fp16 compute)", method="qlora", lora_r="64"), "GPTQ"),
             (dict(method="ia3"), "peft_method ia3"),
             (dict(optimizer="adamw_torch (step fused into backward)"), "backward"),
             (dict(optimizer="unknown"), "optimizer"),
@@ -68,10 +67,18 @@ class ReadRowTest(unittest.TestCase):
             self.assertIn(why, r.reason, kw)
         self.assertEqual(published.read_row(raw(zero_stage="fsdp-full-shard")).method, "fsdp")
 
+    def test_gptq_base(self):
+        r = published.read_row(raw(dtype="gptq-int4 (fp16 compute)", amp="fp16", method="qlora", lora_r="64"))
+        self.assertIsNone(r.reason)
+        self.assertIn("quant=gptq", r.roles)
+        self.assertIn("dtype=fp16", r.roles)
+        self.assertEqual(r.method, "qlora")
+
     def test_settings_in_notes(self):
         r = published.read_row(raw(method="lora", lora_r="64",
                                    notes="LoRA on base model: finetune.py sets modules_to_save=['wte','lm_head'] so"))
-        self.assertIn("modules_to_save", r.reason)
+        self.assertIsNone(r.reason)
+        self.assertIn("modules_to_save=embed_tokens,lm_head", r.roles)
         r = published.read_row(raw(notes="+ torch.compile on top of packed; baseline"))
         self.assertIn("torch_compile", r.reason)
         r = published.read_row(raw(notes="+ activation offloading to CPU on top"))

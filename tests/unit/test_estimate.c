@@ -6,6 +6,7 @@
  * seeds' checkable claims, host RAM, and calibration.yaml loading.
  */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -153,7 +154,15 @@ static void test_savings(void **state)
 		uint64_t qlora = total(e, a, &s);
 		s.quant = SL_QUANT_NONE;
 		uint64_t lora16 = total(e, a, &s);
-		assert_true(qlora < lora16);
+		/* NF4 saves 2 - (0.5 + 4/64) B on the layers' linears and costs 2 B more on the rest
+		 * (prepare_model_for_kbit_training upcasts it to fp32): a saving only where the layers
+		 * outweigh the embeddings — not for bge-m3's 250k-token vocabulary */
+		uint64_t at, ff;
+		sl_arch_layer_matmuls(a, &at, &ff);
+		double Mq = (double)a->layers * (double)(at + ff);
+		double rest = (double)sl_arch_params_for_task(a, s.task) - Mq;
+		if (Mq * (2 - (0.5 + 4.0 / 64)) > 2 * rest)
+			assert_true(qlora < lora16);
 	}
 }
 
@@ -189,6 +198,45 @@ static void test_zero_more_gpus(void **state)
 	uint64_t z2 = total(e, a, &s);
 	s.zero_stage = 3;
 	assert_true(total(e, a, &s) < z2);
+}
+
+/* k-bit bases and modules_to_save, term by term from the architecture (docs/memory-model.md) */
+static void test_kbit_and_modules_to_save(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-2-7b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_FP16;
+	s.batch_size = 1;
+	s.seq_len = 512;
+	s.gradient_checkpointing = true;
+	s.lora_r = 8;
+	struct sl_breakdown nf4, gptq, plain, mts;
+	s.quant = SL_QUANT_NF4;
+	sl_estimate(a, &s, NULL, &e->calib, &nf4);
+	s.quant = SL_QUANT_GPTQ;
+	sl_estimate(a, &s, NULL, &e->calib, &gptq);
+	/* the layers' linears are quantised; embeddings, norms and the head are not */
+	uint64_t attn, ffn;
+	sl_arch_layer_matmuls(a, &attn, &ffn);
+	double P = (double)sl_arch_params_for_task(a, SL_TASK_CAUSAL_LM);
+	double Mq = (double)a->layers * (double)(attn + ffn);
+	/* bitsandbytes NF4 (0.5 + 4/64 B) with the rest upcast to fp32 by prepare_model_for_kbit_training;
+	 * GPTQ (0.5 + 2.5/128 B) with the rest in the load dtype */
+	double want = Mq * ((0.5 + 4.0 / 64) - (0.5 + 2.5 / 128)) + (P - Mq) * (4 - 2);
+	assert_true(fabs((double)nf4.weights - (double)gptq.weights - want) < 2);
+
+	/* modules_to_save: trainable copies of the embedding and the head in the load dtype */
+	s.quant = SL_QUANT_NONE;
+	sl_estimate(a, &s, NULL, &e->calib, &plain);
+	s.modules_to_save = SL_MTS_EMBED | SL_MTS_HEAD;
+	sl_estimate(a, &s, NULL, &e->calib, &mts);
+	double vh = (double)a->vocab * a->hidden;
+	assert_int_equal(mts.trainable - plain.trainable, (uint64_t)(2 * vh));
+	assert_true(fabs((double)mts.weights - (double)plain.weights - 2 * 2 * vh) < 2);
+	assert_true(mts.total > plain.total + (uint64_t)(4 * 2 * vh)); /* + gradients and AdamW states */
 }
 
 static void test_breakdown_adds_up(void **state)
@@ -387,6 +435,8 @@ static void test_names(void **state)
 		assert_int_equal(sl_optim_parse(sl_optim_name((enum sl_optim)o)), o);
 	assert_string_equal(sl_attn_name(SL_ATTN_SDPA), "sdpa");
 	assert_string_equal(sl_quant_name(SL_QUANT_NF4), "nf4");
+	assert_string_equal(sl_quant_name(SL_QUANT_GPTQ), "gptq");
+	assert_string_equal(sl_quant_name(SL_QUANT_AWQ), "awq");
 	assert_string_equal(sl_offload_name(SL_OFFLOAD_ALL), "all");
 }
 
@@ -522,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_monotone_batch_and_len),
 		cmocka_unit_test(test_savings),
 		cmocka_unit_test(test_zero_more_gpus),
+		cmocka_unit_test(test_kbit_and_modules_to_save),
 		cmocka_unit_test(test_breakdown_adds_up),
 		cmocka_unit_test(test_model_states),
 		cmocka_unit_test(test_seed_bge_m3),

@@ -136,6 +136,19 @@ static void test_values(void **state)
 	assert_int_equal(sl_lora_targets_parse("q_proj,v_proj"), SL_LORA_Q | SL_LORA_V);
 	assert_int_equal(sl_lora_targets_parse("all-linear"), SL_LORA_ALL);
 	assert_int_equal(sl_lora_targets_parse("[query, value]"), SL_LORA_Q | SL_LORA_V);
+	/* modules_to_save: the embedding and the head by the families' names; others are not sized */
+	assert_int_equal(sl_modules_to_save_parse("embed_tokens,lm_head"), SL_MTS_EMBED | SL_MTS_HEAD);
+	assert_int_equal(sl_modules_to_save_parse("['wte', 'lm_head']"), SL_MTS_EMBED | SL_MTS_HEAD);
+	assert_int_equal(sl_modules_to_save_parse("model.embed_tokens"), SL_MTS_EMBED);
+	assert_int_equal(sl_modules_to_save_parse("score"), -1);
+	assert_int_equal(sl_modules_to_save_parse(""), -1);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_MODULES_TO_SAVE, NULL, "embed_tokens,lm_head", &vstr, &v,
+						 &why), 0);
+	assert_int_equal(v.u, SL_MTS_EMBED | SL_MTS_HEAD);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_QUANT, NULL, "gptq", &vstr, &v, &why), 0);
+	assert_int_equal(v.u, SL_QUANT_GPTQ);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_QUANT, NULL, "awq", &vstr, &v, &why), 0);
+	assert_int_equal(v.u, SL_QUANT_AWQ);
 }
 
 static void test_boolean_keys(void **state)

@@ -83,7 +83,7 @@ NOTE_SETTINGS = (
     ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
 )
 # note settings -> sweeplint roles, for those sweeplint has a role for
-NOTE_ROLES = {"cpu_offload": "offload=all"}
+NOTE_ROLES = {"cpu_offload": "offload=all", "modules_to_save": "modules_to_save=embed_tokens,lm_head"}
 
 _LEADING_INT = re.compile(r"^\s*(?:~|<=|>=|<|>)?\s*(\d+)")
 
@@ -219,8 +219,9 @@ def read_row(raw):
     dtype_text = raw["dtype"].strip().lower()
     quant = None
     if dtype_text.startswith("gptq") or dtype_text.startswith("awq"):
-        return out("GPTQ/AWQ base (%s): no quant value yet" % raw["dtype"])
-    if dtype_text.startswith("nf4"):
+        quant = "gptq" if dtype_text.startswith("gptq") else "awq"
+        dtype = "bf16" if "bf16 compute" in dtype_text else "fp16"
+    elif dtype_text.startswith("nf4"):
         quant = "nf4"
         dtype = "bf16"
         if "torchao" in dtype_text:
