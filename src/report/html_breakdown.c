@@ -6,13 +6,14 @@
  * ZeRO-3 gathers when there are any, and allocator slack. The terms add up
  * to the peak (struct sl_breakdown.total). Bars share one scale, with the
  * card's capacity as a solid line and the planning headroom dashed. A file
- * whose axes have one value each gets the bar of its worst combination.
+ * whose axes have one value each gets the bar of its worst combination. An
+ * axis draws its first MAX_BARS values and says how many more it has.
  */
 #include "html.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 
-enum { BAR_W = 560, BAR_H = 22, PAD = 4 };
+enum { BAR_W = 560, BAR_H = 22, PAD = 4, MAX_BARS = 64 /* values drawn per axis at most */ };
 
 struct term {
 	const char *id;       /* CSS class suffix and data-term */
@@ -92,6 +93,17 @@ static void legend(struct sl_report *r, const struct sl_file *f)
 	fputs("</span></p>\n", out);
 }
 
+/* After the bars of an axis with more than MAX_BARS values: how many are not drawn. */
+static void more_values(struct sl_report *r, const struct sl_eval *ev, size_t axis)
+{
+	if (axis >= ev->naxes || ev->axes[axis].n <= MAX_BARS)
+		return;
+	fputs("<tr class=\"more\"><td colspan=\"3\" class=\"muted\">", r->out);
+	sl_html_textf(r->out, r->arena, "%zu more values of %s are not drawn.", ev->axes[axis].n - MAX_BARS,
+		      ev->axes[axis].key);
+	fputs("</td></tr>\n", r->out);
+}
+
 static bool known(const struct sl_eval_value *v)
 {
 	return v->worst_combo && (v->u[SL_VERDICT_FIT] || v->u[SL_VERDICT_NEAR] || v->u[SL_VERDICT_OOM]);
@@ -116,7 +128,7 @@ void sl_html_breakdowns(struct sl_report *r, const struct sl_file *f)
 	size_t *axis_of = sl_arena_array(a, cap, sizeof *axis_of);
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
-		for (size_t j = 0; ax->n > 1 && j < ax->n; j++) {
+		for (size_t j = 0; ax->n > 1 && j < ax->n && j < MAX_BARS; j++) {
 			const struct sl_eval_value *v = &ax->values[j];
 			if (!known(v) || !sl_eval_estimate(ev, v->worst_combo, &bars[nbars].bd))
 				continue;
@@ -143,6 +155,7 @@ void sl_html_breakdowns(struct sl_report *r, const struct sl_file *f)
 		const struct bar *b = &bars[i];
 		enum sl_verdict vd = sl_eval_classify(ev, b->bd.total);
 		if (axis_of[i] != shown_axis && axis_of[i] < ev->naxes) {
+			more_values(r, ev, shown_axis);
 			shown_axis = axis_of[i];
 			fputs("<tr class=\"axis\"><th colspan=\"3\">", out);
 			sl_html_text(out, ev->axes[shown_axis].key);
@@ -163,5 +176,6 @@ void sl_html_breakdowns(struct sl_report *r, const struct sl_file *f)
 		bar_svg(r, ev, b, scale);
 		fputs("</td></tr>\n", out);
 	}
+	more_values(r, ev, shown_axis);
 	fputs("</table>\n", out);
 }

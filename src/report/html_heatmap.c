@@ -7,7 +7,8 @@
  * has it (the evaluation keeps peaks in 1/1024 of capacity). A cell where
  * only some combinations reach that verdict is drawn lighter and says how
  * many. The card's line runs between cells that exceed the card's capacity
- * and cells that do not.
+ * and cells that do not. One pass over the combinations fills every model's
+ * grid; a grid over MAX_SIDE rows or columns is not drawn (a note says so).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 
-enum { CELL_W = 78, CELL_H = 34, LEFT = 96, TOP = 44 };
+enum { CELL_W = 78, CELL_H = 34, LEFT = 96, TOP = 44, MAX_SIDE = 64 /* rows or columns drawn at most */ };
 
 struct cell {
 	uint64_t n[SL_VERDICT__COUNT];   /* memory-relevant combinations by verdict */
@@ -54,15 +55,6 @@ static struct order order_of(struct sl_arena *a, const struct sl_eval_axis *ax)
 		o.v[j] = x;
 	}
 	return o;
-}
-
-/* Where value index vi of an axis sits in its display order. */
-static size_t position(const struct order *o, size_t vi)
-{
-	for (size_t i = 0; i < o->n; i++)
-		if (o->v[i] == vi)
-			return i;
-	return 0;
 }
 
 static enum sl_verdict worst_verdict(const struct cell *c)
@@ -139,30 +131,45 @@ static void card_line(FILE *out, const struct cell *grid, size_t nr, size_t nc)
 		fputs("\"/>\n", out);
 }
 
-static void heatmap(struct sl_report *r, const struct sl_file *f, size_t ma, size_t mv, size_t ba, size_t la)
-{
-	const struct sl_eval *ev = f->eval;
-	struct sl_arena *a = r->arena;
-	FILE *out = r->out;
-	const struct sl_eval_axis *bax = axis_at(ev, ba), *lax = axis_at(ev, la), *max = axis_at(ev, ma);
-	struct order ro = order_of(a, bax), co = order_of(a, lax);
-	size_t nr = ro.n, nc = co.n;
-	struct cell *grid = sl_arena_array(a, nr * nc, sizeof *grid);
+/* Every model's grid, filled in one pass over the combinations. */
+struct grids {
+	struct order ro, co;             /* rows (batch) and columns (length) in display order */
+	size_t *row_of, *col_of;         /* value index -> display position */
+	size_t nr, nc;
+	struct cell *cells;              /* model value × row × column */
+	struct sl_settings fixed;        /* a known combination's settings: labels of axes not swept */
+	const struct sl_model *fixed_model;
+};
 
-	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
-	struct sl_settings fixed;
-	const struct sl_model *fixed_model = NULL;
+static size_t *inverse(struct sl_arena *a, const struct order *o)
+{
+	size_t *inv = sl_arena_array(a, o->n, sizeof *inv);
+	for (size_t i = 0; i < o->n; i++)
+		inv[o->v[i]] = i;
+	return inv;
+}
+
+static void fill(struct sl_arena *a, const struct sl_eval *ev, size_t ma, size_t ba, size_t la, struct grids *g)
+{
+	const struct sl_eval_axis *bax = axis_at(ev, ba), *lax = axis_at(ev, la), *max = axis_at(ev, ma);
+	g->ro = order_of(a, bax);
+	g->co = order_of(a, lax);
+	g->row_of = inverse(a, &g->ro);
+	g->col_of = inverse(a, &g->co);
+	g->nr = g->ro.n;
+	g->nc = g->co.n;
+	size_t nm = max ? max->n : 1, per = g->nr * g->nc;
+	g->cells = sl_arena_array(a, nm * per, sizeof *g->cells);
 	bool have_fixed = false;
+	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
 	do {
-		if (max && idx[ma] != mv)
-			continue;
 		uint64_t flat = 0;
 		for (size_t i = 0; i < ev->naxes; i++)
 			flat += idx[i] * ev->axes[i].stride;
 		uint16_t cv = ev->cells ? ev->cells[flat] : (uint16_t)(SL_VERDICT_UNKNOWN << 14);
 		enum sl_verdict vd = (enum sl_verdict)(cv >> 14);
-		size_t row = bax ? position(&ro, idx[ba]) : 0, col = lax ? position(&co, idx[la]) : 0;
-		struct cell *c = &grid[row * nc + col];
+		size_t row = bax ? g->row_of[idx[ba]] : 0, col = lax ? g->col_of[idx[la]] : 0;
+		struct cell *c = &g->cells[(max ? idx[ma] : 0) * per + row * g->nc + col];
 		c->n[vd]++;
 		if (vd != SL_VERDICT_UNKNOWN && (!c->worst || (cv & 0x3FFF) > c->q)) {
 			c->q = cv & 0x3FFF;
@@ -170,11 +177,25 @@ static void heatmap(struct sl_report *r, const struct sl_file *f, size_t ma, siz
 				c->worst = sl_arena_array(a, ev->naxes ? ev->naxes : 1, sizeof *c->worst);
 			memcpy(c->worst, idx, ev->naxes * sizeof *idx);
 			if (!have_fixed)
-				have_fixed = sl_eval_settings(ev, idx, &fixed, &fixed_model);
+				have_fixed = sl_eval_settings(ev, idx, &g->fixed, &g->fixed_model);
 		}
 	} while (sl_eval_next(ev, idx));
 	if (!have_fixed)
-		sl_settings_default(&fixed);
+		sl_settings_default(&g->fixed);
+}
+
+static void heatmap(struct sl_report *r, const struct sl_file *f, const struct grids *g, size_t ma, size_t mv,
+		    size_t ba, size_t la)
+{
+	const struct sl_eval *ev = f->eval;
+	struct sl_arena *a = r->arena;
+	FILE *out = r->out;
+	const struct sl_eval_axis *bax = axis_at(ev, ba), *lax = axis_at(ev, la), *max = axis_at(ev, ma);
+	const struct order ro = g->ro, co = g->co;
+	size_t nr = g->nr, nc = g->nc;
+	const struct cell *grid = &g->cells[(max ? mv : 0) * nr * nc];
+	const struct sl_settings fixed = g->fixed;
+	const struct sl_model *fixed_model = g->fixed_model;
 
 	const char *model = max ? sl_eval_value_name(a, max, &max->values[mv]) : NULL;
 	if (!model && fixed_model)
@@ -281,6 +302,16 @@ void sl_html_heatmaps(struct sl_report *r, const struct sl_file *f)
 		fputs("<p class=\"muted\">No key sets the model: nothing was evaluated.</p>\n", out);
 		return;
 	}
+	size_t nr = b ? b->n : 1, nc = l ? l->n : 1;
+	if (nr > MAX_SIDE || nc > MAX_SIDE) {
+		fputs("<p class=\"muted\">", out);
+		sl_html_textf(out, a, "No heatmap: %zu batch values × %zu lengths is more than %d a side.", nr, nc,
+			      MAX_SIDE);
+		fputs("</p>\n", out);
+		return;
+	}
+	struct grids g;
+	fill(a, ev, ma, ba, la, &g);
 	size_t nm = m ? m->n : 1;
 	for (size_t i = 0; i < nm; i++) {
 		if (m && !m->values[i].model) {
@@ -289,6 +320,6 @@ void sl_html_heatmaps(struct sl_report *r, const struct sl_file *f)
 			fputs("</p>\n", out);
 			continue;
 		}
-		heatmap(r, f, ma, i, ba, la);
+		heatmap(r, f, &g, ma, i, ba, la);
 	}
 }

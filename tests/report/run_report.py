@@ -16,7 +16,8 @@ OUTDIR keeps report.html and the screenshot report.png of the run. Checks:
     swept axis whose terms add up to its peak; one findings row per finding of `-f json`;
   - text from the input is escaped: a sweep whose keys and values carry markup yields no
     script or img element, and its text shows as written;
-  - a screenshot is taken (a PNG of the window's size).
+  - a screenshot is taken (a PNG of the window's size);
+  - an axis of 70 values draws no heatmap (more than 64 a side) and 64 bars, each with a note.
 The Chromium checks skip (TAP # SKIP) when no chromium is installed (tools/dev.sh installs it).
 """
 import html.parser
@@ -242,6 +243,23 @@ def check_bars(dom, sweep, axis_keys):
     check("each bar's terms add up to its peak", bars and not bad, "\n".join(bad))
 
 
+def check_caps(exe):
+    """An axis of 70 values: no heatmap (a note says why), 64 bars and a note for the other 6."""
+    with tempfile.TemporaryDirectory(prefix="sweeplint-report-caps-") as tmp:
+        sweep = os.path.join(tmp, "wide_sweep.yaml")
+        with open(sweep, "w", encoding="utf-8") as f:
+            f.write("program: train.py\nmethod: grid\nparameters:\n  model_name:\n    value: multilingual-minilm\n"
+                    "  batch_size:\n    values: [" + ", ".join(str(i) for i in range(1, 71)) + "]\n")
+        out = os.path.join(tmp, "wide.html")
+        rc, _, err = run([exe, "report", "-o", out, "--gpu", "h100-80gb", sweep])
+        text = open(out, encoding="utf-8").read() if os.path.exists(out) else ""
+        d = parse(text)
+        check("a 70-value axis: no heatmap but a note, 64 bars and a note for 6 more",
+              rc in (0, 1) and not d.find("figure", "heatmap") and "No heatmap: 70 batch values" in text
+              and len(d.find("tr", "bar")) == 64 and "6 more values of batch_size are not drawn" in text,
+              f"exit {rc} {err}; figures {len(d.find('figure', 'heatmap'))}, bars {len(d.find('tr', 'bar'))}")
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -262,6 +280,7 @@ def main():
     with open(os.path.join(root, "examples/bi-encoder/sweep.yaml"), encoding="utf-8") as f:
         sweep = yaml.safe_load(f)
     expected = json_check(exe, root, [])
+    check_caps(exe)
 
     exe_chromium = find_chromium()
     if not exe_chromium:
