@@ -5,6 +5,7 @@
  * path for models (a local directory or config.json is read), a name,
  * alias or raw size ("24GiB") for GPUs; an unknown one is a usage error.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,13 +17,36 @@
 #include "sweeplint/memory.h"
 #include "sweeplint/run.h"
 
+enum { OPT_SEARCH = 600 };
+
+static const struct sl_opt models_opts[] = {
+	{"search", OPT_SEARCH, true, "TEXT",
+	 "list the catalog and architecture-table entries whose name, HF id or names contain TEXT, and the one\n"
+	 "                                TEXT resolves to by name"},
+};
+
+static int models_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
+{
+	const char **search = vctx;
+	if (key != OPT_SEARCH)
+		return sl_opts_error(cli, "internal error: option %d", key);
+	if (!*arg)
+		return sl_opts_error(cli, "invalid --search '': expected some text of a model name");
+	*search = arg;
+	return 0;
+}
+
 static const struct sl_cmd_spec models_spec = {
 	.name = "models",
-	.usage = "[OPTIONS] [MODEL...]",
+	.usage = "[OPTIONS] [MODEL...] | --search TEXT",
 	.summary = "List the model catalog (name, family, parameters, default task, longest input, Hugging Face\n"
-		   "id), or show what each MODEL resolves to: a catalog name, HF id, alias, or a local\n"
-		   "directory / config.json.",
+		   "id), or show what each MODEL resolves to (docs/models.md: a local directory / config.json,\n"
+		   "the Hugging Face cache, a catalog name, HF id or alias, a fine-tune by the base it names),\n"
+		   "or --search the catalog and the architecture table.",
 	.common = SL_OPTS_OUTPUT,
+	.opts = models_opts,
+	.nopts = sizeof models_opts / sizeof models_opts[0],
+	.on_opt = models_opt,
 };
 
 static const struct sl_cmd_spec gpus_spec = {
@@ -139,13 +163,102 @@ static void models_table(FILE *out, const struct sl_model **v, size_t n)
 	}
 }
 
+/* Does s contain t, ignoring case and treating '-', '_', '.', ' ' alike? */
+static bool contains_text(const char *s, const char *t)
+{
+	if (!s)
+		return false;
+	size_t ns = strlen(s), nt = strlen(t);
+	for (size_t i = 0; i + nt <= ns; i++) {
+		size_t j = 0;
+		for (; j < nt; j++) {
+			char a = (char)tolower((unsigned char)s[i + j]), b = (char)tolower((unsigned char)t[j]);
+			if (a == '_' || a == ' ')
+				a = '-';
+			if (b == '_' || b == ' ')
+				b = '-';
+			if (a != b)
+				break;
+		}
+		if (j == nt)
+			return true;
+	}
+	return false;
+}
+
+static bool entry_matches(const struct sl_model *m, const char *t)
+{
+	if (contains_text(m->name, t) || contains_text(m->hf_id, t))
+		return true;
+	for (size_t i = 0; i < m->nnames; i++)
+		if (contains_text(m->names[i], t))
+			return true;
+	return false;
+}
+
+/* --search: catalog and table entries containing the text, then what the text resolves to by name. */
+static int models_search(struct sl_cli *cli, struct sl_run *run, const char *text)
+{
+	const struct sl_catalog *c = run->catalog;
+	size_t cap = c->nmodels + c->narchs + 1, n = 0;
+	const struct sl_model **v = sl_arena_array(run->arena, cap, sizeof *v);
+	for (int table = 0; table < 2; table++) {
+		const struct sl_model *list = table ? c->archs : c->models;
+		size_t len = table ? c->narchs : c->nmodels;
+		for (size_t i = 0; i < len; i++)
+			if (entry_matches(&list[i], text))
+				v[n++] = &list[i];
+	}
+	struct sl_name_match nm;
+	sl_catalog_match_name(run->arena, c, text, &nm);
+	bool listed = false;
+	for (size_t i = 0; i < n && nm.model; i++)
+		listed |= v[i] == nm.model;
+	if (nm.model && !nm.other && !listed)
+		v[n++] = nm.model;
+	if (run->opt.format == SL_FORMAT_JSON) {
+		json_t *arr = checked(json_array());
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = model_json(v[i]);
+			bool table = v[i] >= c->archs && v[i] < c->archs + c->narchs;
+			json_object_set_new(o, "from", checked(json_string(table ? "rules/architectures.yaml" : "rules/models.yaml")));
+			json_array_append_new(arr, o);
+		}
+		dump_json(cli->out, arr);
+		return n ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	if (!n) {
+		sl_opts_error(cli, "no catalog or architecture-table entry matches '%s'", text);
+		return SL_EXIT_USAGE;
+	}
+	models_table(cli->out, v, n);
+	if (nm.model && !nm.other)
+		fprintf(cli->out, "'%s' resolves by name as %s\n", text, nm.model->name);
+	else if (nm.model && nm.other)
+		fprintf(cli->out, "'%s' is ambiguous by name: %s or %s\n", text, nm.model->name, nm.other->name);
+	return SL_EXIT_OK;
+}
+
 int cmd_models(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	int first = 0, rc = start(cli, &models_spec, run, argc, argv, &first);
+	const char *search = NULL;
+	struct sl_cmd_spec spec_here = models_spec;
+	spec_here.ctx = &search;
+	int first = 0, rc = start(cli, &spec_here, run, argc, argv, &first);
 	if (rc != SL_OPTS_GO) {
 		sl_run_free(run);
 		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
+	}
+	if (search) {
+		if (first < argc) {
+			sl_opts_error(cli, "--search takes no MODEL operands");
+			sl_run_free(run);
+			return SL_EXIT_USAGE;
+		}
+		rc = models_search(cli, run, search);
+		sl_run_free(run);
+		return rc;
 	}
 	const struct sl_catalog *c = run->catalog;
 	size_t n = first < argc ? (size_t)(argc - first) : c->nmodels;
