@@ -23,6 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run->opt.format = (enum sl_format)(size % SL_FORMAT__COUNT);
 	run->opt.gpu = gpus[(size / SL_FORMAT__COUNT) % 4];
 	run->opt.verbose = (int)(size & 1);
+	/* no python3 per input: a fuzzed program: would parse whatever .py the working folder holds
+	 * (following the program is tested in tests/unit/test_program.c) */
+	run->opt.no_follow = true;
 	FILE *out = fopen("/dev/null", "w");
 	if (!out)
 		abort();

@@ -95,6 +95,10 @@ struct sl_eval_note {
 	const struct sl_node *rejected;  /* its node, or NULL when nothing was rejected */
 	const struct sl_source *src;     /* the file the node is in */
 	struct sl_span span;             /* its span (a command option's value has no node of its own) */
+	/* a setting read from the program (program.h): how, and what later value replaces it (else NULL) */
+	const char *how;                 /* "argparse default of --model_name"; NULL for other notes */
+	const char *overridden_by;       /* "model (sweep)" when a later axis of the same role wins */
+	size_t axis;                     /* while building: 1 + the axis it made, 0 for none */
 };
 
 /* A project model (.sweeplint.yaml `models:`): a name and what it stands for. */

@@ -22,6 +22,7 @@ struct sl_rule;
 struct sl_scalar_resolver;
 struct sl_source;
 struct sl_trainer;
+struct sl_program;
 struct sl_ydoc;
 struct sl_suppress;
 
@@ -66,6 +67,10 @@ struct sl_options {
 	struct sl_keymap *keys;          /* the key map with the project's patterns first; NULL: the built-in one */
 	const struct sl_model_alias *model_aliases; /* the project's models (eval.h); NULL when none */
 	size_t nmodel_aliases;
+	/* following the program the sweep runs (program.h) */
+	bool no_follow;                  /* --no-follow: read the sweep (and -c configs) only */
+	const char *program;             /* .sweeplint.yaml `program:`: the program, relative to the project */
+	const char *python;              /* the interpreter that parses it (NULL: python3 from PATH) */
 };
 
 struct sl_run {
@@ -119,6 +124,7 @@ struct sl_file {
 	size_t nnotes;
 	struct sl_model_use *models;     /* every model value the evaluation read, in axis order */
 	size_t nmodels;
+	struct sl_program *program;      /* the program followed (program.h), or NULL */
 };
 
 /* A new run with default options (headroom 0.85, text, every rule at its default severity). */

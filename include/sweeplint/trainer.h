@@ -24,6 +24,7 @@ struct sl_cfg_entry {
 	const char *key;             /* dotted path below the section: "training.fp16" */
 	const struct sl_node *node;  /* the value (spans into the config's source) */
 	bool is_auto;                /* DeepSpeed "auto": filled from TrainingArguments, not a setting */
+	const char *how;             /* read from a program (program.h): "argparse default of --lr"; else NULL */
 };
 
 struct sl_trainer {
@@ -33,6 +34,7 @@ struct sl_trainer {
 	const struct sl_ydoc *doc;
 	bool is_json;
 	bool is_deepspeed;           /* a DeepSpeed config (zero_optimization / train_micro_batch_size_per_gpu ...) */
+	bool from_program;           /* the literal settings of a program (program.h), not a config file */
 	struct sl_cfg_entry *entries; /* document order */
 	size_t n;
 };

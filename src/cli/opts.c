@@ -28,6 +28,7 @@ enum {
 	OPT_HEADROOM,
 	OPT_HOST_MEMORY,
 	OPT_CORES,
+	OPT_NO_FOLLOW,
 	OPT_RULE,
 	OPT_COLOR,
 	OPT_VERSION,
@@ -46,6 +47,8 @@ static const struct common commons[] = {
 	{{"gpus", 'n', true, "N", "GPUs per run (data parallel, ZeRO)"}, SL_OPTS_MODEL},
 	{{"config", 'c', true, "FILE[:SECTION]", "trainer config the sweep overrides (repeatable)"}, SL_OPTS_MODEL},
 	{{"set", OPT_SET, true, "KEY=VALUE", "set a key as if the sweep fixed it (repeatable)"}, SL_OPTS_MODEL},
+	{{"no-follow", OPT_NO_FOLLOW, false, NULL, "do not read the program the sweep runs (its literal settings)"},
+	 SL_OPTS_MODEL},
 	{{"headroom", OPT_HEADROOM, true, "F", "fraction of GPU memory a run may plan to use (default 0.85)"},
 	 SL_OPTS_MODEL},
 	{{"host-memory", OPT_HOST_MEMORY, true, "SIZE", "host RAM per node, e.g. 512GiB"}, SL_OPTS_MODEL},
@@ -188,6 +191,9 @@ static int common_opt(struct sl_cli *cli, struct sl_run *run, int key, const cha
 			return sl_opts_error(cli, "invalid --config '': expected FILE or FILE:SECTION");
 		o->configs = sl_arena_grow(a, o->configs, o->nconfigs, o->nconfigs + 1, sizeof *o->configs);
 		o->configs[o->nconfigs++] = sl_arena_strdup(a, arg);
+		return 0;
+	case OPT_NO_FOLLOW:
+		o->no_follow = true;
 		return 0;
 	case OPT_SET: {
 		const char *eq = strchr(arg, '=');

@@ -17,6 +17,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/program.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/run.h"
@@ -226,6 +227,13 @@ int sl_run_prepare(struct sl_run *run, const char **why)
 
 static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
 {
+	/* a program's literal: "model: klue/roberta-large from train.py:41 (argparse default of --model_name)" */
+	if (n->how && n->role >= 0)
+		return sl_arena_printf(a, "%s: %s from %s (%s)%s%s", sl_role_name((enum sl_role)n->role), n->detail,
+				       n->where, n->how, n->overridden_by ? "; overridden by " : "",
+				       n->overridden_by ? n->overridden_by : "");
+	if (n->how)
+		return sl_arena_printf(a, "%s from %s (%s): %s", n->key, n->where, n->how, n->detail);
 	if (n->role < 0)
 		return sl_arena_printf(a, "%s (%s): %s", n->key, n->where, n->detail);
 	if (n->rule)
@@ -302,7 +310,11 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 	for (size_t i = 0; i < ev->naxes; i++)
 		if (ev->axes[i].role == SL_ROLE_MODEL)
 			nmodel_values += ev->axes[i].n;
-	f->notes = sl_arena_array(a, ev->nnotes + nmodel_values + 2, sizeof *f->notes);
+	struct sl_program *prog = f->program;
+	size_t nprog = prog ? prog->nnotes : 0;
+	f->notes = sl_arena_array(a, ev->nnotes + nmodel_values + nprog + 2, sizeof *f->notes);
+	for (size_t i = 0; i < nprog; i++)
+		f->notes[f->nnotes++] = prog->notes[i];
 	for (size_t i = 0; i < ev->nnotes; i++)
 		f->notes[f->nnotes++] = note_line(a, &ev->notes[i]);
 	f->models = sl_arena_array(a, nmodel_values ? nmodel_values : 1, sizeof *f->models);
@@ -551,6 +563,28 @@ static void apply_suppressions(struct sl_file *f)
 
 /* ---- the driver ---- */
 
+/* The program the sweep runs: its literal settings go below every config and sweep value. */
+static void follow_program(struct sl_run *run, struct sl_file *f)
+{
+	struct sl_arena *a = run->arena;
+	struct sl_program_opts po = {
+		.python = run->opt.python,
+		.program = run->opt.program,
+		.sweep_dir = sl_path_dir(a, f->src->path),
+		.res = run->resolver,
+	};
+	f->program = sl_program_follow(a, f->sweep, &po);
+	if (!f->program || !f->program->nsettings)
+		return;
+	size_t n = f->program->nsettings + f->nconfigs;
+	struct sl_trainer **all = sl_arena_array(a, n, sizeof *all);
+	memcpy(all, f->program->settings, f->program->nsettings * sizeof *all);
+	if (f->nconfigs)
+		memcpy(all + f->program->nsettings, f->configs, f->nconfigs * sizeof *all);
+	f->configs = all;
+	f->nconfigs = n;
+}
+
 struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 {
 	struct sl_arena *a = run->arena;
@@ -584,6 +618,8 @@ struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 			f->nconfigs++;
 		}
 	}
+	if (f->sweep->is_sweep && memory_rules_on(run) && !run->opt.no_follow && strcmp(src->path, "-") != 0)
+		follow_program(run, f);
 	if (f->sweep->is_sweep)
 		f->combos.total = sl_sweep_grid_size(f->sweep);
 	/* nothing is evaluated yet: every combination is unknown, none is called fit */

@@ -152,44 +152,83 @@ static void expand_deepspeed(struct builder *B, const char *path, const char *di
 	}
 }
 
+/* One config entry: an axis, or a note saying why it is not one. */
+static void add_entry(struct builder *B, const struct sl_trainer *t, const struct sl_cfg_entry *e, const char *where)
+{
+	const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, e->key, strlen(e->key));
+	if (!rule) {
+		/* a program's other literals (output_dir, seed ...) are not worth a note each */
+		if (!e->how)
+			note(B, e->key, where, -1, "not memory-relevant: no pattern of the key map matches");
+		return;
+	}
+	if (e->is_auto) {
+		note(B, e->key, where, (int)rule->role, "\"auto\": filled from the trainer's arguments");
+		return;
+	}
+	/* DeepSpeed's train_batch_size is global (world × micro × accumulation) */
+	if (t->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) {
+		note(B, e->key, where, -1, "global batch in a DeepSpeed config: not a per-device setting");
+		return;
+	}
+	if (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL) {
+		note(B, e->key, where, (int)rule->role, "empty: not set");
+		return;
+	}
+	struct sl_eval_value tmp = {0};
+	fill_value(B, &tmp, rule->role, rule, e->node, NULL, NULL);
+	if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
+		note_rejected(B, e->key, where, rule, &tmp, t->src);
+		return;
+	}
+	if (rule->role == SL_ROLE_DEEPSPEED) {
+		note(B, e->key, where, (int)rule->role, tmp.rv->s);
+		expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path));
+		return;
+	}
+	struct sl_eval_axis *ax = new_axis(B, SL_AXIS_CONFIG, e->key, rule->role, rule, t->src, 1);
+	ax->values[0] = tmp;
+	ax->n = 1;
+	/* a program's list literal is shown as written (["q_proj", "v_proj"]) */
+	note_rule(B, e->key, where, rule, (int)rule->role, e->how && e->node->text ? e->node->text : tmp.text);
+	B->ev->notes[B->ev->nnotes - 1].axis = B->ev->naxes;
+}
+
 static void add_entries_of(struct builder *B, const struct sl_trainer *t)
 {
-	const char *where = sl_arena_printf(B->a, "config %s", t->src->display);
+	const char *config_where = sl_arena_printf(B->a, "config %s", t->src->display);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sl_cfg_entry *e = &t->entries[i];
-		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, e->key, strlen(e->key));
-		if (!rule) {
-			note(B, e->key, where, -1, "not memory-relevant: no pattern of the key map matches");
+		/* a program's literal: its file:line, and how it was read (kept on its notes) */
+		const char *where = e->how ? sl_arena_printf(B->a, "%s:%u", t->src->display, e->node->span.line)
+					   : config_where;
+		size_t first = B->ev->nnotes;
+		add_entry(B, t, e, where);
+		for (size_t k = first; k < B->ev->nnotes; k++)
+			if (!B->ev->notes[k].how)
+				B->ev->notes[k].how = e->how;
+	}
+}
+
+/* A program's setting that a later axis of the same role replaces, as at run time: say which. */
+static void mark_overridden(struct builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	for (size_t i = 0; i < ev->nnotes; i++) {
+		struct sl_eval_note *n = &ev->notes[i];
+		if (!n->how || !n->axis)
 			continue;
+		const struct sl_eval_axis *mine = &ev->axes[n->axis - 1];
+		for (size_t k = ev->naxes; k-- > n->axis;) {
+			const struct sl_eval_axis *ax = &ev->axes[k];
+			if (ax->role != mine->role || !ax->n)
+				continue;
+			static const char *const origin[SL_AXIS__COUNT] = {"config", "command", "sweep", "--set"};
+			n->overridden_by = sl_arena_printf(B->a, "%s (%s)", ax->key,
+							   ax->origin == SL_AXIS_CONFIG && ax->src ? ax->src->display
+												 : origin[ax->origin]);
+			break;
 		}
-		if (e->is_auto) {
-			note(B, e->key, where, (int)rule->role, "\"auto\": filled from the trainer's arguments");
-			continue;
-		}
-		/* DeepSpeed's train_batch_size is global (world × micro × accumulation) */
-		if (t->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) {
-			note(B, e->key, where, -1, "global batch in a DeepSpeed config: not a per-device setting");
-			continue;
-		}
-		if (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL) {
-			note(B, e->key, where, (int)rule->role, "empty: not set");
-			continue;
-		}
-		struct sl_eval_value tmp = {0};
-		fill_value(B, &tmp, rule->role, rule, e->node, NULL, NULL);
-		if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
-			note_rejected(B, e->key, where, rule, &tmp, t->src);
-			continue;
-		}
-		if (rule->role == SL_ROLE_DEEPSPEED) {
-			note(B, e->key, where, (int)rule->role, tmp.rv->s);
-			expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path));
-			continue;
-		}
-		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_CONFIG, e->key, rule->role, rule, t->src, 1);
-		ax->values[0] = tmp;
-		ax->n = 1;
-		note_rule(B, e->key, where, rule, (int)rule->role, tmp.text);
 	}
 }
 
@@ -1059,6 +1098,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	int rc = add_sets(&B, why);
 	if (rc < 0)
 		return rc;
+	mark_overridden(&B);
 	/* empty axes (a malformed parameter) contribute nothing */
 	size_t k = 0;
 	for (size_t i = 0; i < ev->naxes; i++)

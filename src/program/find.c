@@ -1,0 +1,344 @@
+/*
+ * find: which file a sweep's runs execute. W&B runs `${env} ${interpreter}
+ * ${program} ${args}` unless `command:` says otherwise, so the program is
+ * `program:`, or the script a custom command runs (python -m pkg.mod,
+ * accelerate launch / torchrun / deepspeed wrappers, a package folder with
+ * __main__.py), or, for a shell script, the Python script the script runs.
+ * Paths are taken relative to the sweep's folder, then its parents up to the
+ * project root; Windows separators and absolute paths from another machine
+ * are tried by their tail.
+ */
+#include "sweeplint/program.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+#define MAX_UP 3                       /* parent folders searched when no project marker is found */
+#define MAX_SHELL_BYTES ((size_t)256 << 10)
+
+struct search {
+	const char *dirs[MAX_UP + 1];
+	size_t n;
+};
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The sweep's folder and its parents up to the first holding .git or .sweeplint.yaml (at most MAX_UP up). */
+static void search_dirs(struct sl_arena *a, const char *dir, struct search *s)
+{
+	s->n = 0;
+	const char *d = dir && *dir ? dir : ".";
+	for (size_t up = 0; up <= MAX_UP; up++) {
+		s->dirs[s->n++] = d;
+		if (is_dir(sl_arena_printf(a, "%s/.git", d)) || is_file(sl_arena_printf(a, "%s/.git", d)) ||
+		    is_file(sl_arena_printf(a, "%s/.sweeplint.yaml", d)))
+			return;
+		const char *parent = sl_arena_printf(a, "%s/..", d);
+		if (!is_dir(parent))
+			return;
+		d = parent;
+	}
+}
+
+/* dir/path ("." and absolute paths kept as they are) */
+static const char *join(struct sl_arena *a, const char *dir, const char *path)
+{
+	if (path[0] == '/' || strcmp(dir, ".") == 0)
+		return path;
+	return sl_arena_printf(a, "%s/%s", dir, path);
+}
+
+/* A file for path under one folder: the file, a package folder's __main__.py. */
+static const char *at(struct sl_arena *a, const char *dir, const char *path)
+{
+	const char *p = join(a, dir, path);
+	if (is_file(p))
+		return p;
+	if (is_dir(p)) {
+		const char *m = sl_arena_printf(a, "%s/__main__.py", p);
+		if (is_file(m))
+			return m;
+	}
+	return NULL;
+}
+
+/* Resolve a path as the sweep writes it; *root receives the folder it was found from. */
+static const char *resolve(struct sl_arena *a, const struct search *s, const char *text, const char **root)
+{
+	char *path = sl_arena_strdup(a, text);
+	for (char *c = path; *c; c++)
+		if (*c == '\\')
+			*c = '/';
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (!*path)
+		return NULL;
+	if (path[0] == '/') {
+		if (is_file(path)) {
+			*root = sl_path_dir(a, path);
+			return path;
+		}
+		/* written on another machine: its tail inside the project (/home/u/proj/sweep.py -> sweep.py) */
+		for (const char *tail = strchr(path + 1, '/'); tail; tail = strchr(tail + 1, '/'))
+			for (size_t i = 0; i < s->n; i++) {
+				const char *p = at(a, s->dirs[i], tail + 1);
+				if (p && !is_dir(sl_arena_printf(a, "%s/%s", s->dirs[i], tail + 1))) {
+					*root = s->dirs[i];
+					return p;
+				}
+			}
+		return NULL;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const char *p = at(a, s->dirs[i], path);
+		if (p) {
+			*root = s->dirs[i];
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static const char *resolve_module(struct sl_arena *a, const struct search *s, const char *mod, const char **root)
+{
+	char *rel = sl_arena_strdup(a, mod);
+	for (char *c = rel; *c; c++)
+		if (*c == '.')
+			*c = '/';
+	for (size_t i = 0; i < s->n; i++) {
+		const char *p = sl_arena_printf(a, "%s.py", join(a, s->dirs[i], rel));
+		if (!is_file(p))
+			p = at(a, s->dirs[i], rel);
+		if (p && is_file(p)) {
+			*root = s->dirs[i];
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* An interpreter or launcher word, whose own options come before the script. */
+static bool is_launcher(const char *w)
+{
+	const char *base = strrchr(w, '/');
+	base = base ? base + 1 : w;
+	const char *bs = strrchr(base, '\\');
+	base = bs ? bs + 1 : base;
+	static const char *const names[] = {"python", "python3", "python.exe", "python3.exe", "accelerate", "launch",
+					    "torchrun", "deepspeed", "env", "srun", "uv", "run", "poetry", "exec",
+					    "nohup", "CUDA_VISIBLE_DEVICES", "time", "composer", "lightning"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(base, names[i]) == 0)
+			return true;
+	/* python3.11, pythonw */
+	if (strncmp(base, "python", 6) != 0)
+		return false;
+	for (const char *c = base + 6; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == 'w'))
+			return false;
+	return true;
+}
+
+/* A word naming a script: what the runs execute. */
+static bool is_script(const char *w)
+{
+	return ends_with(w, ".py") || ends_with(w, ".sh");
+}
+
+static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_program_opts *o,
+			  struct sl_program_ref *ref, unsigned depth);
+
+/* A found path: a shell script is followed to the Python script it runs. */
+static bool found(struct sl_arena *a, const char *path, const char *root, const char *how,
+		  const struct sl_program_opts *o, struct sl_program_ref *ref, unsigned depth)
+{
+	if (ends_with(path, ".sh") && depth < 2) {
+		struct sl_program_ref inner = {0};
+		if (find_in_shell(a, path, o, &inner, depth + 1)) {
+			*ref = inner;
+			ref->how = sl_arena_printf(a, "%s, which runs %s", how, inner.how);
+			return true;
+		}
+		ref->path = NULL;
+		ref->how = sl_arena_printf(a, "%s: a shell script that runs no Python script sweeplint can find", how);
+		return false;
+	}
+	ref->path = path;
+	ref->root = root;
+	ref->how = how;
+	return true;
+}
+
+/* Words of a command: the script after the launchers, or -m MODULE. */
+static bool from_words(struct sl_arena *a, const char *const *w, size_t n, const struct search *s,
+		       const char *how_prefix, const struct sl_program_opts *o, struct sl_program_ref *ref,
+		       unsigned depth)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *root = NULL;
+		if (strcmp(w[i], "-m") == 0 && i + 1 < n) {
+			const char *p = resolve_module(a, s, w[i + 1], &root);
+			if (p)
+				return found(a, p, root, sl_arena_printf(a, "%s -m %s", how_prefix, w[i + 1]), o, ref,
+					     depth);
+			ref->how = sl_arena_printf(a, "%s -m %s: no such module file", how_prefix, w[i + 1]);
+			return false;
+		}
+		if (is_script(w[i])) {
+			const char *p = resolve(a, s, w[i], &root);
+			if (p)
+				return found(a, p, root, sl_arena_printf(a, "%s %s", how_prefix, w[i]), o, ref, depth);
+			ref->how = sl_arena_printf(a, "%s %s: not found", how_prefix, w[i]);
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Split one shell command line into words (quotes removed; a word with $ or ` is kept as written). */
+static size_t shell_words(struct sl_arena *a, const char *line, size_t len, const char **w, size_t max)
+{
+	size_t n = 0, i = 0;
+	while (i < len && n < max) {
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i >= len || line[i] == '#' || line[i] == ';' || line[i] == '|' || line[i] == '&')
+			break;
+		struct sl_buf b;
+		sl_buf_init(&b, a);
+		while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != ';' && line[i] != '|') {
+			char q = line[i];
+			if (q == '"' || q == '\'') {
+				i++;
+				while (i < len && line[i] != q)
+					sl_buf_addc(&b, line[i++]);
+				i++;
+				continue;
+			}
+			sl_buf_addc(&b, line[i++]);
+		}
+		sl_buf_addc(&b, '\0');
+		w[n++] = b.buf;
+	}
+	return n;
+}
+
+static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_program_opts *o,
+			  struct sl_program_ref *ref, unsigned depth)
+{
+	int err = 0;
+	struct sl_source *src = sl_source_read(a, sh, MAX_SHELL_BYTES, &err);
+	if (!src)
+		return false;
+	struct search s;
+	search_dirs(a, sl_path_dir(a, sh), &s);
+	/* join continued lines, then look at each command that runs python or a launcher */
+	struct sl_buf line;
+	sl_buf_init(&line, a);
+	uint32_t first = 1;
+	for (uint32_t ln = 1; ln <= src->nlines; ln++) {
+		size_t len;
+		const char *t = sl_source_line(src, ln, &len);
+		while (len && (t[len - 1] == '\r' || t[len - 1] == ' '))
+			len--;
+		if (!line.len)
+			first = ln;
+		bool cont = len && t[len - 1] == '\\';
+		sl_buf_add(&line, t, cont ? len - 1 : len);
+		if (cont) {
+			sl_buf_addc(&line, ' ');
+			continue;
+		}
+		const char *w[256];
+		size_t n = shell_words(a, line.buf ? line.buf : "", line.len, w, 256);
+		line.len = 0;
+		bool runs = false;
+		for (size_t i = 0; i < n; i++)
+			if (is_launcher(w[i]))
+				runs = true;
+		if (!runs)
+			continue;
+		const char *prefix = sl_arena_printf(a, "%s:%u:", src->display, first);
+		if (from_words(a, w, n, &s, prefix, o, ref, depth))
+			return true;
+	}
+	return false;
+}
+
+bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o,
+		     struct sl_program_ref *ref)
+{
+	memset(ref, 0, sizeof *ref);
+	struct search s;
+	search_dirs(a, o->sweep_dir, &s);
+	const char *root = NULL;
+	if (o->program) {
+		const char *p = resolve(a, &s, o->program, &root);
+		if (p)
+			return found(a, p, root, sl_arena_printf(a, "program %s (.sweeplint.yaml)", o->program), o, ref, 0);
+		ref->how = sl_arena_printf(a, "program %s (.sweeplint.yaml): not found", o->program);
+		return false;
+	}
+	const char *program = sw->program && sw->program->kind == SL_NODE_SCALAR ? sw->program->text : NULL;
+	/* the words W&B runs: the command's items, ${program} standing for program: */
+	const char *w[256];
+	size_t n = 0;
+	if (sw->default_command || !sw->cmd) {
+		if (program)
+			w[n++] = program;
+	} else {
+		for (size_t i = 0; i < sw->ncmd && n < 254; i++) {
+			const struct sl_cmd_item *c = &sw->cmd[i];
+			if (c->kind == SL_CMD_PROGRAM && program) {
+				w[n++] = program;
+			} else if (c->kind == SL_CMD_LITERAL && c->node && c->node->kind == SL_NODE_SCALAR) {
+				/* "python train.py" written as one item */
+				const char *t = c->node->text;
+				n += shell_words(a, t, strlen(t), w + n, 254 - n);
+			} else if (c->kind == SL_CMD_OPTION && c->value_node != c->node && c->value) {
+				/* "-m pkg.mod", or a launcher flag the parser paired with the script after it */
+				if (strcmp(c->key, "m") == 0)
+					w[n++] = "-m";
+				w[n++] = c->value;
+			}
+		}
+	}
+	if (n == 0)
+		return false;
+	if (from_words(a, w, n, &s, sw->default_command || !sw->cmd ? "program:" : "command:", o, ref, 0))
+		return true;
+	if (ref->how)
+		return false;
+	/* `program: src` (a package run as `python src`) or a script without a .py suffix */
+	if (program && !is_launcher(program)) {
+		const char *p = resolve(a, &s, program, &root);
+		if (p)
+			return found(a, p, root, sl_arena_printf(a, "program: %s", program), o, ref, 0);
+		ref->how = sl_arena_printf(a, "program: %s: not found", program);
+	}
+	return false;
+}

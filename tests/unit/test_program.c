@@ -1,0 +1,386 @@
+/*
+ * test_program: following a sweep's program — finding it (program:, command:
+ * with python -m / launchers / shell scripts, Windows and foreign absolute
+ * paths) and reading its literal settings with python3's ast (argparse
+ * defaults, dataclass fields, keyword literals, from_pretrained), each at the
+ * position of its literal; hostile programs end in a note within bounds.
+ * Needs python3 on PATH (skips without it, except the test that makes it absent).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/program.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+static struct sl_arena *A;
+static char dir[256];
+
+static bool have_python(void)
+{
+	return system("python3 -c pass >/dev/null 2>&1") == 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	A = sl_arena_new();
+	snprintf(dir, sizeof dir, "%s/sweeplint-program-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	sl_arena_free(A);
+	return 0;
+}
+
+static const char *write_file(const char *rel, const char *text)
+{
+	const char *path = sl_arena_printf(A, "%s/%s", dir, rel);
+	/* make the folders on the way */
+	char *p = sl_arena_strdup(A, path);
+	for (char *s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(text, 1, strlen(text), f);
+	fclose(f);
+	return path;
+}
+
+static struct sl_pyread *read_py(const char *text)
+{
+	struct sl_program_opts o = {0};
+	return sl_pyread_bytes(A, "train.py", text, strlen(text), &o);
+}
+
+/* The entry for key holds value, and its span starts where anchor's literal is in text. */
+static void expect(const struct sl_pyread *r, const char *text, const char *key, const char *value,
+		   const char *anchor)
+{
+	assert_non_null(r->settings);
+	const struct sl_cfg_entry *e = sl_trainer_get(r->settings, key);
+	if (!e)
+		fail_msg("no setting %s", key);
+	assert_string_equal(e->node->text, value);
+	assert_non_null(e->how);
+	const char *at = strstr(text, anchor);
+	assert_non_null(at);
+	assert_int_equal(e->node->span.start, (size_t)(at - text));
+	/* the line is the anchor's line */
+	uint32_t line = 1;
+	for (const char *c = text; c < at; c++)
+		line += *c == '\n';
+	assert_int_equal(e->node->span.line, line);
+}
+
+#define NEED_PYTHON()                       \
+	do {                                \
+		if (!have_python())         \
+			skip();             \
+	} while (0)
+
+static void test_argparse(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	const char *text = "import argparse\n"
+			   "p = argparse.ArgumentParser()\n"
+			   "p.add_argument('--model_name', type=str, default='klue/roberta-large')\n"
+			   "p.add_argument('-b', '--batch-size', type=int, default=16)\n"
+			   "p.add_argument('--fp16', action='store_true')\n"
+			   "p.add_argument('--no_gc', dest='gc', action='store_false')\n"
+			   "p.add_argument('--max_len', default=-1)\n"
+			   "p.add_argument('--lr', default=1e-3 * 2)\n"
+			   "p.add_argument('--targets', nargs='+', default=['q', 'v'])\n"
+			   "p.set_defaults(seq_len=512)\n";
+	struct sl_pyread *r = read_py(text);
+	assert_null(r->error);
+	expect(r, text, "model_name", "klue/roberta-large", "'klue/roberta-large'");
+	expect(r, text, "batch_size", "16", "16)");
+	expect(r, text, "fp16", "False", "p.add_argument('--fp16'");
+	expect(r, text, "gc", "True", "p.add_argument('--no_gc'");
+	expect(r, text, "max_len", "-1", "-1)");
+	expect(r, text, "targets", "['q', 'v']", "['q', 'v']");
+	expect(r, text, "seq_len", "512", "512)");
+	/* computed: never guessed, said why */
+	assert_null(sl_trainer_get(r->settings, "lr"));
+	assert_true(r->nnotes >= 1);
+	assert_non_null(strstr(r->notes[0], "--lr is computed"));
+	assert_string_equal(sl_trainer_get(r->settings, "model_name")->how, "argparse default of --model_name");
+}
+
+static void test_dataclass_fields(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	const char *text = "from dataclasses import dataclass, field\n"
+			   "from typing import Optional\n"
+			   "@dataclass\n"
+			   "class ModelArguments:\n"
+			   "    model_name_or_path: str = field(default=\"meta-llama/Llama-2-7b-hf\", metadata={})\n"
+			   "    max_seq_length: Optional[int] = 2048\n"
+			   "    targets: list = field(default_factory=lambda: ['q'])\n"
+			   "    lr: float = 2 ** -4\n"
+			   "class NotADataclass:\n"
+			   "    batch_size: int = 99\n";
+	struct sl_pyread *r = read_py(text);
+	assert_null(r->error);
+	expect(r, text, "model_name_or_path", "meta-llama/Llama-2-7b-hf", "\"meta-llama");
+	expect(r, text, "max_seq_length", "2048", "2048");
+	assert_null(sl_trainer_get(r->settings, "targets"));
+	assert_null(sl_trainer_get(r->settings, "lr"));
+	assert_null(sl_trainer_get(r->settings, "batch_size"));
+	assert_string_equal(sl_trainer_get(r->settings, "max_seq_length")->how,
+			    "dataclass field ModelArguments.max_seq_length");
+}
+
+static void test_keyword_literals(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	const char *text = "import torch\n"
+			   "from transformers import AutoModelForCausalLM, AutoTokenizer, TrainingArguments, Trainer\n"
+			   "tok = AutoTokenizer.from_pretrained('gpt2')\n"
+			   "bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4')\n"
+			   "model = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-7B', torch_dtype=torch.bfloat16,\n"
+			   "    attn_implementation='flash_attention_2', quantization_config=bnb)\n"
+			   "model.gradient_checkpointing_enable()\n"
+			   "if args.x:\n"
+			   "    model.gradient_checkpointing_enable()\n"
+			   "cfg = LoraConfig(r=16, lora_alpha=32, target_modules=['q_proj', 'v_proj'])\n"
+			   "ta = TrainingArguments(output_dir='o', bf16=True, per_device_train_batch_size=4,\n"
+			   "    gradient_accumulation_steps=args.accum)\n"
+			   "Trainer(model=model, args=ta).train()\n";
+	struct sl_pyread *r = read_py(text);
+	assert_null(r->error);
+	expect(r, text, "model_name_or_path", "Qwen/Qwen2.5-7B", "'Qwen/");
+	expect(r, text, "torch_dtype", "bfloat16", "torch.bfloat16");
+	expect(r, text, "attn_implementation", "flash_attention_2", "'flash_attention_2'");
+	expect(r, text, "load_in_4bit", "True", "True, bnb");
+	expect(r, text, "bnb_4bit_quant_type", "nf4", "'nf4'");
+	expect(r, text, "gradient_checkpointing", "True", "model.gradient_checkpointing_enable()\nif");
+	expect(r, text, "lora.r", "16", "16, lora_alpha");
+	expect(r, text, "lora.target_modules", "['q_proj', 'v_proj']", "['q_proj'");
+	expect(r, text, "bf16", "True", "True, per_device");
+	expect(r, text, "per_device_train_batch_size", "4", "4,\n");
+	assert_null(sl_trainer_get(r->settings, "gradient_accumulation_steps"));
+	assert_int_equal(r->trains, 1);
+	/* the conditional gradient_checkpointing_enable() is not read, and a note says so */
+	bool said = false;
+	for (size_t i = 0; i < r->nnotes; i++)
+		said |= strstr(r->notes[i], "under a condition") != NULL;
+	assert_true(said);
+}
+
+static void test_models_and_inference(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* two different model literals: neither is the model */
+	const char *two = "teacher = AutoModel.from_pretrained('bert-large-uncased')\n"
+			  "student = AutoModel.from_pretrained('bert-base-uncased')\n"
+			  "opt = torch.optim.AdamW(student.parameters())\n";
+	struct sl_pyread *r = read_py(two);
+	assert_null(sl_trainer_get(r->settings, "model_name_or_path"));
+	assert_int_equal(r->nnotes, 1);
+	assert_non_null(strstr(r->notes[0], "several model literals"));
+	assert_int_equal(r->trains, 1);
+	/* a script that only generates */
+	const char *gen = "from vllm import LLM, SamplingParams\n"
+			  "llm = LLM(model='meta-llama/Llama-2-7b-hf')\n"
+			  "out = llm.generate(['hi'], SamplingParams(max_tokens=64))\n";
+	r = read_py(gen);
+	assert_int_equal(r->trains, 0);
+	/* a Lightning Trainer */
+	const char *pl = "import lightning as L\n"
+			 "trainer = L.Trainer(precision='bf16-mixed', devices=4, strategy='deepspeed_stage_2',\n"
+			 "    accumulate_grad_batches=8)\n";
+	r = read_py(pl);
+	expect(r, pl, "precision", "bf16-mixed", "'bf16-mixed'");
+	expect(r, pl, "num_gpus", "4", "4,");
+	expect(r, pl, "zero_stage", "2", "'deepspeed_stage_2'");
+	expect(r, pl, "accumulate_grad_batches", "8", "8)");
+	assert_int_equal(r->trains, 1);
+}
+
+static void test_hostile_programs(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	struct sl_pyread *r = read_py("def f(:\n    pass\n");
+	assert_non_null(r->error);
+	assert_non_null(strstr(r->error, "train.py:1: syntax error"));
+	/* not UTF-8 and no coding cookie */
+	r = read_py("x = '\xff\xfe'\n");
+	assert_non_null(r->error);
+	/* deep nesting: python's parser refuses it, a note and no crash */
+	struct sl_buf b;
+	sl_buf_init(&b, A);
+	sl_buf_adds(&b, "x = ");
+	for (int i = 0; i < 5000; i++)
+		sl_buf_addc(&b, '(');
+	for (int i = 0; i < 5000; i++)
+		sl_buf_addc(&b, ')');
+	sl_buf_adds(&b, "\n");
+	sl_buf_addc(&b, '\0');
+	time_t t0 = time(NULL);
+	r = read_py(b.buf);
+	assert_non_null(r->error);
+	/* 10 MB: refused from its size, python3 is not started */
+	size_t big = (size_t)10 << 20;
+	char *text = sl_arena_alloc(A, big + 1);
+	for (size_t i = 0; i < big; i++)
+		text[i] = (i % 64 == 63) ? '\n' : 'x';
+	text[big] = '\0';
+	r = read_py(text);
+	assert_non_null(r->error);
+	assert_non_null(strstr(r->error, "larger than 2 MiB"));
+	assert_true(time(NULL) - t0 < SL_PROGRAM_TIMEOUT_MS / 1000);
+}
+
+static void test_python_absent(void **state)
+{
+	(void)state;
+	struct sl_program_opts o = {.python = "/nonexistent/python3"};
+	struct sl_pyread *r = sl_pyread_bytes(A, "train.py", "x = 1\n", 6, &o);
+	assert_non_null(r->error);
+	assert_non_null(strstr(r->error, "was not found"));
+	assert_null(r->settings);
+}
+
+/* ---- finding the program ---- */
+
+static struct sl_sweep *sweep_of(const char *text)
+{
+	struct sl_source *src = sl_source_from_bytes(A, "sweep.yaml", text, strlen(text));
+	struct sl_diags d;
+	sl_diags_init(&d, A);
+	return sl_sweep_load(A, sl_ydoc_parse(A, src, NULL, &d));
+}
+
+static const char *find(const char *sweep_rel, const char *sweep_text)
+{
+	const char *sweep_dir = sl_path_dir(A, sl_arena_printf(A, "%s/%s", dir, sweep_rel));
+	struct sl_program_opts o = {.sweep_dir = sweep_dir};
+	struct sl_program_ref ref;
+	if (!sl_program_find(A, sweep_of(sweep_text), &o, &ref))
+		return NULL;
+	/* relative to the test folder */
+	char *real = realpath(ref.path, NULL);
+	char *rdir = realpath(dir, NULL);
+	assert_non_null(real);
+	const char *rel = sl_arena_strdup(A, real + strlen(rdir) + 1);
+	free(real);
+	free(rdir);
+	return rel;
+}
+
+static void test_find(void **state)
+{
+	(void)state;
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("train.py", "x = 1\n");
+	write_file("pkg/mod.py", "x = 1\n");
+	write_file("src/__main__.py", "x = 1\n");
+	write_file("scripts/run.sh", "#!/bin/sh\nset -e\nexport X=1\n"
+				     "accelerate launch --num_processes 2 \\\n    pkg/mod.py --lr 1 \"$@\"\n");
+	write_file("configs/sweeps/s.yaml", "");
+	/* program: from the sweep's folder up to the repository root */
+	assert_string_equal(find("configs/sweeps/s.yaml", "program: train.py\nmethod: grid\n"), "train.py");
+	/* Windows separators, and an absolute path from another machine by its tail */
+	assert_string_equal(find("s.yaml", "program: pkg\\mod.py\n"), "pkg/mod.py");
+	assert_string_equal(find("s.yaml", "program: /home/someone/proj/pkg/mod.py\n"), "pkg/mod.py");
+	/* command: python -m, launchers and their flags */
+	assert_string_equal(find("s.yaml", "method: grid\ncommand: [python, -m, pkg.mod, '${args}']\n"),
+			    "pkg/mod.py");
+	assert_string_equal(find("s.yaml", "program: x.py\ncommand: [torchrun, --nproc_per_node, 4, --standalone, "
+					   "train.py, '${args}']\n"),
+			    "train.py");
+	assert_string_equal(find("s.yaml", "command: [accelerate launch --mixed_precision bf16 train.py]\n"),
+			    "train.py");
+	/* the interpreter in program: and the script after it; a package folder */
+	assert_string_equal(find("s.yaml", "program: C:\\venv\\Scripts\\python.exe\n"
+					   "command: ['${program}', train.py, '${args}']\n"),
+			    "train.py");
+	assert_string_equal(find("s.yaml", "program: src\ncommand: [python, '${program}', '${args_no_hyphens}']\n"),
+			    "src/__main__.py");
+	/* a shell script: the Python script it runs */
+	assert_string_equal(find("s.yaml", "program: scripts/run.sh\n"), "pkg/mod.py");
+	/* not found: false, with a reason */
+	struct sl_program_opts o = {.sweep_dir = dir};
+	struct sl_program_ref ref;
+	assert_false(sl_program_find(A, sweep_of("program: nothere.py\n"), &o, &ref));
+	assert_non_null(strstr(ref.how, "nothere.py: not found"));
+	assert_false(sl_program_find(A, sweep_of("method: grid\n"), &o, &ref));
+	assert_null(ref.how);
+	/* .sweeplint.yaml names it */
+	o.program = "pkg/mod.py";
+	assert_true(sl_program_find(A, sweep_of("program: train.py\n"), &o, &ref));
+	assert_non_null(strstr(ref.path, "pkg/mod.py"));
+}
+
+static void test_follow_modules(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("config.py", "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    max_len: int = 256\n"
+				"    batch_size: int = 8\n");
+	write_file("train.py", "from config import Cfg\nimport os\nimport argparse\np = argparse.ArgumentParser()\n"
+			       "p.add_argument('--batch_size', default=32)\n"
+			       "model = AutoModel.from_pretrained('bert-base-uncased')\nloss.backward()\n");
+	struct sl_program_opts o = {.sweep_dir = dir};
+	struct sl_program *p = sl_program_follow(A, sweep_of("program: train.py\n"), &o);
+	assert_non_null(p);
+	assert_int_equal(p->nsettings, 2);
+	/* the module first (lower precedence), the program's own last */
+	assert_non_null(strstr(p->settings[0]->src->path, "config.py"));
+	assert_string_equal(sl_trainer_get(p->settings[0], "max_len")->node->text, "256");
+	assert_string_equal(sl_trainer_get(p->settings[1], "batch_size")->node->text, "32");
+	assert_string_equal(sl_trainer_get(p->settings[1], "model_name_or_path")->node->text, "bert-base-uncased");
+	assert_int_equal(p->trains, 1);
+	/* an inference-only program gives no settings */
+	write_file("gen.py", "m = AutoModelForCausalLM.from_pretrained('gpt2')\nm.generate(x)\n");
+	p = sl_program_follow(A, sweep_of("program: gen.py\n"), &o);
+	assert_int_equal(p->trains, 0);
+	assert_int_equal(p->nsettings, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_argparse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dataclass_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keyword_literals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_models_and_inference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_python_absent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_modules, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
