@@ -47,6 +47,8 @@ struct sl_config {
 	size_t nmodels;
 	struct sl_config_rule *rules;
 	size_t nrules;
+	const char *program;             /* `program:` the program the sweeps run (absolute), or NULL */
+	const char *config_dir;          /* `config_dir:` the folder its configs are in (absolute), or NULL */
 	const char **ignore;             /* glob patterns, relative to dir */
 	size_t nignore;
 };

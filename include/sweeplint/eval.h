@@ -123,6 +123,9 @@ struct sl_eval_opts {
 	uint32_t num_gpus;               /* -n: GPUs per run unless a key sets it (0: 1) */
 	uint64_t max_combos;             /* evaluation bound (0: from SL_EVAL_MAX_WORK and the axes) */
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
+	/* sweep parameters the program reads as something else (a Hydra group choice): not memory values */
+	const char *const *ignore_params;
+	size_t nignore_params;
 };
 
 /*

@@ -32,8 +32,25 @@ struct sl_scalar_resolver;
 /* How a program was found. */
 struct sl_program_ref {
 	const char *path;           /* a file that exists (NULL: none found) */
+	struct sl_trainer *shell;   /* literal options a shell script passes to it ("run.sh passes --x"), or NULL */
 	const char *how;            /* "program: train.py", "command: python -m pkg.train", "run.sh:12" */
 	const char *root;           /* the project folder its imports are looked up from */
+};
+
+/* A YAML/JSON file a program loads by a literal name (open("cfg.yaml"), an argparse default of --config). */
+struct sl_pyconfig {
+	const char *path;           /* as written */
+	unsigned line;              /* where it is named */
+	const char *how;            /* "OmegaConf.load(\"conf.yaml\")", "argparse default of --config" */
+	const char *dest;           /* the argparse dest that names it (a sweep value replaces it), or NULL */
+};
+
+/* A keyword whose value a program reads from a config object: from_pretrained(cfg.model.name). */
+struct sl_pyref {
+	const char *key;            /* the setting it gives: "model_name_or_path", "per_device_train_batch_size" */
+	const char *path;           /* the config key it reads: "model.name" */
+	const char *how;            /* "AutoModel.from_pretrained reads cfg.model.name" */
+	unsigned line;
 };
 
 /* The literal settings read from one Python file. */
@@ -45,12 +62,21 @@ struct sl_pyread {
 	const char **notes;         /* what was not read and why ("12: argparse default of --lr is computed") */
 	size_t nnotes;
 	const char *error;          /* the whole file was not read: why (python3 absent, syntax error, too big) */
+	struct sl_pyconfig *configs; /* config files it loads by a literal name */
+	size_t nconfigs;
+	struct sl_pyref *refs;      /* keywords read from a config object, resolved against the configs loaded */
+	size_t nrefs;
+	const char *hydra_path;     /* @hydra.main(config_path=, config_name=) / initialize + compose, or NULL */
+	const char *hydra_name;
+	unsigned hydra_line;
 };
 
 struct sl_program_opts {
 	const char *python;         /* the interpreter (NULL: "python3" from PATH) */
 	const char *program;        /* .sweeplint.yaml `program:` (NULL: from the sweep) */
 	const char *sweep_dir;      /* the sweep's folder (NULL: "."): relative program paths start there */
+	const char *config_dir;     /* .sweeplint.yaml config_dir: the Hydra config folder when the program's
+	                             * is not a literal, and a folder config files are looked up in */
 	const struct sl_scalar_resolver *res;
 };
 
@@ -64,6 +90,9 @@ struct sl_program_opts {
 bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o,
 		     struct sl_program_ref *ref);
 
+/* path with "dir/.." and "./" removed lexically, for the names shown (in a). */
+const char *sl_path_tidy(struct sl_arena *a, const char *path);
+
 /* Read the literal settings of the Python file at path (see above). Never NULL. */
 struct sl_pyread *sl_pyread_file(struct sl_arena *a, const char *path, const struct sl_program_opts *o);
 
@@ -71,11 +100,38 @@ struct sl_pyread *sl_pyread_file(struct sl_arena *a, const char *path, const str
 struct sl_pyread *sl_pyread_bytes(struct sl_arena *a, const char *display, const char *bytes, size_t len,
 				  const struct sl_program_opts *o);
 
+/* One Hydra group choice: the sweep's `group=option`, or an `override` entry. */
+struct sl_hydra_choice {
+	const char *group;          /* "model", "callbacks/sample" */
+	const char *option;         /* "kobart" (NULL when varied) */
+	bool varied;                /* the sweep gives several options: the group is not composed */
+};
+
+/* A composed Hydra config: one trainer config per file, in merge order. */
+struct sl_hydra {
+	struct sl_trainer **configs;
+	size_t nconfigs;
+	const char **notes;
+	size_t nnotes;
+};
+
+/*
+ * Compose config_dir/config_name.yaml with its defaults lists (see hydra.c).
+ * Returns 0, or -1 when nothing could be read (notes say why).
+ */
+int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *config_name,
+		     const struct sl_hydra_choice *choices, size_t nchoices, const struct sl_scalar_resolver *res,
+		     struct sl_hydra *out);
+
 /* A followed program: its settings, lowest precedence first, and what was not read. */
 struct sl_program {
 	struct sl_program_ref ref;
-	struct sl_trainer **settings; /* local modules it imports first, then the program's own */
+	/* the modules' literals, the program's own, the config files they load, the Hydra composition,
+	 * configs a sweep value names, the options a shell script passes (the last wins) */
+	struct sl_trainer **settings;
 	size_t nsettings;
+	const char **ignore_params; /* sweep parameters that choose a Hydra group option, not values */
+	size_t nignore_params;
 	int trains;                 /* 1 / 0 / -1 as in sl_pyread */
 	const char **notes;         /* for -v: what was found, read, and left unread */
 	size_t nnotes;

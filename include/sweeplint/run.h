@@ -71,6 +71,7 @@ struct sl_options {
 	bool no_follow;                  /* --no-follow: read the sweep (and -c configs) only */
 	const char *program;             /* .sweeplint.yaml `program:`: the program, relative to the project */
 	const char *python;              /* the interpreter that parses it (NULL: python3 from PATH) */
+	const char *config_dir;          /* .sweeplint.yaml `config_dir:`: its Hydra/config folder */
 };
 
 struct sl_run {

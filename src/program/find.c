@@ -19,6 +19,7 @@
 #include "sweeplint/source.h"
 #include "sweeplint/sweep.h"
 #include "sweeplint/trainer.h"
+#include "sweeplint/scalar.h"
 #include "sweeplint/ydoc.h"
 
 #define MAX_UP 3                       /* parent folders searched when no project marker is found */
@@ -72,10 +73,40 @@ static const char *join(struct sl_arena *a, const char *dir, const char *path)
 	return sl_arena_printf(a, "%s/%s", dir, path);
 }
 
+const char *sl_path_tidy(struct sl_arena *a, const char *path)
+{
+	const char *parts[64];
+	size_t n = 0;
+	bool abs = path[0] == '/';
+	char *copy = sl_arena_strdup(a, path);
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0 && n > 0 && strcmp(parts[n - 1], "..") != 0) {
+			n--;
+			continue;
+		}
+		if (n == 64)
+			return path;
+		parts[n++] = tok;
+	}
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	if (abs)
+		sl_buf_addc(&b, '/');
+	for (size_t i = 0; i < n; i++)
+		sl_buf_addf(&b, "%s%s", i ? "/" : "", parts[i]);
+	if (!b.len)
+		sl_buf_addc(&b, '.');
+	sl_buf_addc(&b, '\0');
+	return b.buf;
+}
+
 /* A file for path under one folder: the file, a package folder's __main__.py. */
 static const char *at(struct sl_arena *a, const char *dir, const char *path)
 {
-	const char *p = join(a, dir, path);
+	const char *p = sl_path_tidy(a, join(a, dir, path));
 	if (is_file(p))
 		return p;
 	if (is_dir(p)) {
@@ -247,6 +278,67 @@ static size_t shell_words(struct sl_arena *a, const char *line, size_t len, cons
 	return n;
 }
 
+/* One option value of a shell line as a node (typed as PyYAML types a plain scalar), spanning the line. */
+static struct sl_node *word_node(struct sl_arena *a, const struct sl_source *src, uint32_t line, const char *text,
+				 const struct sl_scalar_resolver *res)
+{
+	struct sl_node *n = sl_arena_alloc(a, sizeof *n);
+	size_t start = src->line_start[line - 1];
+	size_t len;
+	sl_source_line(src, line, &len);
+	n->span = sl_source_span(src, start, start + len);
+	n->kind = SL_NODE_SCALAR;
+	n->weight = 1;
+	n->text = text;
+	n->text_len = strlen(text);
+	n->value = sl_scalar_resolve(res, text, n->text_len, true, NULL, NULL);
+	return n;
+}
+
+/*
+ * The literal options a shell line passes after the script: --key value, --key=value, a bare --flag
+ * (true). Words holding $ or ` (variables, "$@") are not literals and end nothing: they are skipped.
+ */
+static struct sl_trainer *shell_options(struct sl_arena *a, const struct sl_source *src, uint32_t line,
+					const char *const *w, size_t n, const struct sl_program_opts *o)
+{
+	size_t i = 0;
+	while (i < n && !is_script(w[i]) && strcmp(w[i], "-m") != 0)
+		i++;
+	i += i < n && strcmp(w[i], "-m") == 0 ? 2 : 1;
+	const struct sl_scalar_resolver *res = o->res ? o->res : sl_scalar_resolver_new(a);
+	struct sl_trainer *t = sl_arena_alloc(a, sizeof *t);
+	t->path = src->path;
+	t->src = src;
+	t->from_program = true;
+	t->entries = sl_arena_array(a, n ? n : 1, sizeof *t->entries);
+	for (; i < n; i++) {
+		const char *word = w[i];
+		if (strncmp(word, "--", 2) != 0 || strchr(word, '$') || strchr(word, '`'))
+			continue;
+		const char *eq = strchr(word, '=');
+		const char *key = eq ? sl_arena_strndup(a, word + 2, (size_t)(eq - word - 2)) : word + 2;
+		const char *value = NULL;
+		if (eq)
+			value = eq + 1;
+		else if (i + 1 < n && w[i + 1][0] != '-' && !strchr(w[i + 1], '$'))
+			value = w[++i];
+		else if (i + 1 < n && strchr(w[i + 1], '$'))
+			continue; /* --key "$VAR": not a literal */
+		if (value && (strchr(value, '$') || strchr(value, '`')))
+			continue;
+		char *k = sl_arena_strdup(a, key);
+		for (char *c = k; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		struct sl_cfg_entry *e = &t->entries[t->n++];
+		e->key = k;
+		e->node = word_node(a, src, line, value ? value : "true", res);
+		e->how = sl_arena_printf(a, "%s passes --%s%s", src->display, key, value ? "" : " (a flag)");
+	}
+	return t;
+}
+
 static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_program_opts *o,
 			  struct sl_program_ref *ref, unsigned depth)
 {
@@ -283,8 +375,11 @@ static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_pr
 		if (!runs)
 			continue;
 		const char *prefix = sl_arena_printf(a, "%s:%u:", src->display, first);
-		if (from_words(a, w, n, &s, prefix, o, ref, depth))
+		if (from_words(a, w, n, &s, prefix, o, ref, depth)) {
+			if (!ref->shell)
+				ref->shell = shell_options(a, src, first, w, n, o);
 			return true;
+		}
 	}
 	return false;
 }

@@ -258,6 +258,51 @@ static void read_json(struct sl_arena *a, struct sl_pyread *r, const struct sl_s
 	r->trains = json_is_true(tr) ? 1 : json_is_false(tr) ? 0 : -1;
 	r->imports = strings_of(a, json_object_get(j, "imports"), &r->nimports);
 	r->notes = strings_of(a, json_object_get(j, "notes"), &r->nnotes);
+	const json_t *cf = json_object_get(j, "configs");
+	if (json_is_array(cf) && json_array_size(cf)) {
+		r->configs = sl_arena_array(a, json_array_size(cf), sizeof *r->configs);
+		size_t i;
+		json_t *c;
+		json_array_foreach(cf, i, c) {
+			const char *path = json_string_value(json_object_get(c, "path"));
+			const char *how = json_string_value(json_object_get(c, "how"));
+			if (!path || !how)
+				continue;
+			const char *dest = json_string_value(json_object_get(c, "dest"));
+			r->configs[r->nconfigs++] = (struct sl_pyconfig){
+				.path = sl_arena_strdup(a, path),
+				.line = (unsigned)json_integer_value(json_object_get(c, "line")),
+				.how = sl_arena_strdup(a, how),
+				.dest = dest ? sl_arena_strdup(a, dest) : NULL,
+			};
+		}
+	}
+	const json_t *rf = json_object_get(j, "refs");
+	if (json_is_array(rf) && json_array_size(rf)) {
+		r->refs = sl_arena_array(a, json_array_size(rf), sizeof *r->refs);
+		size_t i;
+		json_t *c;
+		json_array_foreach(rf, i, c) {
+			const char *key = json_string_value(json_object_get(c, "key"));
+			const char *path = json_string_value(json_object_get(c, "path"));
+			const char *how = json_string_value(json_object_get(c, "how"));
+			if (!key || !path || !how)
+				continue;
+			r->refs[r->nrefs++] = (struct sl_pyref){
+				.key = sl_arena_strdup(a, key),
+				.path = sl_arena_strdup(a, path),
+				.how = sl_arena_strdup(a, how),
+				.line = (unsigned)json_integer_value(json_object_get(c, "line")),
+			};
+		}
+	}
+	const json_t *h = json_object_get(j, "hydra");
+	if (json_is_object(h) && json_is_string(json_object_get(h, "config_name"))) {
+		const char *hp = json_string_value(json_object_get(h, "config_path"));
+		r->hydra_path = hp ? sl_arena_strdup(a, hp) : NULL;
+		r->hydra_name = sl_arena_strdup(a, json_string_value(json_object_get(h, "config_name")));
+		r->hydra_line = (unsigned)json_integer_value(json_object_get(h, "line"));
+	}
 	const json_t *set = json_object_get(j, "settings");
 	struct sl_trainer *t = sl_arena_alloc(a, sizeof *t);
 	t->path = src->path;

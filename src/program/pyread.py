@@ -4,7 +4,9 @@
 # (src/program/pyread.c: a subprocess with a time, memory and output bound). It never imports or executes the program: ast.parse builds
 # a syntax tree, and only literal constants are read from it. It prints one JSON object:
 #   {"settings": [{"key", "value", "line", "col", "end_line", "end_col", "how"}...],
-#    "notes": [...], "trains": true|false|null, "imports": ["pkg.mod", ...]}
+#    "notes": [...], "trains": true|false|null, "imports": ["pkg.mod", ...],
+#    "configs": [{"path", "line", "how", "dest"}...],   YAML/JSON files it loads by a literal name
+#    "hydra": {"config_path", "config_name", "line"} | null}
 # or {"error": "...", "line": N} when the program does not parse. Columns are UTF-8 byte offsets
 # (0-based, as ast reports them). Only the standard library's ast and json modules are used.
 import ast
@@ -22,6 +24,10 @@ TRAIN_CALLS = {'backward', 'fit'}
 TRAINER_CLASSES = {'Trainer', 'Seq2SeqTrainer', 'SFTTrainer', 'DPOTrainer', 'GRPOTrainer', 'ORPOTrainer',
                    'KTOTrainer', 'RewardTrainer', 'PPOTrainer', 'SentenceTransformerTrainer',
                    'CrossEncoderTrainer'}
+CONFIG_SUFFIXES = ('.yaml', '.yml', '.json')
+CONFIG_LOADERS = {'load', 'safe_load', 'full_load', 'open', 'load_config', 'read_config', 'load_yaml',
+                  'read_yaml', 'from_yaml', 'from_json', 'parse_config', 'get_config', 'load_json', 'read_json',
+                  'from_json_file', 'Path'}
 OPTIMIZERS = {'Adam', 'AdamW', 'SGD', 'Adafactor', 'AdamW8bit', 'PagedAdamW', 'PagedAdamW8bit', 'Lion',
               'RMSprop', 'Adagrad', 'LAMB', 'FusedAdam', 'DeepSpeedCPUAdam'}
 
@@ -53,6 +59,23 @@ def literal(node):
     raise Unknown
 
 
+def chain(node):
+    """cfg.model.name / cfg["model"]["name"] -> ("cfg", "model.name"); None for anything else."""
+    parts = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
+                isinstance(node.slice.value, str):
+            parts.append(node.slice.value)
+            node = node.value
+        elif isinstance(node, ast.Name) and parts:
+            return node.id, '.'.join(reversed(parts))
+        else:
+            return None
+
+
 def callee(call):
     f = call.func
     if isinstance(f, ast.Name):
@@ -74,6 +97,9 @@ class Reader:
         self.trains = False
         self.infers = False
         self.models = []
+        self.configs = []
+        self.hydra = None
+        self.refs = []
 
     def emit(self, key, node, value, how):
         self.settings.append({
@@ -125,6 +151,8 @@ class Reader:
                 self.notes.append('%d: argparse default of %s is computed: not read' % (node.lineno, shown))
                 return
             self.emit(dest, node, value, 'argparse default of %s' % shown)
+            if isinstance(value, str) and value.endswith(CONFIG_SUFFIXES) and ('config' in dest or 'cfg' in dest):
+                self.config_file(node, value, 'argparse default of %s' % shown, dest)
         elif action in ('store_true', 'store_false'):
             self.emit(dest, call, action == 'store_false', 'argparse %s flag %s (default)' % (action, shown))
 
@@ -137,6 +165,18 @@ class Reader:
             except Unknown:
                 continue
             self.emit(k.arg, k.value, value, 'argparse set_defaults(%s=...)' % k.arg)
+
+    def ref(self, key, node, how):
+        """A keyword whose value is read from a config object (cfg.model.name): resolved against the configs."""
+        c = chain(node)
+        if c is None or c[0] == 'wandb':
+            return
+        self.refs.append({'key': key, 'root': c[0], 'path': c[1], 'line': node.lineno, 'col': node.col_offset,
+                          'end_line': node.end_lineno, 'end_col': node.end_col_offset,
+                          'how': '%s reads %s.%s' % (how, c[0], c[1])})
+
+    def config_file(self, node, path, how, dest=None):
+        self.configs.append({'path': path, 'line': node.lineno, 'how': how, 'dest': dest})
 
     # -- dataclasses (HfArgumentParser) --------------------------------------------------------
     def dataclass(self, cls):
@@ -163,6 +203,7 @@ class Reader:
             try:
                 value = literal(k.value)
             except Unknown:
+                self.ref(prefix + k.arg, k.value, '%s(%s=...)' % (how, k.arg))
                 continue
             self.emit(prefix + k.arg, k.value, value, '%s(%s=...)' % (how, k.arg))
 
@@ -177,7 +218,7 @@ class Reader:
                 if isinstance(value, str):
                     self.models.append((first, value, '%s.from_pretrained("...")' % (base or '')))
             except Unknown:
-                pass
+                self.ref('model_name_or_path', first, '%s.from_pretrained' % (base or ''))
         for k in call.keywords:
             if k.arg in ('torch_dtype', 'dtype', 'load_in_4bit', 'load_in_8bit', 'attn_implementation'):
                 try:
@@ -203,6 +244,16 @@ class Reader:
                 stage = value[len('deepspeed_stage_'):len('deepspeed_stage_') + 1]
                 if stage.isdigit():
                     self.emit('zero_stage', k.value, int(stage), how)
+
+    def hydra_call(self, call, name):
+        h = self.hydra or {'config_path': None, 'config_name': None, 'line': call.lineno}
+        path = hydra_kw(call, 'config_path')
+        cname = hydra_kw(call, 'config_name')
+        if path is not None:
+            h['config_path'] = path
+        if cname is not None:
+            h['config_name'] = cname
+        self.hydra = h
 
     def run(self):
         stack = [self.tree]
@@ -241,6 +292,15 @@ class Reader:
         name, base = callee(node)
         if name is None:
             return
+        if name in CONFIG_LOADERS and node.args:
+            try:
+                path = literal(node.args[0])
+            except Unknown:
+                path = None
+            if isinstance(path, str) and path.endswith(CONFIG_SUFFIXES):
+                self.config_file(node.args[0], path, '%s("%s")' % ((base + '.' if base else '') + name, path))
+        if name == 'main' and base == 'hydra' or name in ('initialize', 'compose'):
+            self.hydra_call(node, name)
         if name == 'add_argument':
             self.add_argument(node)
         elif name == 'set_defaults':
@@ -274,12 +334,34 @@ class Reader:
                                        for k in node.keywords):
             self.lightning(node)
             self.trains = True
+        # padding="max_length": every sequence is that long (dynamic padding only bounds it: not read)
+        pad = next((k.value for k in node.keywords if k.arg == 'padding'), None)
+        if isinstance(pad, ast.Constant) and pad.value == 'max_length':
+            for k in node.keywords:
+                if k.arg == 'max_length':
+                    try:
+                        v = literal(k.value)
+                    except Unknown:
+                        break
+                    if isinstance(v, int) and not isinstance(v, bool):
+                        self.emit('max_length', k.value, v, 'tokenizer(max_length=..., padding="max_length")')
         if name in TRAIN_CALLS or name in TRAINER_CLASSES or name in OPTIMIZERS:
             self.trains = True
         if name == 'step' and base and 'optim' in base:
             self.trains = True
         if name in ('generate', 'LLM', 'SamplingParams'):
             self.infers = True
+
+
+def hydra_kw(call, key):
+    for k in call.keywords:
+        if k.arg == key:
+            try:
+                v = literal(k.value)
+            except Unknown:
+                return None
+            return v if isinstance(v, str) else None
+    return None
 
 
 def is_dataclass(d):
@@ -316,7 +398,8 @@ def main():
         return
     trains = True if r.trains else (False if r.infers else None)
     print(json.dumps({'settings': r.settings, 'notes': r.notes, 'trains': trains,
-                      'imports': sorted(set(r.imports))}))
+                      'imports': sorted(set(r.imports)), 'configs': r.configs, 'hydra': r.hydra,
+                      'refs': r.refs}))
 
 
 main()

@@ -17,7 +17,9 @@
 
 #include "format.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/program.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
 
@@ -97,6 +99,45 @@ static void set_count(json_t *obj, const char *key, struct sl_count c, bool *sat
 	*infinite = *infinite || c.infinite;
 }
 
+/* The program followed (program.h): where it is, and each setting read from it with its place and how. */
+static json_t *program_json(struct sl_arena *a, const struct sl_file *f)
+{
+	const struct sl_program *p = f->program;
+	json_t *jp = json_object();
+	if (!jp)
+		sl_oom();
+	if (p->ref.path)
+		set(jp, "path", jstr(a, p->ref.path));
+	if (p->ref.how)
+		set(jp, "found_by", jstr(a, p->ref.how));
+	set(jp, "trains", p->trains < 0 ? json_null() : json_boolean(p->trains == 1));
+	json_t *ss = json_array();
+	set(jp, "settings", ss);
+	const struct sl_eval *ev = f->eval;
+	for (size_t i = 0; ev && i < ev->nnotes; i++) {
+		const struct sl_eval_note *n = &ev->notes[i];
+		if (!n->how || n->role < 0)
+			continue;
+		json_t *js = json_object();
+		if (!js || json_array_append_new(ss, js) != 0)
+			sl_oom();
+		set(js, "key", jstr(a, n->key));
+		set(js, "role", json_string(sl_role_name((enum sl_role)n->role)));
+		set(js, "value", jstr(a, n->detail ? n->detail : ""));
+		set(js, "at", jstr(a, n->where));
+		set(js, "how", jstr(a, n->how));
+		set(js, "used", json_boolean(n->overridden_by == NULL));
+		if (n->overridden_by)
+			set(js, "overridden_by", jstr(a, n->overridden_by));
+	}
+	json_t *ns = json_array();
+	set(jp, "notes", ns);
+	for (size_t i = 0; i < p->nnotes; i++)
+		if (json_array_append_new(ns, jstr(a, p->notes[i])) != 0)
+			sl_oom();
+	return jp;
+}
+
 static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 {
 	json_t *jf = json_object();
@@ -145,6 +186,9 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 				set(jm, "note", jstr(a, m->resolved_note));
 		}
 	}
+
+	if (f->program && f->program->ref.path) /* a program found: one not found is a -v note only */
+		set(jf, "program", program_json(a, f));
 
 	json_t *ds = json_array();
 	set(jf, "diagnostics", ds);

@@ -295,6 +295,8 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.model_aliases = run->opt.model_aliases,
 		.hf_cache = run->opt.hf_cache,
 		.nmodel_aliases = run->opt.nmodel_aliases,
+		.ignore_params = f->program ? f->program->ignore_params : NULL,
+		.nignore_params = f->program ? f->program->nignore_params : 0,
 	};
 	struct sl_eval *ev = NULL;
 	rc = sl_eval_run(a, f->sweep, &o, &f->diags, &ev, &why);
@@ -570,6 +572,7 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 	struct sl_program_opts po = {
 		.python = run->opt.python,
 		.program = run->opt.program,
+		.config_dir = run->opt.config_dir,
 		.sweep_dir = sl_path_dir(a, f->src->path),
 		.res = run->resolver,
 	};

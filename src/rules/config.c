@@ -24,7 +24,8 @@
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
 
-static const char *const top_keys = "gpu, gpus, headroom, host_memory, cores, keys, models, rules or ignore";
+static const char *const top_keys =
+	"gpu, gpus, headroom, host_memory, cores, keys, models, rules, ignore, program or config_dir";
 
 /* ---- paths ---- */
 
@@ -436,6 +437,15 @@ int sl_config_load(struct sl_run *run, const char *path, int (*parse_size)(const
 			load_rules(&L, val);
 		else if (strcmp(k, "ignore") == 0)
 			load_ignore(&L, val);
+		else if (strcmp(k, "program") == 0 || strcmp(k, "config_dir") == 0) {
+			/* the program the sweeps run / the folder its configs are in, relative to this file */
+			const char *v = scalar(&L, val, k, "a path relative to .sweeplint.yaml");
+			const char *abs = v ? (v[0] == '/' ? v : sl_arena_printf(run->arena, "%s/%s", c->dir, v)) : NULL;
+			if (strcmp(k, "program") == 0)
+				c->program = abs;
+			else
+				c->config_dir = abs;
+		}
 		else
 			problem(&L, key, "unknown key '%s' (expected %s)", k, top_keys);
 	}
@@ -541,6 +551,10 @@ void sl_config_apply(struct sl_run *run, const struct sl_config_base *base, cons
 	o->project = c ? c->path : NULL;
 	o->keys = c ? c->keys : NULL;
 	o->model_aliases = c ? c->models : NULL;
+	if (!o->program && c)
+		o->program = c->program;
+	if (!o->config_dir && c)
+		o->config_dir = c->config_dir;
 	o->nmodel_aliases = c ? c->nmodels : 0;
 	run->prepared = false; /* the GPU and the key map may have changed: sl_run_prepare() again */
 

@@ -178,7 +178,11 @@ static void add_entry(struct builder *B, const struct sl_trainer *t, const struc
 	struct sl_eval_value tmp = {0};
 	fill_value(B, &tmp, rule->role, rule, e->node, NULL, NULL);
 	if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
-		note_rejected(B, e->key, where, rule, &tmp, t->src);
+		/* a program's default the memory model cannot use (max_len -1 meaning "no limit") is no finding */
+		if (e->how)
+			note_rule(B, e->key, where, rule, (int)rule->role, sl_arena_printf(B->a, "not used: %s", tmp.why));
+		else
+			note_rejected(B, e->key, where, rule, &tmp, t->src);
 		return;
 	}
 	if (rule->role == SL_ROLE_DEEPSPEED) {
@@ -285,6 +289,14 @@ static void add_sweep_params(struct builder *B)
 		if (p->is_dict)
 			continue;
 		struct sl_count cnt = sl_param_grid_count(p);
+		bool ignored = false;
+		for (size_t k = 0; k < B->o->nignore_params; k++)
+			ignored |= strcmp(B->o->ignore_params[k], p->path) == 0;
+		if (ignored) {
+			note(B, p->path, "sweep", -1, "chooses a Hydra config group option: the option's config is read instead");
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
 		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, p->path, strlen(p->path));
 		if (!rule) {
 			note(B, p->path, "sweep", -1, "not memory-relevant: no pattern of the key map matches");

@@ -370,6 +370,88 @@ static void test_follow_modules(void **state)
 	assert_int_equal(p->nsettings, 0);
 }
 
+static void test_hydra_compose(void **state)
+{
+	(void)state;
+	/* a primary config with a defaults list, group options, packages, _self_ and an override */
+	write_file("conf/config.yaml", "defaults:\n  - data: small\n  - model: bert\n  - trainer@train: gpu\n"
+				       "  - _self_\nseed: 1\nbatch_size: ${data.batch_size}\n");
+	write_file("conf/data/small.yaml", "batch_size: 8\nmax_seq_length: 128\n");
+	write_file("conf/data/big.yaml", "batch_size: 64\nmax_seq_length: 512\n");
+	write_file("conf/model/bert.yaml", "# @package _global_\nmodel_name_or_path: bert-base-uncased\n");
+	write_file("conf/model/t5.yaml", "defaults:\n  - override /data: big\nmodel_name_or_path: t5-large\n");
+	write_file("conf/trainer/gpu.yaml", "# @package _group_\nfp16: true\n");
+	const char *cdir = sl_arena_printf(A, "%s/conf", dir);
+	struct sl_hydra h;
+	assert_int_equal(sl_hydra_compose(A, cdir, "config", NULL, 0, NULL, &h), 0);
+	/* merge order: data, model, trainer, then the primary's own keys */
+	assert_int_equal(h.nconfigs, 4);
+	assert_string_equal(sl_trainer_get(h.configs[0], "data.batch_size")->node->text, "8");
+	assert_string_equal(sl_trainer_get(h.configs[1], "model_name_or_path")->node->text, "bert-base-uncased");
+	assert_non_null(sl_trainer_get(h.configs[2], "train.fp16"));
+	/* ${data.batch_size}: the composed value, at its own position in data/small.yaml */
+	const struct sl_cfg_entry *bs = sl_trainer_get(h.configs[3], "batch_size");
+	assert_string_equal(bs->node->text, "8");
+	assert_int_equal(bs->node->span.line, 1);
+	/* the sweep chooses model=t5, whose override entry chooses data=big */
+	struct sl_hydra_choice ch = {.group = "model", .option = "t5"};
+	assert_int_equal(sl_hydra_compose(A, cdir, "config", &ch, 1, NULL, &h), 0);
+	assert_string_equal(sl_trainer_get(h.configs[0], "data.batch_size")->node->text, "64");
+	/* t5.yaml has no @package header: its keys are under the group's package */
+	assert_string_equal(sl_trainer_get(h.configs[1], "model.model_name_or_path")->node->text, "t5-large");
+	/* a group the sweep varies is not composed */
+	ch.varied = true;
+	ch.option = NULL;
+	assert_int_equal(sl_hydra_compose(A, cdir, "config", &ch, 1, NULL, &h), 0);
+	for (size_t i = 0; i < h.nconfigs; i++)
+		assert_null(sl_trainer_get(h.configs[i], "model_name_or_path"));
+	assert_true(h.nnotes >= 1);
+	assert_non_null(strstr(h.notes[0], "group model varies"));
+}
+
+static void test_follow_configs_hydra_shell(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	/* a Hydra program whose model is read from the config object */
+	write_file("conf/config.yaml", "defaults:\n  - model: bert\nmodel:\n  name: overridden-by-group\n");
+	write_file("conf/model/bert.yaml", "name: bert-large-uncased\nbatch: 4\n");
+	write_file("conf/model/t5.yaml", "name: t5-small\n");
+	write_file("hy.py", "import hydra\n@hydra.main(config_path='conf', config_name='config')\ndef main(cfg):\n"
+			    "    m = AutoModel.from_pretrained(cfg.model.name)\n    m.train(); loss.backward()\n");
+	struct sl_program_opts o = {.sweep_dir = dir};
+	struct sl_program *p = sl_program_follow(A, sweep_of("program: hy.py\nparameters:\n  lr: {values: [1, 2]}\n"), &o);
+	const struct sl_trainer *last = p->settings[p->nsettings - 1];
+	/* _self_ absent: the primary's own keys last, so model.name is its value; the ref reads that */
+	assert_string_equal(sl_trainer_get(last, "model_name_or_path")->node->text, "overridden-by-group");
+	assert_int_equal(p->nignore_params, 0);
+	/* a sweep that varies the group: the parameter is a choice, not a model value */
+	p = sl_program_follow(A, sweep_of("program: hy.py\nparameters:\n  model: {values: [bert, t5]}\n"), &o);
+	assert_int_equal(p->nignore_params, 1);
+	assert_string_equal(p->ignore_params[0], "model");
+	/* a config named by an argparse default and one named by a sweep value */
+	write_file("cfg/base.yaml", "per_device_train_batch_size: 2\n");
+	write_file("cfg/other.yaml", "per_device_train_batch_size: 32\n");
+	write_file("ap.py", "import argparse, yaml\np = argparse.ArgumentParser()\n"
+			    "p.add_argument('--config', default='cfg/base.yaml')\nlosses.backward()\n");
+	p = sl_program_follow(A, sweep_of("program: ap.py\n"), &o);
+	last = p->settings[p->nsettings - 1];
+	assert_non_null(strstr(last->src->path, "cfg/base.yaml"));
+	assert_int_equal(sl_trainer_get(last, "per_device_train_batch_size")->node->span.line, 1);
+	p = sl_program_follow(A, sweep_of("program: ap.py\nparameters:\n  config: {value: cfg/other.yaml}\n"), &o);
+	last = p->settings[p->nsettings - 1];
+	assert_non_null(strstr(last->src->path, "cfg/other.yaml"));
+	/* a shell script's literal options, last (over the program's defaults), "$@" skipped */
+	write_file("run.sh", "#!/bin/bash\npython ap.py --per_device_train_batch_size 16 --bf16 --lr \"$LR\" \"$@\"\n");
+	p = sl_program_follow(A, sweep_of("program: run.sh\n"), &o);
+	last = p->settings[p->nsettings - 1];
+	assert_string_equal(sl_trainer_get(last, "per_device_train_batch_size")->node->text, "16");
+	assert_string_equal(sl_trainer_get(last, "bf16")->node->text, "true");
+	assert_null(sl_trainer_get(last, "lr"));
+	assert_int_equal(sl_trainer_get(last, "bf16")->node->span.line, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +463,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_python_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_modules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hydra_compose, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_configs_hydra_shell, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,280 @@
+/*
+ * hydra: the config a Hydra program composes (@hydra.main(config_path=,
+ * config_name=)), read as trainer configs in Hydra's merge order. The
+ * primary config's `defaults:` list names one option per config group
+ * (`- model: kobart` -> config_path/model/kobart.yaml, placed under the key
+ * `model` unless the file says `# @package _global_` or the entry says
+ * `group@pkg`), recursively inside group configs; `_self_` places the
+ * config's own keys (at the end when absent, as Hydra 1.1+). The sweep's
+ * `group=option` arguments choose other options; `override group: option`
+ * in a composed config does too (a second pass). A group the sweep varies
+ * over several options is not composed: which option a run reads is the
+ * sweep's choice, and the sweep parameter naming it is not a model value.
+ * `${a.b}` interpolations of one composed key are resolved. Every value
+ * keeps its own file:line:col.
+ */
+#include "sweeplint/program.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/source.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+#define MAX_FILES 64
+#define MAX_DEPTH 6
+
+struct compose {
+	struct sl_arena *a;
+	const char *dir;                   /* config_path, absolute or relative to the working folder */
+	const struct sl_scalar_resolver *res;
+	struct sl_hydra_choice *choices;   /* the sweep's first, then `override` entries found */
+	size_t nchoices, cap_choices;
+	struct sl_trainer **out;
+	size_t nout, cap_out;
+	const char **notes;
+	size_t nnotes, cap_notes;
+	size_t nfiles;
+	bool found_override;
+};
+
+static void note(struct compose *C, const char *s)
+{
+	if (C->nnotes == C->cap_notes) {
+		size_t cap = C->cap_notes ? C->cap_notes * 2 : 8;
+		C->notes = sl_arena_grow(C->a, C->notes, C->nnotes, cap, sizeof *C->notes);
+		C->cap_notes = cap;
+	}
+	C->notes[C->nnotes++] = s;
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const struct sl_hydra_choice *choice_of(const struct compose *C, const char *group)
+{
+	for (size_t i = 0; i < C->nchoices; i++)
+		if (strcmp(C->choices[i].group, group) == 0)
+			return &C->choices[i];
+	return NULL;
+}
+
+static void add_choice(struct compose *C, const char *group, const char *option, bool varied)
+{
+	if (choice_of(C, group))
+		return; /* the sweep's choice (first) wins */
+	if (C->nchoices == C->cap_choices) {
+		size_t cap = C->cap_choices ? C->cap_choices * 2 : 8;
+		C->choices = sl_arena_grow(C->a, C->choices, C->nchoices, cap, sizeof *C->choices);
+		C->cap_choices = cap;
+	}
+	C->choices[C->nchoices++] = (struct sl_hydra_choice){.group = group, .option = option, .varied = varied};
+}
+
+/* The package a `# @package X` header names ("" for _global_), or NULL when there is none. */
+static const char *package_header(struct sl_arena *a, const struct sl_source *src)
+{
+	for (uint32_t ln = 1; ln <= src->nlines && ln <= 8; ln++) {
+		size_t len;
+		const char *t = sl_source_line(src, ln, &len);
+		const char *p = memmem(t, len, "@package", 8);
+		if (!p || t[0] != '#')
+			continue;
+		p += 8;
+		while (p < t + len && (*p == ' ' || *p == '\t'))
+			p++;
+		size_t n = 0;
+		while (p + n < t + len && p[n] != ' ' && p[n] != '\r' && p[n] != '\t')
+			n++;
+		const char *pkg = sl_arena_strndup(a, p, n);
+		if (strcmp(pkg, "_group_") == 0)
+			return NULL; /* the group's own package: the default */
+		return strcmp(pkg, "_global_") == 0 ? "" : pkg;
+	}
+	return NULL;
+}
+
+static void emit(struct compose *C, const struct sl_trainer *t, const char *pkg, const char *how)
+{
+	struct sl_trainer *c = sl_arena_alloc(C->a, sizeof *c);
+	*c = *t;
+	c->entries = sl_arena_array(C->a, t->n ? t->n : 1, sizeof *c->entries);
+	c->n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct sl_cfg_entry *e = &t->entries[i];
+		if (strcmp(e->key, "defaults") == 0 || strncmp(e->key, "hydra.", 6) == 0)
+			continue;
+		struct sl_cfg_entry *d = &c->entries[c->n++];
+		*d = *e;
+		d->how = how;
+		if (*pkg)
+			d->key = sl_arena_printf(C->a, "%s.%s", pkg, e->key);
+	}
+	if (C->nout == C->cap_out) {
+		size_t cap = C->cap_out ? C->cap_out * 2 : 8;
+		C->out = sl_arena_grow(C->a, C->out, C->nout, cap, sizeof *C->out);
+		C->cap_out = cap;
+	}
+	C->out[C->nout++] = c;
+}
+
+static void compose_file(struct compose *C, const char *group, const char *name, const char *pkg, unsigned depth);
+
+/* One `defaults:` entry of a config in group `group`. */
+static void default_entry(struct compose *C, const char *group, const struct sl_node *it, const char *pkg,
+			  unsigned depth)
+{
+	if (it->kind == SL_NODE_SCALAR) {
+		/* a config of the same group (or a path from the config folder), merged at this package */
+		const char *t = it->text;
+		if (t[0] == '/')
+			compose_file(C, "", t + 1, pkg, depth + 1);
+		else
+			compose_file(C, group, t, pkg, depth + 1);
+		return;
+	}
+	if (it->kind != SL_NODE_MAP || it->n != 1 || it->pairs[0].key->kind != SL_NODE_SCALAR)
+		return;
+	const char *key = it->pairs[0].key->text;
+	const struct sl_node *val = it->pairs[0].value;
+	bool is_override = strncmp(key, "override ", 9) == 0;
+	if (is_override)
+		key += 9;
+	if (strncmp(key, "optional ", 9) == 0)
+		key += 9;
+	const char *at = strchr(key, '@');
+	const char *gname = at ? sl_arena_strndup(C->a, key, (size_t)(at - key)) : key;
+	const char *gpath = gname[0] == '/' ? gname + 1
+			  : *group         ? sl_arena_printf(C->a, "%s/%s", group, gname)
+					   : gname;
+	if (is_override) {
+		if (val->kind == SL_NODE_SCALAR && val->value.type != SL_V_NULL && !choice_of(C, gpath)) {
+			add_choice(C, gpath, val->text, false);
+			C->found_override = true;
+		}
+		return;
+	}
+	const struct sl_hydra_choice *ch = choice_of(C, gpath);
+	if (ch && ch->varied) {
+		note(C, sl_arena_printf(C->a, "hydra: group %s varies over the sweep's values: not composed", gpath));
+		return;
+	}
+	const char *option = ch ? ch->option : NULL;
+	if (!option) {
+		if (val->kind != SL_NODE_SCALAR || val->value.type == SL_V_NULL || strcmp(val->text, "???") == 0)
+			return;
+		option = val->text;
+	}
+	while (option[0] == '/')
+		option++;
+	/* the package: group@pkg, else the group's path ("callbacks/sample" -> callbacks.sample) */
+	const char *gpkg;
+	if (at)
+		gpkg = strcmp(at + 1, "_global_") == 0 ? "" : at + 1;
+	else {
+		char *d = sl_arena_strdup(C->a, gpath);
+		for (char *c = d; *c; c++)
+			if (*c == '/')
+				*c = '.';
+		gpkg = *pkg ? sl_arena_printf(C->a, "%s.%s", pkg, d) : d;
+	}
+	compose_file(C, gpath, option, gpkg, depth + 1);
+}
+
+static void compose_file(struct compose *C, const char *group, const char *name, const char *pkg, unsigned depth)
+{
+	if (depth > MAX_DEPTH || C->nfiles >= MAX_FILES)
+		return;
+	const char *rel = *group ? sl_arena_printf(C->a, "%s/%s", group, name) : name;
+	const char *path = sl_arena_printf(C->a, "%s/%s.yaml", C->dir, rel);
+	if (!is_file(path)) {
+		const char *yml = sl_arena_printf(C->a, "%s/%s.yml", C->dir, rel);
+		if (!is_file(yml)) {
+			note(C, sl_arena_printf(C->a, "hydra: %s.yaml not found under %s", rel, C->dir));
+			return;
+		}
+		path = yml;
+	}
+	C->nfiles++;
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, C->a);
+	struct sl_trainer *t = NULL;
+	if (sl_trainer_load(C->a, path, NULL, C->res, &quiet, &t) < 0) {
+		note(C, sl_arena_printf(C->a, "hydra: %s not read: %s", path,
+					quiet.n ? quiet.v[0].message : "not a mapping"));
+		return;
+	}
+	const char *hdr = package_header(C->a, t->src);
+	if (hdr)
+		pkg = hdr;
+	const struct sl_node *defaults = t->doc && t->doc->root ? sl_map_get(t->doc->root, "defaults") : NULL;
+	const char *how = *group ? sl_arena_printf(C->a, "Hydra config %s=%s", group, name)
+				 : sl_arena_printf(C->a, "Hydra primary config %s", name);
+	bool self_done = false;
+	if (defaults && defaults->kind == SL_NODE_SEQ) {
+		for (size_t i = 0; i < defaults->n; i++) {
+			const struct sl_node *it = defaults->items[i];
+			if (it->kind == SL_NODE_SCALAR && strcmp(it->text, "_self_") == 0) {
+				emit(C, t, pkg, how);
+				self_done = true;
+				continue;
+			}
+			default_entry(C, group, it, pkg, depth);
+		}
+	}
+	if (!self_done)
+		emit(C, t, pkg, how);
+}
+
+/* `${a.b}` values: the composed value of a.b (its node, so the position is where the value is written). */
+static void resolve_interpolations(struct compose *C)
+{
+	for (size_t i = 0; i < C->nout; i++)
+		for (size_t k = 0; k < C->out[i]->n; k++) {
+			struct sl_cfg_entry *e = &C->out[i]->entries[k];
+			const char *t = e->node->kind == SL_NODE_SCALAR ? e->node->text : NULL;
+			size_t n = t ? strlen(t) : 0;
+			if (n < 4 || strncmp(t, "${", 2) != 0 || t[n - 1] != '}' || memchr(t + 2, '$', n - 3) ||
+			    memchr(t + 2, ':', n - 3))
+				continue;
+			const char *ref = sl_arena_strndup(C->a, t + 2, n - 3);
+			for (size_t j = C->nout; j-- > 0;) {
+				const struct sl_cfg_entry *to = sl_trainer_get(C->out[j], ref);
+				if (to && to != e) {
+					e->node = to->node;
+					break;
+				}
+			}
+		}
+}
+
+int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *config_name,
+		     const struct sl_hydra_choice *choices, size_t nchoices, const struct sl_scalar_resolver *res,
+		     struct sl_hydra *out)
+{
+	memset(out, 0, sizeof *out);
+	struct compose C = {.a = a, .dir = config_dir, .res = res};
+	for (size_t i = 0; i < nchoices; i++)
+		add_choice(&C, choices[i].group, choices[i].option, choices[i].varied);
+	compose_file(&C, "", config_name, "", 0);
+	if (C.found_override) {
+		/* `override` entries change choices made before them: compose again with them known */
+		C.nout = 0;
+		C.nnotes = 0;
+		C.nfiles = 0;
+		C.found_override = false;
+		compose_file(&C, "", config_name, "", 0);
+	}
+	resolve_interpolations(&C);
+	out->configs = C.out;
+	out->nconfigs = C.nout;
+	out->notes = C.notes;
+	out->nnotes = C.nnotes;
+	return C.nout ? 0 : -1;
+}
