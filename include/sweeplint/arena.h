@@ -30,6 +30,14 @@ void *sl_arena_array(struct sl_arena *a, size_t count, size_t size);
 /* Grow an arena array: returns a new array of new_count elements holding the old ones. */
 void *sl_arena_grow(struct sl_arena *a, void *old, size_t old_count, size_t new_count, size_t size);
 
+/*
+ * Room for need elements in an arena array of *cap (count of them in use):
+ * returns old when it has room, else a copy with the capacity doubled (at
+ * least need), so appending n elements one by one costs O(n) bytes, not the
+ * O(n^2) of sl_arena_grow(.., count, count + 1, ..) in a loop.
+ */
+void *sl_arena_reserve(struct sl_arena *a, void *old, size_t count, size_t *cap, size_t need, size_t size);
+
 /* A NUL-terminated copy of s[0..n). */
 char *sl_arena_strndup(struct sl_arena *a, const char *s, size_t n);
 char *sl_arena_strdup(struct sl_arena *a, const char *s);

@@ -141,6 +141,14 @@ struct sl_eval_opts {
 #define SL_EVAL_MIN_COMBOS ((uint64_t)1 << 20)
 #define SL_EVAL_MAX_COMBOS ((uint64_t)1 << 24)
 
+/*
+ * Past this many memory-relevant keys (sweep parameters, config and command
+ * keys, distinct --set keys) nothing is evaluated either (too_many, limit 0):
+ * each value's worst combination holds an index per axis. Real sweeps with
+ * their configs have a few dozen.
+ */
+#define SL_EVAL_MAX_AXES 256
+
 struct sl_eval {
 	const struct sl_sweep *sweep;
 	const struct sl_gpu *gpu;
@@ -159,7 +167,7 @@ struct sl_eval {
 	uint64_t memo_hits;              /* always 0: no memo since estimates are incremental (kept for -v) */
 	bool truncated;                  /* too many combinations: some axes were cut to their bounds */
 	bool too_many;                   /* still too many with every axis at most two values: not evaluated */
-	uint64_t limit;                  /* with too_many: the bound that was passed */
+	uint64_t limit;                  /* with too_many: the combination bound passed; 0: SL_EVAL_MAX_AXES */
 	uint64_t worst;                  /* largest known peak */
 	uint32_t *worst_combo;
 	/* per combination: verdict << 14 | peak / capacity in 1/1024 steps (saturating) */

@@ -69,7 +69,16 @@ struct sl_keymap {
 	struct sl_key_rule *rules; /* in priority order: project rules first */
 	size_t n, cap;
 	void *match_data;          /* pcre2_match_data * shared by matches */
+	void *match_context;       /* pcre2_match_context *: the match and depth limits below */
 };
+
+/*
+ * Every key-pattern match runs under these PCRE2 limits: a project pattern
+ * such as `(a|aa)+$` backtracks exponentially (9 s on 64 keys of 25 "a"s).
+ * 10^4 steps take about 0.1 ms; the longest key of ../shared/corpus needs far fewer.
+ */
+#define SL_KEYMAP_MATCH_LIMIT 10000
+#define SL_KEYMAP_DEPTH_LIMIT 1000
 
 /*
  * The built-in key map: rules/keys.yaml as compiled in at build time (the
@@ -88,6 +97,16 @@ int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *patt
 
 /* The first rule whose pattern matches key[0..len), or NULL (not memory-relevant). */
 const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len);
+
+/*
+ * The same, telling a pattern that hit its match or depth limit apart from
+ * one that does not match: then NULL with *limited set to that rule (the
+ * later rules are not tried: which rule applies is unknown). *limited is
+ * NULL otherwise. sl_keymap_match treats a limit hit as no match; callers
+ * that can report it use this.
+ */
+const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, const char *key, size_t len,
+						  const struct sl_key_rule **limited);
 
 /* What a count role accepts: whole numbers up to max (0 too when zero_ok). */
 struct sl_role_count {

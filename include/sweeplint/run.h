@@ -51,9 +51,9 @@ struct sl_options {
 	const char *gpu;                 /* -g: catalog name or a size ("24GiB"); NULL: not given */
 	uint32_t num_gpus;               /* -n; 0: not given */
 	const char **configs;            /* -c FILE[:SECTION] as given, in order (sl_trainer_load splits) */
-	size_t nconfigs;
+	size_t nconfigs, configs_cap;
 	struct sl_set *sets;             /* --set, in command-line order (a later one wins) */
-	size_t nsets;
+	size_t nsets, sets_cap;
 	double headroom;                 /* fraction of capacity a run may plan to use, (0, 1] */
 	uint64_t host_memory;            /* --host-memory in bytes; 0: not given */
 	uint32_t cores;                  /* --cores; 0: not given */

@@ -25,7 +25,9 @@ struct sl_value {
 	enum sl_vtype type;
 	bool b;         /* SL_V_BOOL */
 	int64_t i;      /* SL_V_INT when !big */
-	bool big;       /* SL_V_INT past 64 bits: only f (approximate) is valid */
+	bool big;       /* SL_V_INT past 64 bits: f is approximate; bigkey and big_exact compare it */
+	bool big_exact; /* big: f is exactly the integer (at most 53 significant bits) */
+	uint64_t bigkey; /* big: a 64-bit hash of its sign and 2048-bit magnitude (equal ints, equal keys) */
 	double f;       /* SL_V_FLOAT; for SL_V_INT also the value as a double */
 	bool looks_numeric; /* SL_V_STR that a person reads as a number (1e-5, 5E-3, 1,000) */
 	bool merge;     /* a plain "<<": PyYAML's merge key, valid only as a mapping key (type SL_V_STR) */

@@ -117,6 +117,20 @@ void *sl_arena_grow(struct sl_arena *a, void *old, size_t old_count, size_t new_
 	return p;
 }
 
+void *sl_arena_reserve(struct sl_arena *a, void *old, size_t count, size_t *cap, size_t need, size_t size)
+{
+	if (old && need <= *cap)
+		return old;
+	size_t c = *cap ? *cap : 8;
+	while (c < need) {
+		if (c > SIZE_MAX / 2)
+			sl_oom();
+		c *= 2;
+	}
+	*cap = c;
+	return sl_arena_grow(a, old, count, c, size);
+}
+
 char *sl_arena_strndup(struct sl_arena *a, const char *s, size_t n)
 {
 	if (n == SIZE_MAX)

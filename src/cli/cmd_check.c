@@ -65,7 +65,7 @@ struct project {
 
 struct projects {
 	struct project *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* The config at path, loaded once; NULL after reporting it on stderr (once) when it cannot be used. */
@@ -87,7 +87,7 @@ static struct sl_config *project_load(struct sl_cli *cli, struct sl_run *run, st
 		fprintf(cli->err, "%s:%u:%u: error: %s [%s]\n", d->src->display, d->span.line, d->span.col, d->message,
 			d->rule);
 	}
-	ps->v = sl_arena_grow(run->arena, ps->v, ps->n, ps->n + 1, sizeof *ps->v);
+	ps->v = sl_arena_reserve(run->arena, ps->v, ps->n, &ps->cap, ps->n + 1, sizeof *ps->v);
 	ps->v[ps->n].path = path;
 	ps->v[ps->n].config = rc == 0 ? c : NULL;
 	ps->n++;

@@ -277,7 +277,7 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 
 	/* --exact: each box covered by boxes without an out-of-memory combination */
 	struct piece *pieces = NULL;
-	size_t np = 0;
+	size_t np = 0, pieces_cap = 0;
 	for (size_t k = 0; k < nboxes; k++) {
 		struct sl_box **parts = &boxes[k];
 		size_t nparts = 1;
@@ -286,7 +286,7 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 				boxes[k]->value ? " for " : "", boxes[k]->value ? boxes[k]->value : "", why);
 			goto out;
 		}
-		pieces = sl_arena_grow(a, pieces, np, np + nparts, sizeof *pieces);
+		pieces = sl_arena_reserve(a, pieces, np, &pieces_cap, np + nparts, sizeof *pieces);
 		for (size_t p = 0; p < nparts; p++) {
 			struct piece *pc = &pieces[np++];
 			memset(pc, 0, sizeof *pc);
@@ -344,7 +344,7 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 		const char *name = NULL;
 		if (sw->name && sw->name->kind == SL_NODE_SCALAR && pc->label)
 			name = sl_arena_printf(a, "%s (%s)", sw->name->text, pc->label);
-		if (rw_render(&j, pc->box, name, pc->run_cap, c->exact, &pc->out, &why) < 0) {
+		if (rw_render_text(&j, pc->box, name, pc->run_cap, c->exact, &pc->out, &why) < 0) {
 			fprintf(err, "%s: internal error: %s (for %s); nothing written\n", j.shown, why, pc->file);
 			status = SL_EXIT_OOM;
 			goto out;

@@ -189,7 +189,7 @@ static int common_opt(struct sl_cli *cli, struct sl_run *run, int key, const cha
 	case 'c':
 		if (!*arg)
 			return sl_opts_error(cli, "invalid --config '': expected FILE or FILE:SECTION");
-		o->configs = sl_arena_grow(a, o->configs, o->nconfigs, o->nconfigs + 1, sizeof *o->configs);
+		o->configs = sl_arena_reserve(a, o->configs, o->nconfigs, &o->configs_cap, o->nconfigs + 1, sizeof *o->configs);
 		o->configs[o->nconfigs++] = sl_arena_strdup(a, arg);
 		return 0;
 	case OPT_NO_FOLLOW:
@@ -199,7 +199,7 @@ static int common_opt(struct sl_cli *cli, struct sl_run *run, int key, const cha
 		const char *eq = strchr(arg, '=');
 		if (!eq || eq == arg)
 			return sl_opts_error(cli, "invalid --set '%s': expected KEY=VALUE", arg);
-		o->sets = sl_arena_grow(a, o->sets, o->nsets, o->nsets + 1, sizeof *o->sets);
+		o->sets = sl_arena_reserve(a, o->sets, o->nsets, &o->sets_cap, o->nsets + 1, sizeof *o->sets);
 		o->sets[o->nsets].key = sl_arena_strndup(a, arg, (size_t)(eq - arg));
 		o->sets[o->nsets].value = sl_arena_strdup(a, eq + 1);
 		o->nsets++;

@@ -231,6 +231,32 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 	return 0;
 }
 
+int rw_render_text(struct rw_job *j, const struct sl_box *b, const char *name, uint64_t run_cap, bool no_oom,
+		   struct rw_output *o, const char **why)
+{
+	/* the run and the rewrite are prepared (rw_load): rendering only adds to their arena */
+	struct sl_arena *keep = j->run->arena, *scratch = sl_arena_new();
+	j->run->arena = scratch;
+	j->rw.arena = scratch;
+	int rc = rw_render(j, b, name, run_cap, no_oom, o, why);
+	j->run->arena = keep;
+	j->rw.arena = keep;
+	if (rc < 0) {
+		*why = sl_arena_strdup(keep, *why ? *why : "");
+	} else {
+		struct sl_buf t;
+		sl_buf_init(&t, keep);
+		sl_buf_add(&t, o->text.buf, o->text.len);
+		o->text = t;
+	}
+	o->checked = NULL;
+	o->ev = NULL;
+	o->splices = NULL;
+	o->nsplices = 0;
+	sl_arena_free(scratch);
+	return rc;
+}
+
 const char *rw_share(struct rw_job *j, const struct rw_output *o, enum sl_rw_class cls, const char *what)
 {
 	struct sl_arena *a = j->run->arena;

@@ -67,6 +67,14 @@ int rw_load(struct rw_job *j);
 int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64_t run_cap, bool no_oom,
 	      struct rw_output *o, const char **why);
 
+/*
+ * rw_render in a scratch arena released before it returns: o keeps its text
+ * (in the run's arena) and counts, not checked/ev/splices. What split uses,
+ * so that N parts cost N small texts, not N checked copies of the sweep.
+ */
+int rw_render_text(struct rw_job *j, const struct sl_box *b, const char *name, uint64_t run_cap, bool no_oom,
+		   struct rw_output *o, const char **why);
+
 /* Write text to path atomically (must_exist: --in-place). Returns 0, or 2 after printing why. */
 int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, bool must_exist);
 

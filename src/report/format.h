@@ -26,6 +26,11 @@ struct sl_report {
 	const struct sl_file **files;   /* every file, in order (for document formats) */
 	size_t nfiles, cap;
 	const char *assumed_gpu;        /* an evaluated file was checked against the default GPU */
+	/* sarif: results are streamed as files arrive (sarif.c) */
+	bool sarif_open;                /* the log's head is written */
+	size_t sarif_results;           /* results written so far */
+	size_t sarif_indent;            /* the column of the "results" key */
+	const char *sarif_tail;         /* the log after the results array */
 };
 
 /* One per enum sl_format value. */

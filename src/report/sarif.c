@@ -214,24 +214,41 @@ static uint64_t line_hash(const struct sl_diag *d, const struct sl_source *src)
 	return h;
 }
 
-/* Fingerprints seen so far in one file, with how often. */
+/*
+ * Fingerprints seen so far in one file, with how often: an open-addressing
+ * table that doubles (10,000 findings cost 10,000 lookups, not 10,000^2/2).
+ */
 struct seen {
 	uint64_t *hash;
-	uint32_t *count;
-	size_t n;
+	uint32_t *count;             /* 0: empty slot */
+	size_t n, cap;               /* cap: a power of two, kept above 2n */
 };
+
+static uint32_t *seen_slot(const struct seen *s, uint64_t h)
+{
+	size_t mask = s->cap - 1;
+	for (size_t i = (size_t)(h ^ h >> 29) & mask;; i = (i + 1) & mask)
+		if (!s->count[i] || s->hash[i] == h) {
+			s->hash[i] = h;
+			return &s->count[i];
+		}
+}
 
 static uint32_t occurrence(struct sl_arena *a, struct seen *s, uint64_t h)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->hash[i] == h)
-			return ++s->count[i];
-	s->hash = sl_arena_grow(a, s->hash, s->n, s->n + 1, sizeof *s->hash);
-	s->count = sl_arena_grow(a, s->count, s->n, s->n + 1, sizeof *s->count);
-	s->hash[s->n] = h;
-	s->count[s->n] = 1;
-	s->n++;
-	return 1;
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen old = *s;
+		s->cap = old.cap ? 2 * old.cap : 64;
+		s->hash = sl_arena_array(a, s->cap, sizeof *s->hash);
+		s->count = sl_arena_array(a, s->cap, sizeof *s->count);
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.count[i])
+				*seen_slot(s, old.hash[i]) = old.count[i];
+	}
+	uint32_t *c = seen_slot(s, h);
+	if (!*c)
+		s->n++;
+	return ++*c;
 }
 
 static json_t *result_json(struct sl_arena *a, const struct sl_file *f, const struct sl_diag *d, const char *cwd,
@@ -275,23 +292,34 @@ static json_t *result_json(struct sl_arena *a, const struct sl_file *f, const st
 	return r;
 }
 
-static void sarif_file(struct sl_report *r, const struct sl_file *f)
-{
-	(void)r, (void)f; /* the log is written at the end */
-}
+#define RESULTS_MARK "@@sweeplint-results@@"
 
 static void free_cwd(void *p)
 {
 	free(p);
 }
 
-static void sarif_finish(struct sl_report *r)
+/* The working directory, once per report (artifact URIs are relative to it). */
+static const char *report_cwd(struct sl_report *r)
 {
-	struct sl_arena *a = r->arena;
 	char *cwd = getcwd(NULL, 0);
 	if (cwd)
-		sl_arena_defer(a, free_cwd, cwd);
+		sl_arena_defer(r->arena, free_cwd, cwd);
+	return cwd;
+}
 
+/*
+ * The log around its results: the whole document with a marker where the
+ * results array goes, dumped once; the head is written now, the tail kept
+ * for sarif_finish. Results are then written one by one as files arrive,
+ * indented as jansson would (each result dumped alone and shifted to the
+ * array's depth), so memory does not grow with the findings of earlier
+ * files and the bytes are those of one json_dumpf of the whole log.
+ */
+static void open_log(struct sl_report *r)
+{
+	struct sl_arena *a = r->arena;
+	r->sarif_open = true;
 	json_t *rules = arr();
 	struct sl_diags quiet;
 	sl_diags_init(&quiet, a);
@@ -307,15 +335,6 @@ static void sarif_finish(struct sl_report *r)
 			push(rules, rule_json(a, &d));
 		}
 	}
-
-	json_t *results = arr();
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct sl_file *f = r->files[i];
-		struct seen seen = {0};
-		for (size_t k = 0; k < f->diags.n; k++)
-			push(results, result_json(a, f, &f->diags.v[k], cwd, &seen));
-	}
-
 	json_t *driver = obj();
 	set(driver, "name", json_string("sweeplint"));
 	set(driver, "version", json_string(SL_VERSION));
@@ -325,18 +344,67 @@ static void sarif_finish(struct sl_report *r)
 	set(tool, "driver", driver);
 	json_t *run = obj();
 	set(run, "tool", tool);
-	set(run, "results", results);
+	set(run, "results", json_string(RESULTS_MARK));
 	set(run, "columnKind", json_string("unicodeCodePoints"));
 	json_t *runs = arr();
 	push(runs, run);
-
 	json_t *root = obj();
 	set(root, "$schema", json_string(SARIF_SCHEMA));
 	set(root, "version", json_string("2.1.0"));
 	set(root, "runs", runs);
-	json_dumpf(root, r->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', r->out);
+	char *doc = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
+	if (!doc)
+		sl_oom();
+	char *mark = strstr(doc, "\"" RESULTS_MARK "\"");
+	if (!mark)
+		sl_oom(); /* cannot happen: the marker is a plain ASCII string */
+	const char *line = mark;
+	while (line > doc && line[-1] != '\n')
+		line--;
+	r->sarif_indent = (size_t)(strspn(line, " "));
+	r->sarif_tail = sl_arena_strdup(a, mark + strlen(RESULTS_MARK) + 2);
+	fwrite(doc, 1, (size_t)(mark - doc), r->out);
+	free(doc);
+}
+
+static void put_result(struct sl_report *r, json_t *res)
+{
+	char *s = json_dumps(res, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(res);
+	if (!s)
+		sl_oom();
+	size_t ind = r->sarif_indent + 2;
+	fputs(r->sarif_results++ ? ",\n" : "[\n", r->out);
+	fprintf(r->out, "%*s", (int)ind, "");
+	for (const char *p = s; *p; p++) {
+		fputc(*p, r->out);
+		if (*p == '\n')
+			fprintf(r->out, "%*s", (int)ind, "");
+	}
+	free(s);
+}
+
+static void sarif_file(struct sl_report *r, const struct sl_file *f)
+{
+	if (!r->sarif_open)
+		open_log(r);
+	const char *cwd = report_cwd(r);
+	struct seen seen = {0};
+	for (size_t k = 0; k < f->diags.n; k++)
+		put_result(r, result_json(r->arena, f, &f->diags.v[k], cwd, &seen));
+}
+
+static void sarif_finish(struct sl_report *r)
+{
+	if (!r->sarif_open)
+		open_log(r);
+	if (r->sarif_results)
+		fprintf(r->out, "\n%*s]", (int)r->sarif_indent, "");
+	else
+		fputs("[]", r->out);
+	fputs(r->sarif_tail, r->out);
+	fputc('\n', r->out);
 }
 
 const struct sl_formatter sl_formatter_sarif = {

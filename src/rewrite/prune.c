@@ -44,7 +44,11 @@ bool sl_walk_start(const struct sl_rewrite *rw, const struct sl_box *b, struct s
 	w->c = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_eval_axis *ax = rw->axes[i].ax;
-		w->vals[i] = sl_arena_array(a, ax->n, sizeof **w->vals);
+		/* only the kept values: a box of one value of a 5,000-value axis holds one, not 5,000 */
+		size_t kept = 0;
+		for (size_t j = 0; j < ax->n; j++)
+			kept += b->keep[i][j];
+		w->vals[i] = sl_arena_array(a, kept ? kept : 1, sizeof **w->vals);
 		for (size_t j = 0; j < ax->n; j++)
 			if (b->keep[i][j])
 				w->vals[i][w->cnt[i]++] = (uint32_t)j;

@@ -205,7 +205,15 @@ int sl_run_prepare(struct sl_run *run, const char **why)
 		int role = sl_role_parse(st->key);
 		const struct sl_key_rule *rule = NULL;
 		if (role < 0) {
-			rule = sl_keymap_match(keymap(run), st->key, strlen(st->key));
+			const struct sl_key_rule *limited;
+			rule = sl_keymap_match_limited(keymap(run), st->key, strlen(st->key), &limited);
+			if (limited) {
+				*why = sl_arena_printf(a, "--set %s: key pattern '%s' (%s) passes PCRE2's match limit on "
+							  "'%s': which role it has cannot be told",
+						       sl_term_safe(a, run->sets[i]), sl_term_safe(a, limited->pattern),
+						       sl_term_safe(a, limited->origin), sl_term_safe(a, st->key));
+				return -SL_EUSAGE;
+			}
 			if (!rule) {
 				*why = sl_arena_printf(a, "--set %s: '%s' is neither a role nor a key sweeplint maps to one",
 						       run->sets[i], st->key);
@@ -588,6 +596,35 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 	f->nconfigs = n;
 }
 
+struct spec_ref {
+	const char *s;
+	size_t i;
+};
+
+static int by_spec_then_index(const void *p, const void *q)
+{
+	const struct spec_ref *a = p, *b = q;
+	int c = strcmp(a->s, b->s);
+	return c ? c : (a->i < b->i ? -1 : a->i > b->i);
+}
+
+/*
+ * Which -c specs a later identical one repeats: applying [A, B, A] is
+ * applying [B, A] (the last A sets all that the first did), so each spec is
+ * loaded once, at its last place: 10,000 `-c A` cost one load, not 10,000.
+ */
+static bool *repeated_specs(struct sl_arena *a, const char *const *specs, size_t n)
+{
+	bool *rep = sl_arena_array(a, n ? n : 1, sizeof *rep);
+	struct spec_ref *refs = sl_arena_array(a, n ? n : 1, sizeof *refs);
+	for (size_t i = 0; i < n; i++)
+		refs[i] = (struct spec_ref){specs[i], i};
+	qsort(refs, n, sizeof *refs, by_spec_then_index);
+	for (size_t i = 0; i + 1 < n; i++)
+		rep[refs[i].i] = strcmp(refs[i].s, refs[i + 1].s) == 0;
+	return rep;
+}
+
 struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 {
 	struct sl_arena *a = run->arena;
@@ -608,7 +645,10 @@ struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 	if (run->opt.nconfigs) {
 		const char *dir = strcmp(src->path, "-") == 0 ? NULL : sl_path_dir(a, src->path);
 		f->configs = sl_arena_array(a, run->opt.nconfigs, sizeof *f->configs);
+		bool *repeated = repeated_specs(a, run->opt.configs, run->opt.nconfigs);
 		for (size_t i = 0; i < run->opt.nconfigs; i++) {
+			if (repeated[i])
+				continue;
 			int rc = sl_trainer_load(a, run->opt.configs[i], dir, run->resolver, &f->diags,
 						 &f->configs[f->nconfigs]);
 			if (rc < 0) {

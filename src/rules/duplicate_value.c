@@ -10,11 +10,18 @@
 
 /*
  * A hash that equal values share (sl_node_equal): numbers by their value as a
- * double (1 == 1.0), other scalars by type and text, collections by kind
- * (and length for lists); a NaN by its node, as it equals only itself.
- * Only items of one hash are compared, so a list of
- * 50,000 values costs O(n log n), not O(n²).
+ * double (1 == 1.0; a big integer's double is shared by its neighbours, which
+ * sl_node_equal then tells apart), other scalars by type and text, lists by
+ * their items in order, mappings by their pairs in any order; a NaN by its
+ * node, as it equals only itself. Collections are hashed through at most
+ * HASH_BUDGET nodes (aliases may repeat a subtree many times over); past it
+ * a collection hashes by kind and length only, which stays correct (equal
+ * values still share it) and only costs comparisons. Only items of one hash
+ * are compared, so a list of 50,000 values, or of 45,000 one-item lists,
+ * costs O(n log n), not O(n^2).
  */
+#define HASH_BUDGET 256
+
 static uint64_t mix(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -23,13 +30,34 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t value_hash(const struct sl_node *x)
+static uint64_t value_hash(const struct sl_node *x, size_t *budget)
 {
 	uint64_t h = mix(1469598103934665603u, &x->kind, sizeof x->kind);
-	if (x->kind == SL_NODE_SEQ)
-		return mix(h, &x->n, sizeof x->n);
-	if (x->kind != SL_NODE_SCALAR)
-		return h;
+	if (x->kind != SL_NODE_SCALAR) {
+		if (x->kind == SL_NODE_SEQ)
+			h = mix(h, &x->n, sizeof x->n); /* a mapping's length counts repeated keys: not in its hash */
+		if (*budget < x->n + 1)
+			return h;
+		*budget -= x->n + 1;
+		uint64_t sum = 0;
+		for (size_t i = 0; i < x->n; i++) {
+			if (x->kind == SL_NODE_SEQ) {
+				uint64_t hi = value_hash(x->items[i], budget);
+				h = mix(h, &hi, sizeof hi);
+				continue;
+			}
+			/* a mapping: merge keys and repeated keys change which pairs count; stay coarse */
+			const struct sl_node *k = x->pairs[i].key;
+			if (k->kind != SL_NODE_SCALAR || k->value.merge)
+				return mix(1469598103934665603u, &x->kind, sizeof x->kind);
+			if (sl_map_pair(x, k->text) != &x->pairs[i])
+				continue; /* a repeated key: only the last counts */
+			uint64_t hk = value_hash(k, budget);
+			sum += hk * 31 + value_hash(sl_map_get(x, k->text), budget);
+		}
+		return x->kind == SL_NODE_MAP ? mix(mix(1469598103934665603u, &x->kind, sizeof x->kind), &sum, sizeof sum)
+					      : h;
+	}
 	const struct sl_value *v = &x->value;
 	if (v->type == SL_V_INT || v->type == SL_V_FLOAT) {
 		double f = v->type == SL_V_INT && !v->big ? (double)v->i : v->f;
@@ -71,8 +99,10 @@ int sl_check_duplicate_value(struct sl_check *cx)
 			continue;
 		struct item *items = sl_arena_array(cx->arena, v->n, sizeof *items);
 		size_t *first = sl_arena_array(cx->arena, v->n, sizeof *first); /* index + 1 of the first equal one, 0: none */
-		for (size_t j = 0; j < v->n; j++)
-			items[j] = (struct item){value_hash(v->items[j]), j};
+		for (size_t j = 0; j < v->n; j++) {
+			size_t budget = HASH_BUDGET;
+			items[j] = (struct item){value_hash(v->items[j], &budget), j};
+		}
 		qsort(items, v->n, sizeof *items, by_hash);
 		for (size_t from = 0, to; from < v->n; from = to) {
 			for (to = from + 1; to < v->n && items[to].hash == items[from].hash; to++)

@@ -27,18 +27,26 @@ int sl_check_too_many_combinations(struct sl_check *cx)
 			naxes++;
 		if (__builtin_mul_overflow(prod, (uint64_t)ax->n, &prod))
 			prod = UINT64_MAX;
-		if (!at && prod > ev->limit && ax->origin == SL_AXIS_SWEEP && ax->param && ax->param->key)
+		bool past = ev->limit ? prod > ev->limit : i >= SL_EVAL_MAX_AXES;
+		if (!at && past && ax->origin == SL_AXIS_SWEEP && ax->param && ax->param->key)
 			at = ax->param->key;
 	}
-	struct sl_count total = {.value = ev->ncombos, .saturated = ev->ncombos == UINT64_MAX};
-	const char *msg = "%zu memory-relevant parameters make %s combinations even at their bounds, more than "
-			  "the %llu sweeplint evaluates: memory is not checked and every combination is unknown";
-	struct sl_diag *d;
-	if (at)
-		d = sl_check_emit(cx, at, msg, naxes, sl_count_str(cx->arena, total), (unsigned long long)ev->limit);
-	else
-		d = sl_check_emit_span(cx, (struct sl_span){.line = 1, .col = 1, .end_line = 1, .end_col = 1}, msg, naxes,
-				       sl_count_str(cx->arena, total), (unsigned long long)ev->limit);
+	const char *msg;
+	if (ev->limit) {
+		struct sl_count total = {.value = ev->ncombos, .saturated = ev->ncombos == UINT64_MAX};
+		msg = sl_arena_printf(cx->arena,
+				      "%zu memory-relevant parameters make %s combinations even at their bounds, more than "
+				      "the %llu sweeplint evaluates: memory is not checked and every combination is unknown",
+				      naxes, sl_count_str(cx->arena, total), (unsigned long long)ev->limit);
+	} else {
+		msg = sl_arena_printf(cx->arena,
+				      "%zu memory-relevant keys (sweep, configs, command, --set), more than the %d sweeplint "
+				      "evaluates: memory is not checked and every combination is unknown",
+				      ev->naxes, SL_EVAL_MAX_AXES);
+	}
+	struct sl_diag *d = at ? sl_check_emit(cx, at, "%s", msg)
+			       : sl_check_emit_span(cx, (struct sl_span){.line = 1, .col = 1, .end_line = 1, .end_col = 1},
+						    "%s", msg);
 	d->hint = "split the sweep (sweeplint split --by KEY) or fix some of these parameters with --set";
 	return 0;
 }

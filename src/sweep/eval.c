@@ -30,6 +30,8 @@ struct builder {
 	const struct sl_scalar_resolver *res;
 	size_t cap_axes, cap_notes;
 	unsigned ds_depth;
+	const struct sl_key_rule **limited;  /* patterns that hit their match limit, reported once each */
+	size_t nlimited, cap_limited;
 };
 
 const char *sl_bytes_str(struct sl_arena *a, uint64_t b)
@@ -139,6 +141,34 @@ static void fill_value(struct builder *B, struct sl_eval_value *v, enum sl_role 
 
 static void add_entries_of(struct builder *B, const struct sl_trainer *t);
 
+/*
+ * The key map's rule for key; a pattern that hits PCRE2's match or depth
+ * limit is a `config` error at the key (once per pattern and file), never a
+ * silent "no match". NULL: no rule (the key is not memory-relevant).
+ */
+static const struct sl_key_rule *match_key(struct builder *B, const char *key, const struct sl_source *src,
+					   const struct sl_node *at)
+{
+	const struct sl_key_rule *limited;
+	const struct sl_key_rule *rule = sl_keymap_match_limited(B->o->keys, key, strlen(key), &limited);
+	if (!limited)
+		return rule;
+	for (size_t i = 0; i < B->nlimited; i++)
+		if (B->limited[i] == limited)
+			return NULL;
+	B->limited = sl_arena_reserve(B->a, B->limited, B->nlimited, &B->cap_limited, B->nlimited + 1,
+				      sizeof *B->limited);
+	B->limited[B->nlimited++] = limited;
+	if (B->diags && src)
+		sl_diags_add(B->diags, "config", SL_SEV_ERROR, src, at ? at->span : (struct sl_span){.line = 1, .col = 1},
+			     "key pattern '%s' (%s) passes PCRE2's match limit (%d steps) on '%s': sweeplint cannot tell "
+			     "which role this key has, so it and every later key the pattern reaches get none",
+			     sl_term_safe(B->a, limited->pattern), sl_term_safe(B->a, limited->origin),
+			     SL_KEYMAP_MATCH_LIMIT, sl_term_safe(B->a, key));
+	note(B, key, "key map", -1, "a key pattern passed its match limit: no role");
+	return NULL;
+}
+
 /* A deepspeed: path value becomes the role values of that config. */
 static void expand_deepspeed(struct builder *B, const char *path, const char *dir)
 {
@@ -155,7 +185,7 @@ static void expand_deepspeed(struct builder *B, const char *path, const char *di
 /* One config entry: an axis, or a note saying why it is not one. */
 static void add_entry(struct builder *B, const struct sl_trainer *t, const struct sl_cfg_entry *e, const char *where)
 {
-	const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, e->key, strlen(e->key));
+	const struct sl_key_rule *rule = match_key(B, e->key, t->src, e->node);
 	if (!rule) {
 		/* a program's other literals (output_dir, seed ...) are not worth a note each */
 		if (!e->how)
@@ -251,7 +281,7 @@ static void add_command_options(struct builder *B, bool late)
 		const struct sl_cmd_item *c = &sw->cmd[i];
 		if (c->kind != SL_CMD_OPTION || c->value_is_macro || !c->key || after_args(sw, i) != late)
 			continue;
-		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, c->key, strlen(c->key));
+		const struct sl_key_rule *rule = match_key(B, c->key, sw->doc->src, c->node);
 		if (!rule) {
 			note(B, c->key, "command", -1, "not memory-relevant: no pattern of the key map matches");
 			continue;
@@ -297,7 +327,7 @@ static void add_sweep_params(struct builder *B)
 			ev->others = sl_count_mul(ev->others, cnt);
 			continue;
 		}
-		const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, p->path, strlen(p->path));
+		const struct sl_key_rule *rule = match_key(B, p->path, sw->doc->src, p->key);
 		if (!rule) {
 			note(B, p->path, "sweep", -1, "not memory-relevant: no pattern of the key map matches");
 			/* memory does not depend on it: it multiplies the counts as W&B's grid counts it */
@@ -373,8 +403,39 @@ static void add_sweep_params(struct builder *B)
 	}
 }
 
+struct set_ref {
+	const char *s;
+	size_t i;
+};
+
+static int by_key_then_index(const void *p, const void *q)
+{
+	const struct set_ref *a = p, *b = q;
+	size_t la = strcspn(a->s, "="), lb = strcspn(b->s, "=");
+	int c = memcmp(a->s, b->s, la < lb ? la : lb);
+	if (c == 0 && la != lb)
+		c = la < lb ? -1 : 1;
+	return c ? c : (a->i < b->i ? -1 : a->i > b->i);
+}
+
+/*
+ * --set KEY=VALUE fixes, in order; a later --set of the same KEY replaces an
+ * earlier one, so only the last of each KEY becomes an axis (10,000 --set
+ * flags of one key are one axis, not 10,000). Every one was checked by
+ * sl_run_prepare.
+ */
 static int add_sets(struct builder *B, const char **why)
 {
+	size_t ns = B->o->nsets;
+	bool *superseded = sl_arena_array(B->a, ns ? ns : 1, sizeof *superseded);
+	struct set_ref *refs = sl_arena_array(B->a, ns ? ns : 1, sizeof *refs);
+	for (size_t i = 0; i < ns; i++)
+		refs[i] = (struct set_ref){B->o->sets[i], i};
+	qsort(refs, ns, sizeof *refs, by_key_then_index);
+	for (size_t i = 0; i + 1 < ns; i++) {
+		size_t la = strcspn(refs[i].s, "="), lb = strcspn(refs[i + 1].s, "=");
+		superseded[refs[i].i] = la == lb && memcmp(refs[i].s, refs[i + 1].s, la) == 0;
+	}
 	for (size_t i = 0; i < B->o->nsets; i++) {
 		const char *s = B->o->sets[i];
 		const char *eq = strchr(s, '=');
@@ -387,7 +448,13 @@ static int add_sets(struct builder *B, const char **why)
 		int role = sl_role_parse(key);
 		const struct sl_key_rule *rule = NULL;
 		if (role < 0) {
-			rule = sl_keymap_match(B->o->keys, key, strlen(key));
+			const struct sl_key_rule *limited;
+			rule = sl_keymap_match_limited(B->o->keys, key, strlen(key), &limited);
+			if (limited) {
+				*why = sl_arena_printf(B->a, "--set %s: key pattern '%s' passes PCRE2's match limit",
+						       sl_term_safe(B->a, s), sl_term_safe(B->a, limited->pattern));
+				return -SL_EUSAGE;
+			}
 			if (!rule) {
 				*why = sl_arena_printf(B->a,
 						       "--set %s: \"%s\" is neither a role nor a key sweeplint maps to one",
@@ -396,6 +463,8 @@ static int add_sets(struct builder *B, const char **why)
 			}
 			role = (int)rule->role;
 		}
+		if (superseded[i] && role != SL_ROLE_DEEPSPEED)
+			continue; /* a later --set of this key wins */
 		struct sl_value typed = sl_scalar_resolve(B->res, val, strlen(val), true, NULL, NULL);
 		struct sl_eval_value tmp = {0};
 		fill_value(B, &tmp, (enum sl_role)role, rule, NULL, val, &typed);
@@ -1120,6 +1189,13 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	for (size_t i = 0; i < ev->naxes; i++)
 		for (size_t j = 0; j < ev->axes[i].n; j++)
 			ev->axes[i].values[j].best = UINT64_MAX;
+	if (ev->naxes > SL_EVAL_MAX_AXES) {
+		/* every value's worst combination holds an index per axis: bounded before it is quadratic */
+		ev->too_many = true;
+		ev->limit = 0;
+		ev->ncombos = axes_product(ev);
+		return 0;
+	}
 	limit_axes(&B, o->max_combos ? o->max_combos : eval_bound(ev));
 	if (!ev->cat || !ev->gpu || ev->too_many)
 		return 0; /* nothing to estimate against: the caller counts every combination unknown */

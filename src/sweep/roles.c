@@ -195,6 +195,22 @@ static void keys_error(struct sl_arena *a, struct sl_diags *diags, const char *n
 	va_end(ap);
 }
 
+static void free_match_context(void *p)
+{
+	pcre2_match_context_free(p);
+}
+
+static void *new_match_context(struct sl_arena *a)
+{
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	if (!mc)
+		sl_oom();
+	sl_arena_defer(a, free_match_context, mc);
+	pcre2_set_match_limit(mc, SL_KEYMAP_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, SL_KEYMAP_DEPTH_LIMIT);
+	return mc;
+}
+
 static void *new_match_data(struct sl_arena *a)
 {
 	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
@@ -246,6 +262,7 @@ struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const ch
 		}
 	}
 	km->match_data = new_match_data(a);
+	km->match_context = new_match_context(a);
 	return km;
 }
 
@@ -275,6 +292,7 @@ struct sl_keymap *sl_keymap_from_snapshot(struct sl_arena *a, const struct sl_sn
 				return keymap_parse_embedded(a, diags);
 	}
 	km->match_data = new_match_data(a);
+	km->match_context = new_match_context(a);
 	return km;
 }
 
@@ -304,16 +322,28 @@ int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *patt
 	return 0;
 }
 
-const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len)
+const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, const char *key, size_t len,
+						  const struct sl_key_rule **limited)
 {
+	*limited = NULL;
 	if (!km)
 		return NULL;
 	for (size_t i = 0; i < km->n; i++) {
-		int rc = pcre2_match(km->rules[i].code, (PCRE2_SPTR)key, len, 0, 0, km->match_data, NULL);
+		int rc = pcre2_match(km->rules[i].code, (PCRE2_SPTR)key, len, 0, 0, km->match_data, km->match_context);
 		if (rc >= 0)
 			return &km->rules[i];
+		if (rc != PCRE2_ERROR_NOMATCH) {
+			*limited = &km->rules[i]; /* match/depth/heap limit or another failure: not "no match" */
+			return NULL;
+		}
 	}
 	return NULL;
+}
+
+const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len)
+{
+	const struct sl_key_rule *limited;
+	return sl_keymap_match_limited(km, key, len, &limited);
 }
 
 /* ---- values --------------------------------------------------------------------------- */

@@ -658,11 +658,19 @@ bool sl_param_grid_value(const struct sl_param *p, uint64_t i, struct sl_value *
 
 static bool num_equal(const struct sl_value *x, const struct sl_value *y)
 {
-	if (x->type == SL_V_INT && y->type == SL_V_INT && !x->big && !y->big)
-		return x->i == y->i;
-	if (x->type == SL_V_INT && !x->big && y->type == SL_V_FLOAT)
+	/* Python compares int and float exactly: big integers by their digits, never through a double */
+	if (x->type == SL_V_INT && y->type == SL_V_INT) {
+		if (x->big != y->big)
+			return false; /* one fits 64 bits, the other does not */
+		return x->big ? x->bigkey == y->bigkey && x->f == y->f : x->i == y->i;
+	}
+	if (x->type == SL_V_INT && x->big)
+		return x->big_exact && x->f == y->f;
+	if (y->type == SL_V_INT && y->big)
+		return y->big_exact && y->f == x->f;
+	if (x->type == SL_V_INT && y->type == SL_V_FLOAT)
 		return (long double)x->i == (long double)y->f;
-	if (y->type == SL_V_INT && !y->big && x->type == SL_V_FLOAT)
+	if (y->type == SL_V_INT && x->type == SL_V_FLOAT)
 		return (long double)y->i == (long double)x->f;
 	return x->f == y->f;
 }

@@ -202,6 +202,19 @@ static void big_to_value(const struct big *b, struct sl_value *v)
 	}
 	v->big = true;
 	v->i = b->neg ? INT64_MIN : INT64_MAX;
+	uint64_t h = 1469598103934665603u ^ (uint64_t)b->neg ^ (uint64_t)b->overflow << 1;
+	int lo = -1, hi = -1;
+	for (int i = 0; i < BIG_LIMBS; i++) {
+		for (int s = 0; s < 32; s += 8)
+			h = (h ^ (b->limb[i] >> s & 0xff)) * 1099511628211u;
+		if (b->limb[i]) {
+			if (lo < 0)
+				lo = i * 32 + __builtin_ctz(b->limb[i]);
+			hi = i * 32 + 31 - __builtin_clz(b->limb[i]);
+		}
+	}
+	v->bigkey = h;
+	v->big_exact = !b->overflow && hi - lo < 53;
 	if (b->overflow) {
 		v->f = b->neg ? -HUGE_VAL : HUGE_VAL;
 		return;

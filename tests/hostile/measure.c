@@ -3,7 +3,8 @@
  *   measure REPORT SECONDS [--close-stdin] -- COMMAND ARGS...
  * The child inherits stdin/stdout/stderr (stdin closed with --close-stdin)
  * and is killed (SIGKILL) when it runs past SECONDS.
- * REPORT gets one line: "EXIT SECONDS MAXRSS_KIB" (EXIT 128+N for a signal N).
+ * REPORT gets one line: "EXIT SECONDS MAXRSS_KIB CPU_SECONDS" (EXIT 128+N for a
+ * signal N; CPU_SECONDS user + system, steadier than wall time on a shared machine).
  * The peak RSS is wait4()'s for that child alone, measured from a small
  * parent so that memory the parent had before exec() is not counted.
  */
@@ -69,7 +70,9 @@ int main(int argc, char **argv)
 		perror(report);
 		return 2;
 	}
-	fprintf(f, "%d %.3f %ld\n", code, secs, ru.ru_maxrss);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+		     (double)ru.ru_stime.tv_usec / 1e6;
+	fprintf(f, "%d %.3f %ld %.3f\n", code, secs, ru.ru_maxrss, cpu);
 	fclose(f);
 	return 0;
 }

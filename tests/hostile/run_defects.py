@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """run_defects: regression tests for the defects of the November 2026 hostile pass (issue 15), TAP.
 
-usage: run_defects.py SWEEPLINT SANITIZED
+usage: run_defects.py MEASURE SWEEPLINT SANITIZED
 
 Every input is generated here (none is copied from ../shared/hostile). Each case runs the real
 binary and asserts its exit status, the finding or error it must give (positions computed from
@@ -16,8 +16,9 @@ import sys
 import tempfile
 import time
 
-SWEEPLINT = os.path.abspath(sys.argv[1])
-SANITIZED = len(sys.argv) > 2 and sys.argv[2] not in ("", "none", "false")
+MEASURE = os.path.abspath(sys.argv[1])
+SWEEPLINT = os.path.abspath(sys.argv[2])
+SANITIZED = len(sys.argv) > 3 and sys.argv[3] not in ("", "none", "false")
 TIME_BOUND, RSS_BOUND = (20.0, 1 << 30) if SANITIZED else (2.0, 64 << 20)
 GPU = ["-g", "24GiB"]
 results = []
@@ -28,32 +29,25 @@ def check(name, ok, why="", skip=None):
 
 
 def run(args, cwd=None, timeout=60):
-    """(rc, stdout, stderr, seconds, max_rss_bytes) of one run, measured by wait4."""
+    """(rc, stdout, stderr, seconds, max_rss_bytes, cpu_seconds) of one run, through tests/hostile/measure.c
+    (forked from a small parent, so the peak RSS is the child's own, not a copy of this Python's)."""
     env = {k: v for k, v in os.environ.items() if k.startswith(("ASAN_", "UBSAN_", "LSAN_"))}
     env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C", HOME=cwd or "/nonexistent")
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.monotonic()
-        p = subprocess.Popen([SWEEPLINT] + args, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                             env=env)
-        deadline = t0 + timeout
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                p.kill()
-                pid, status, ru = os.wait4(p.pid, 0)
-                break
-            time.sleep(0.005)
-        secs = time.monotonic() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as report:
+        p = subprocess.run([MEASURE, report.name, str(timeout), "--", SWEEPLINT] + args, stdin=subprocess.DEVNULL,
+                           stdout=out, stderr=err, env=env, cwd=cwd)
+        if p.returncode != 0:
+            raise RuntimeError(f"measure failed ({p.returncode})")
+        rc, secs, rss, cpu = report.read().split()
         out.seek(0)
         err.seek(0)
-        return (p.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                secs, ru.ru_maxrss * 1024)
+        return (int(rc), out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
+                float(secs), int(rss) * 1024, float(cpu))
 
 
 def cheap(secs, rss):
+    """secs: CPU time (user + system), steadier than wall time on a machine shared by many builds."""
     return secs < TIME_BOUND and rss < RSS_BOUND
 
 
@@ -79,6 +73,32 @@ def where(text, needle, nth=1):
     return line, col
 
 
+def median_cost(args, cwd=None, runs=3):
+    """Median CPU time and RSS of runs of one command (CPU time, not wall: the machine is shared)."""
+    costs = [run(args, cwd=cwd)[3:] for _ in range(runs)]
+    secs = sorted(c[2] for c in costs)[runs // 2]
+    rss = sorted(c[1] for c in costs)[runs // 2]
+    return secs, rss
+
+
+def growth(name, make, args_of, n, base_args, time_too=True):
+    """CPU time and peak RSS of inputs of size 2n and 4n, less those of a trivial run (the floor):
+    linear costs double, quadratic ones quadruple; the check asks for < 3x, halfway between (medians
+    of 3 runs; CPU time, not wall time, on a shared machine). Increments under 0.05 s or 2 MB count
+    as that much. Under the sanitizers the inputs are a quarter of the size."""
+    if SANITIZED:
+        n = max(n // 4, 1)
+    t0, m0 = median_cost(base_args)
+    t2, m2 = median_cost(args_of(make(2 * n)))
+    t4, m4 = median_cost(args_of(make(4 * n)))
+    rt = (t4 - t0) / max(t2 - t0, 0.05)
+    rm = (m4 - m0) / max(m2 - m0, 2 << 20)
+    what = "time and memory" if time_too else "memory"
+    check(f"{name}: doubling the input multiplies the {what} by {rt:.1f} and {rm:.1f} (< 3: linear)",
+          (rt < 3 or not time_too) and rm < 3,
+          f"floor {t0:.2f} s {m0 >> 20} MB; {2 * n}: {t2:.2f} s {m2 >> 20} MB; {4 * n}: {t4:.2f} s {m4 >> 20} MB")
+
+
 def many_axes(n, key="a{i}.per_device_train_batch_size", model=True):
     lines = ["method: grid", "parameters:"]
     if model:
@@ -95,7 +115,7 @@ def main():
             path = os.path.join(tmp, f"axes{n}.yaml")
             text = many_axes(n)
             open(path, "w").write(text)
-            rc, out, err, secs, rss = run(GPU + [path])
+            rc, out, err, _, rss, secs = run(GPU + [path])
             # the bound (include/sweeplint/eval.h): 75 M / axes combinations, within [2^20, 2^24];
             # the finding sits at the axis whose two values take the product past it
             bound = min(max(75000000 // n, 1 << 20), 1 << 24)
@@ -111,7 +131,7 @@ def main():
         open(os.path.join(d, ".sweeplint.yaml"), "w").write("keys:\n  - {pattern: '.', role: batch_size}\n")
         text = many_axes(64, key="lr{i}", model=False)
         open(os.path.join(d, "sweep.yaml"), "w").write(text)
-        rc, out, err, secs, rss = run(GPU + ["sweep.yaml"], cwd=d)
+        rc, out, err, _, rss, secs = run(GPU + ["sweep.yaml"], cwd=d)
         check("64 keys given the batch role by a .sweeplint.yaml pattern: a finding, no crash",
               rc in (0, 1) and "[too-many-combinations]" in out and cheap(secs, rss),
               f"rc {rc}, {secs:.2f} s, {rss >> 20} MB: {out[-400:]!r} {err[-400:]!r}")
@@ -135,7 +155,7 @@ def main():
             values = data["parameters"]["per_device_train_batch_size"]["values"]
             path = os.path.join(tmp, name + ".yaml")
             open(path, "w").write(text)
-            rc, out, err, secs, rss = run(GPU + [path])
+            rc, out, err, _, rss, secs = run(GPU + [path])
             oom = f"per_device_train_batch_size {big} runs out of memory" in out
             check(f"merge keys ({name}): PyYAML reads {values}, sweeplint agrees",
                   (rc == 1 and oom) == (int(big) in values) and cheap(secs, rss), f"rc {rc}: {out!r} {err!r}")
@@ -150,7 +170,7 @@ def main():
         open(os.path.join(d, "sweep.yaml"), "w").write(sweep)
         args = GPU + ["--by", "model_name_or_path", "-c", "sweep.base.yaml", "sweep.yaml"]
         for force in ([], ["--force"]):
-            rc, out, err, secs, rss = run(["split"] + force + args, cwd=d)
+            rc, out, err, _, rss, secs = run(["split"] + force + args, cwd=d)
             check(f"split {' '.join(force)} whose output is its own -c config: exit 2, nothing written",
                   rc == 2 and "will not write 'sweep.base.yaml'" in err and
                   open(os.path.join(d, "sweep.base.yaml")).read() == base and
@@ -161,13 +181,79 @@ def main():
         open(other, "w").write("keep me\n")
         shutil.copy(os.path.join(d, "sweep.yaml"), os.path.join(tmp, "sweep.yaml"))
         args = GPU + ["--by", "model_name_or_path", "-o", out_dir, os.path.join(tmp, "sweep.yaml")]
-        rc, out, err, secs, rss = run(["split"] + args)
+        rc, out, err, _, rss, secs = run(["split"] + args)
         check("split onto an existing file without --force: exit 2, nothing written",
               rc == 2 and "already exists (--force replaces it)" in err and open(other).read() == "keep me\n" and
               os.listdir(out_dir) == ["sweep.roberta-base.yaml"], f"rc {rc}: {err!r} {os.listdir(out_dir)}")
-        rc, out, err, secs, rss = run(["split", "--force"] + args)
+        rc, out, err, _, rss, secs = run(["split", "--force"] + args)
         check("split --force replaces the existing file", rc == 0 and open(other).read() != "keep me\n" and
               len(os.listdir(out_dir)) == 2, f"rc {rc}: {err!r}")
+
+        # 3-5, 17: the output formats and rewrites grow linearly with their input
+        def write(name, text):
+            path = os.path.join(tmp, name)
+            open(path, "w").write(text)
+            return path
+        tiny = write("tiny.yaml", "method: grid\nparameters:\n  a: {values: [1, 2]}\n")
+        growth("-f sarif over n unknown top-level keys (a schema finding each)",
+               lambda n: write(f"sarif{n}.yaml", "method: grid\n" + "".join(f"k{i:06d}: 0\n" for i in range(n))),
+               lambda p: ["-q", "-f", "sarif", p], 5000, ["-f", "sarif", tiny])
+        # split --by over 2,000 model values: 565 MB before (a piece array grown one by one, every
+        # walk allocating the whole axis); its time stays O(values^2) with a small constant (each
+        # part's edits walk the whole list) and each part keeps a flag per value: bounded here
+        path = write("split2000.yaml", "method: grid\nparameters:\n  model_name_or_path:\n    values: [" +
+                     ", ".join(f"m{i}" for i in range(2000)) + "]\n  per_device_train_batch_size: {values: [8, 16]}\n")
+        rc, out, err, _, rss, secs = run(["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", path])
+        check("split --by over 2,000 values: exit 0, < 2 s, < 64 MB", rc == 0 and cheap(secs, rss),
+              f"rc {rc}, {secs:.2f} s, {rss >> 20} MB: {err[-300:]!r}")
+        growth("duplicate-value over n one-item lists",
+               lambda n: write(f"dup{n}.yaml", "method: grid\nparameters:\n  p:\n    values: [" +
+                               ", ".join(f"[{i}]" for i in range(n)) + "]\n"),
+               lambda p: ["-q", p], 20000, ["-q", tiny])
+        sweep = write("set-sweep.yaml", "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-base]}\n"
+                      "  per_device_train_batch_size: {values: [8, 16]}\n")
+        growth("n --set flags of one key",
+               lambda n: [a for i in range(n) for a in ("--set", f"per_device_train_batch_size={i + 1}")],
+               lambda flags: ["-q", *flags, sweep], 4000, ["-q", sweep])
+        growth("n --set flags of distinct keys",
+               lambda n: [a for i in range(n) for a in ("--set", f"a{i}.per_device_train_batch_size={i + 1}")],
+               lambda flags: ["-q", *flags, sweep], 4000, ["-q", sweep])
+        growth("n -c of one config",
+               lambda n: [a for i in range(n) for a in ("-c", sweep)],
+               lambda flags: ["-q", *flags, sweep], 4000, ["-q", sweep])
+
+        # 6. a project key pattern that backtracks: a config error at the key, fast
+        d = os.path.join(tmp, "regex")
+        os.makedirs(os.path.join(d, ".git"))
+        open(os.path.join(d, ".sweeplint.yaml"), "w").write("keys:\n  - {pattern: '(a|aa)+$', role: batch_size}\n")
+        text = "method: grid\nparameters:\n" + "".join(f"  {'a' * 28}x{i}: {{values: [1, 2]}}\n" for i in range(64))
+        open(os.path.join(d, "sweep.yaml"), "w").write(text)
+        rc, out, err, _, rss, secs = run(GPU + ["sweep.yaml"], cwd=d)
+        line, col = where(text, "a" * 28 + "x0")
+        want = f"sweep.yaml:{line}:{col}: error: key pattern '(a|aa)+$' (.sweeplint.yaml) passes PCRE2's match limit"
+        check("a backtracking project key pattern: a config error at the first key it gives up on, cheap",
+              rc == 1 and want in out and cheap(secs, rss), f"rc {rc}, {secs:.2f} s: {out[:600]!r} {err[:300]!r}")
+
+        # 15. integers past 2^63 compared exactly (Python's int == int and int == float), not as doubles
+        vals = ["9223372036854775807", "9223372036854775808", "0x8000000000000000", "9223372036854775808.0",
+                "9223372036854775809", "18446744073709551616", "18446744073709551617", "1.8446744073709552e+19",
+                "-9223372036854775808", "-9223372036854775809", "170141183460469231731687303715884105727",
+                "170141183460469231731687303715884105728"]
+        text = "method: grid\nparameters:\n  seed:\n    values: [" + ", ".join(vals) + "]\n"
+        data = pyyaml(text)
+        if data is None:
+            check("big integers as PyYAML compares them", True, skip="no /usr/bin/python3 with yaml")
+        else:
+            items = data["parameters"]["seed"]["values"]
+            want = set()
+            for i in range(len(items)):
+                if any(items[j] == items[i] for j in range(i)):
+                    want.add(where(text, vals[i])[1])
+            path = write("bigint.yaml", text)
+            rc, out, err, _, rss, secs = run([path])
+            got = {int(l.split(":")[2]) for l in out.splitlines() if l.endswith("[duplicate-value]")}
+            check("big integers: duplicate-value exactly where PyYAML's values are equal", got == want,
+                  f"want columns {sorted(want)}, got {sorted(got)}: {out!r}")
 
     print(f"1..{len(results)}")
     failed = 0

@@ -50,7 +50,7 @@ def run(measure, limit, binary, args, close_stdin=False, stdout_path=None):
             sout.close()
         if p.returncode != 0:
             raise RuntimeError(f"measure failed ({p.returncode})")
-        rc, secs, rss = report.read().split()
+        rc, secs, rss = report.read().split()[:3]
         out.seek(0)
         err.seek(0)
         return int(rc), out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), \
