@@ -42,6 +42,7 @@ struct sl_config {
 	double headroom;                 /* 0: not set */
 	uint64_t host_memory;            /* bytes; 0: not set */
 	uint32_t cores;                  /* 0: not set */
+	bool fetch;                      /* fetch: true — the opt-in download (--fetch) */
 	struct sl_keymap *keys;          /* built-in key map with the config's patterns first; NULL: none set */
 	struct sl_model_alias *models;   /* name -> catalog name or local config path (made absolute) */
 	size_t nmodels;

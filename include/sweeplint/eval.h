@@ -21,6 +21,7 @@
 
 struct sl_arena;
 struct sl_diags;
+struct sl_hub;
 struct sl_trainer;
 struct sl_scalar_resolver;
 
@@ -117,6 +118,7 @@ struct sl_eval_opts {
 	size_t nsets;
 	const char *base_dir;            /* the sweep's folder: local model paths, deepspeed configs */
 	const char *hf_cache;            /* the Hugging Face hub cache folder, or NULL (sl_model_resolve) */
+	struct sl_hub *hub;              /* --fetch: download config.json of unresolved Hub ids; NULL: never */
 	const struct sl_model_alias *model_aliases; /* project models, looked up before the catalog */
 	size_t nmodel_aliases;
 	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */
@@ -153,6 +155,7 @@ struct sl_eval {
 	const struct sl_sweep *sweep;
 	const struct sl_gpu *gpu;
 	const struct sl_catalog *cat;
+	const struct sl_hub *hub;        /* the --fetch hub (sl_hub_why for findings); NULL: not fetching */
 	uint64_t capacity;               /* gpu->bytes */
 	uint64_t plan;                   /* capacity × headroom */
 	uint32_t num_gpus;               /* -n default */

@@ -15,6 +15,7 @@
 
 struct sl_arena;
 struct sl_diags;
+struct sl_hub;
 struct sl_source;
 
 /* HF model_type families the architecture code knows. */
@@ -416,6 +417,8 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 struct sl_resolve_opts {
 	const char *hf_cache;      /* the hub cache folder (sl_hf_cache_dir), or NULL */
 	const char *base_dir;      /* the sweep's folder for relative paths, or NULL */
+	struct sl_hub *hub;        /* --fetch: download a Hub id's config.json (hub.h) after the
+	                            * other steps fail; NULL: never (the default) */
 };
 const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_catalog *c, const char *value,
 					const struct sl_resolve_opts *o, struct sl_diags *diags);

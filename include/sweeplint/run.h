@@ -15,6 +15,7 @@
 #include "sweeplint/sweep.h"
 
 struct sl_arena;
+struct sl_hub;
 struct sl_catalog;
 struct sl_keymap;
 struct sl_model_alias;
@@ -62,6 +63,8 @@ struct sl_options {
 	int verbose;                     /* -v count: 1 shows hints */
 	bool quiet;                      /* -q: findings only, no summary or notes */
 	const char *hf_cache;            /* the Hugging Face hub cache folder (the CLI reads the environment); NULL: none */
+	bool fetch;                      /* --fetch (or `fetch: true` in .sweeplint.yaml): download unresolved ids' config.json */
+	struct sl_hub *hub;              /* the hub --fetch uses (made by the CLI from the environment); NULL: none */
 	/* from the project config in effect for the file being checked (config.h fills them) */
 	const char *project;             /* its path, or NULL when no .sweeplint.yaml applies */
 	struct sl_keymap *keys;          /* the key map with the project's patterns first; NULL: the built-in one */

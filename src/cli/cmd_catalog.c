@@ -14,25 +14,38 @@
 #include "opts.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/hub.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/run.h"
 
-enum { OPT_SEARCH = 600 };
+enum { OPT_SEARCH = 600, OPT_MODELS_FETCH };
 
 static const struct sl_opt models_opts[] = {
 	{"search", OPT_SEARCH, true, "TEXT",
 	 "list the catalog and architecture-table entries whose name, HF id or names contain TEXT, and the one\n"
 	 "                                TEXT resolves to by name"},
+	{"fetch", OPT_MODELS_FETCH, false, NULL,
+	 "download config.json of Hub ids nothing else resolves (HF_ENDPOINT, HF_TOKEN; off by default)"},
+};
+
+/* models' own options (ctx: struct models_ctx) */
+struct models_ctx {
+	const char *search;
+	bool fetch;
 };
 
 static int models_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
 {
-	const char **search = vctx;
+	struct models_ctx *mc = vctx;
+	if (key == OPT_MODELS_FETCH) {
+		mc->fetch = true;
+		return 0;
+	}
 	if (key != OPT_SEARCH)
 		return sl_opts_error(cli, "internal error: option %d", key);
 	if (!*arg)
 		return sl_opts_error(cli, "invalid --search '': expected some text of a model name");
-	*search = arg;
+	mc->search = arg;
 	return 0;
 }
 
@@ -242,10 +255,12 @@ static int models_search(struct sl_cli *cli, struct sl_run *run, const char *tex
 int cmd_models(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	const char *search = NULL;
+	struct models_ctx mc = {0};
 	struct sl_cmd_spec spec_here = models_spec;
-	spec_here.ctx = &search;
+	spec_here.ctx = &mc;
 	int first = 0, rc = start(cli, &spec_here, run, argc, argv, &first);
+	const char *search = mc.search;
+	bool fetch = mc.fetch;
 	if (rc != SL_OPTS_GO) {
 		sl_run_free(run);
 		return rc == SL_OPTS_DONE ? SL_EXIT_OK : SL_EXIT_USAGE;
@@ -260,6 +275,7 @@ int cmd_models(struct sl_cli *cli, int argc, char **argv)
 		sl_run_free(run);
 		return rc;
 	}
+	run->opt.fetch = fetch;
 	const struct sl_catalog *c = run->catalog;
 	size_t n = first < argc ? (size_t)(argc - first) : c->nmodels;
 	const struct sl_model **v = sl_arena_array(run->arena, n, sizeof *v);
@@ -271,12 +287,15 @@ int cmd_models(struct sl_cli *cli, int argc, char **argv)
 		const char *arg = argv[first + (int)i];
 		struct sl_diags d;
 		sl_diags_init(&d, run->arena);
-		struct sl_resolve_opts ro = {.hf_cache = run->opt.hf_cache};
+		struct sl_resolve_opts ro = {.hf_cache = run->opt.hf_cache, .hub = fetch ? run->opt.hub : NULL};
 		v[i] = sl_model_resolve(run->arena, c, arg, &ro, &d);
 		for (size_t k = 0; k < d.n; k++)
 			fprintf(cli->err, "sweeplint: error: %s:%u:%u: %s%s%s\n", d.v[k].src->display, d.v[k].span.line,
 				d.v[k].span.col, d.v[k].message, d.v[k].hint ? "; " : "", d.v[k].hint ? d.v[k].hint : "");
-		if (!v[i] && !d.n)
+		const char *fetch_why = !v[i] && !d.n && fetch ? sl_hub_why(run->opt.hub, arg) : NULL;
+		if (fetch_why)
+			sl_opts_error(cli, "unknown model '%s': --fetch: %s", arg, fetch_why);
+		else if (!v[i] && !d.n)
 			sl_opts_error(cli, "unknown model '%s' (run 'sweeplint models' for the catalog)", arg);
 		if (!v[i]) {
 			sl_run_free(run);

@@ -12,6 +12,7 @@
 #include "estimate.h"
 #include "opts.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/hub.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/run.h"
 
@@ -44,8 +45,11 @@ static int set_role(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *
 	if (role == SL_ROLE_MODEL) {
 		struct sl_diags d;
 		sl_diags_init(&d, run->arena);
-		struct sl_resolve_opts ro = {.hf_cache = run->opt.hf_cache};
+		struct sl_resolve_opts ro = {.hf_cache = run->opt.hf_cache, .hub = run->opt.fetch ? run->opt.hub : NULL};
 		const struct sl_model *md = sl_model_resolve(run->arena, m->cat, val, &ro, &d);
+		const char *fetch_why = !md && run->opt.fetch ? sl_hub_why(run->opt.hub, val) : NULL;
+		if (fetch_why)
+			return sl_opts_error(cli, "unknown model '%s': --fetch: %s", val, fetch_why);
 		if (!md)
 			return sl_opts_error(cli, "unknown model '%s' (see 'sweeplint models', or give a config.json)",
 					     val);

@@ -1,5 +1,6 @@
 /* opts: the common options of every subcommand, parsed with getopt_long; --help from the same table. */
 #include "opts.h"
+#include "sweeplint/hub.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,6 +30,7 @@ enum {
 	OPT_HOST_MEMORY,
 	OPT_CORES,
 	OPT_NO_FOLLOW,
+	OPT_FETCH,
 	OPT_RULE,
 	OPT_COLOR,
 	OPT_VERSION,
@@ -53,6 +55,9 @@ static const struct common commons[] = {
 	 SL_OPTS_MODEL},
 	{{"host-memory", OPT_HOST_MEMORY, true, "SIZE", "host RAM per node, e.g. 512GiB"}, SL_OPTS_MODEL},
 	{{"cores", OPT_CORES, true, "N", "CPU cores per node"}, SL_OPTS_MODEL},
+	{{"fetch", OPT_FETCH, false, NULL,
+	  "download config.json of Hub ids nothing else resolves (HF_ENDPOINT, HF_TOKEN; off by default)"},
+	 SL_OPTS_MODEL},
 	{{"rule", OPT_RULE, true, "SLUG=SEV", "set a rule's severity: off, info, warning, error (repeatable)"},
 	 SL_OPTS_RULES},
 	{{"format", 'f', true, "FORMAT", NULL /* built from the format names */}, SL_OPTS_OUTPUT},
@@ -223,6 +228,9 @@ static int common_opt(struct sl_cli *cli, struct sl_run *run, int key, const cha
 		if (whole(arg, 1, 1u << 20, &o->cores) < 0)
 			return sl_opts_error(cli, "invalid --cores '%s': expected a whole number from 1", arg);
 		return 0;
+	case OPT_FETCH:
+		o->fetch = true;
+		return 0;
 	case OPT_RULE: {
 		const char *eq = strchr(arg, '=');
 		if (!eq || eq == arg)
@@ -353,6 +361,17 @@ int sl_opts_parse(struct sl_cli *cli, const struct sl_cmd_spec *spec, struct sl_
 	*first = optind;
 	run->opt.hf_cache = sl_hf_cache_dir(run->arena, getenv("HF_HUB_CACHE"), getenv("HF_HOME"),
 					    getenv("XDG_CACHE_HOME"), getenv("HOME"));
+	/* the hub --fetch (or `fetch: true`) uses; making it reads the environment and makes no request */
+	const struct sl_hub_env henv = {
+		.endpoint = getenv("HF_ENDPOINT"),
+		.token = getenv("HF_TOKEN") && *getenv("HF_TOKEN") ? getenv("HF_TOKEN") : getenv("HUGGING_FACE_HUB_TOKEN"),
+		.token_path = getenv("HF_TOKEN_PATH"),
+		.hf_home = getenv("HF_HOME"),
+		.home = getenv("HOME"),
+		.offline = getenv("HF_HUB_OFFLINE"),
+		.timeout = getenv("HF_HUB_DOWNLOAD_TIMEOUT"),
+	};
+	run->opt.hub = sl_hub_new(run->arena, run->opt.hf_cache, &henv);
 
 	if (color == COLOR_AUTO) {
 		const char *nc = getenv("NO_COLOR");

@@ -2,7 +2,7 @@
  * resolve: a sweep's model value → a model, in the documented order
  * (docs/models.md "Resolving a model value"): an explicit local config, the
  * Hugging Face cache of this machine, the catalog, the architecture table by
- * name, else unknown. The result is an arena copy that says how it resolved
+ * name, the opt-in download (hub.h), else unknown. The result is an arena copy that says how it resolved
  * (resolved_by, resolved_from, resolved_note). Nothing here reads the
  * environment: the CLI passes the cache folder (sl_hf_cache_dir).
  */
@@ -12,6 +12,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/hub.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/source.h"
 
@@ -155,16 +156,34 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 	/* 4. the architecture table by name: a fine-tune by the base it names */
 	struct sl_name_match nm;
 	sl_catalog_match_name(a, c, value, &nm);
-	if (!nm.model || nm.other)
-		return NULL;
-	bool table = nm.model >= c->archs && nm.model < c->archs + c->narchs;
-	struct sl_model *r = copy(a, nm.model, "name",
-				  sl_arena_printf(a, "rules/%s.yaml#%s", table ? "architectures" : "models", nm.model->name));
-	r->quant = nm.quant;
-	r->resolved_note = sl_arena_printf(a, "resolved by name as %s%s; give its config.json to be exact",
-					   nm.model->name,
-					   nm.quant == SL_QUANT_NF4    ? " with a 4-bit base, as the id says"
-					   : nm.quant == SL_QUANT_INT8 ? " with an 8-bit base, as the id says"
-								       : "");
-	return r;
+	if (nm.model && !nm.other) {
+		bool table = nm.model >= c->archs && nm.model < c->archs + c->narchs;
+		struct sl_model *r = copy(a, nm.model, "name",
+					  sl_arena_printf(a, "rules/%s.yaml#%s", table ? "architectures" : "models", nm.model->name));
+		r->quant = nm.quant;
+		r->resolved_note = sl_arena_printf(a, "resolved by name as %s%s; give its config.json to be exact",
+						   nm.model->name,
+						   nm.quant == SL_QUANT_NF4    ? " with a 4-bit base, as the id says"
+						   : nm.quant == SL_QUANT_INT8 ? " with an 8-bit base, as the id says"
+									       : "");
+		return r;
+	}
+
+	/* 5. opt-in download (--fetch, `fetch: true`): the Hub id's config.json into the cache */
+	if (o && o->hub && sl_hub_is_repo_id(value)) {
+		const char *why = NULL;
+		const char *got = sl_hub_config(o->hub, value, &why);
+		const struct sl_model *f = got ? sl_model_from_config(a, got, &quiet) : NULL;
+		if (got && !f) /* say why in the unknown-model finding, not at a line of the cached file */
+			sl_hub_fail(o->hub, value,
+				    sl_arena_printf(a, "the downloaded %s: %s", got,
+						    quiet.n ? quiet.v[quiet.n - 1].message : "unusable"));
+		if (f) {
+			struct sl_model *r = copy(a, f, "fetch", got);
+			r->name = value;
+			r->hf_id = value;
+			return r;
+		}
+	}
+	return NULL;
 }

@@ -302,6 +302,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.resolver = run->resolver,
 		.model_aliases = run->opt.model_aliases,
 		.hf_cache = run->opt.hf_cache,
+		.hub = run->opt.fetch ? run->opt.hub : NULL,
 		.nmodel_aliases = run->opt.nmodel_aliases,
 		.ignore_params = f->program ? f->program->ignore_params : NULL,
 		.nignore_params = f->program ? f->program->nignore_params : 0,

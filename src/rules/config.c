@@ -25,7 +25,7 @@
 #include "sweeplint/ydoc.h"
 
 static const char *const top_keys =
-	"gpu, gpus, headroom, host_memory, cores, keys, models, rules, ignore, program or config_dir";
+	"gpu, gpus, headroom, host_memory, cores, fetch, keys, models, rules, ignore, program or config_dir";
 
 /* ---- paths ---- */
 
@@ -160,6 +160,19 @@ static void load_gpu(struct loader *L, const struct sl_node *n)
 		return;
 	}
 	L->c->gpu = name;
+}
+
+/* fetch: true / false — the opt-in download of config.json from the Hub (docs/models.md) */
+static void load_fetch(struct loader *L, const struct sl_node *n)
+{
+	if (n && n->kind == SL_NODE_SCALAR && n->value.type == SL_V_BOOL) {
+		L->c->fetch = n->value.b;
+		return;
+	}
+	if (n && n->kind == SL_NODE_SCALAR)
+		problem(L, n, "fetch must be true or false, not '%s'", n->text);
+	else
+		problem(L, n, "fetch must be true or false, not %s", sl_node_describe(n));
 }
 
 static void load_headroom(struct loader *L, const struct sl_node *n)
@@ -429,6 +442,8 @@ int sl_config_load(struct sl_run *run, const char *path, int (*parse_size)(const
 			load_host_memory(&L, val);
 		else if (strcmp(k, "cores") == 0)
 			c->cores = whole(&L, val, "cores", 1, 1u << 20);
+		else if (strcmp(k, "fetch") == 0)
+			load_fetch(&L, val);
 		else if (strcmp(k, "keys") == 0)
 			load_keys(&L, val);
 		else if (strcmp(k, "models") == 0)
@@ -546,6 +561,7 @@ void sl_config_apply(struct sl_run *run, const struct sl_config_base *base, cons
 		o->host_memory = c->host_memory;
 	if (!o->cores && c)
 		o->cores = c->cores;
+	o->fetch = b->fetch || (c && c->fetch); /* --fetch, or the project opts in */
 	if (!(o->headroom > 0))
 		o->headroom = c && c->headroom > 0 ? c->headroom : SL_DEFAULT_HEADROOM;
 	o->project = c ? c->path : NULL;

@@ -16,6 +16,7 @@
 #include "checks.h"
 #include "memory_rules.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/hub.h"
 
 /* Words of the transformer families (lower case, matched as substrings). */
 static const char *const family_words[] = {
@@ -81,6 +82,9 @@ int sl_check_unknown_model(struct sl_check *cx)
 		else
 			d->hint = "give the model's folder or config.json, or see 'sweeplint models --search WORD' for "
 				  "the names sweeplint knows";
+		const char *fetch_why = ev->hub ? sl_hub_why(ev->hub, v->text) : NULL;
+		if (fetch_why) /* --fetch was asked for and could not help: say why */
+			d->hint = sl_arena_printf(cx->arena, "--fetch: %s", fetch_why);
 	}
 	if (first_quiet) {
 		struct sl_diag *d = sl_memrule_emit(

@@ -106,7 +106,7 @@ static const struct sl_model *resolve_model(struct builder *B, const char *name)
 			name = B->o->model_aliases[i].target;
 			break;
 		}
-	struct sl_resolve_opts ro = {.hf_cache = B->o->hf_cache, .base_dir = B->o->base_dir};
+	struct sl_resolve_opts ro = {.hf_cache = B->o->hf_cache, .base_dir = B->o->base_dir, .hub = B->o->hub};
 	const struct sl_model *m = sl_model_resolve(B->a, B->o->cat, name, &ro, B->diags);
 	if (m && alias) {
 		struct sl_model *p = sl_arena_alloc(B->a, sizeof *p);
@@ -1165,6 +1165,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	ev->sweep = sw;
 	ev->gpu = o->gpu;
 	ev->cat = o->cat;
+	ev->hub = o->hub;
 	ev->num_gpus = o->num_gpus;
 	ev->capacity = o->gpu ? o->gpu->bytes : 0;
 	double h = o->headroom > 0 && o->headroom <= 1 ? o->headroom : 1.0;
