@@ -441,6 +441,22 @@ void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const
 			   struct sl_name_match *out);
 
 /*
+ * The shape of a model trained from scratch, as a sweep gives it (roles
+ * layers, hidden_size, heads, ffn_size, vocab_size, head_dim; the context is
+ * seq_len). 0: not given.
+ */
+struct sl_hparams {
+	uint32_t layers, hidden, heads, ffn, vocab, head_dim, context;
+	const char *keys;          /* the keys read, for resolved_from: "sweep: n_layer, n_embd, n_head" */
+};
+/*
+ * A GPT-2-style decoder of that shape (resolved_by "hyperparameters", what it
+ * assumed in resolved_note), or NULL when layers, hidden or heads is missing
+ * or hidden does not split into heads (without head_dim).
+ */
+const struct sl_model *sl_model_from_hparams(struct sl_arena *a, const struct sl_hparams *h);
+
+/*
  * The hub cache folder huggingface_hub uses, from its environment variables
  * (each NULL or empty when unset): $HF_HUB_CACHE, else $HF_HOME/hub, else
  * $XDG_CACHE_HOME/huggingface/hub, else $HOME/.cache/huggingface/hub. NULL

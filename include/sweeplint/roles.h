@@ -46,7 +46,18 @@ enum sl_role {
 	SL_ROLE_ZERO3_INIT,
 	SL_ROLE_PIN_MEMORY,
 	SL_ROLE_DEEPSPEED,
-	SL_ROLE_MODULES_TO_SAVE,  /* embed_tokens,lm_head: modules trained in full next to the adapter */        /* a path to a DeepSpeed JSON config (overlaid by trainer.c) */
+	SL_ROLE_MODULES_TO_SAVE,  /* embed_tokens,lm_head: modules trained in full next to the adapter */
+	/*
+	 * The shape of a model trained from scratch (issue #11): read only when no
+	 * key sets the model, and then only when layers, hidden_size and heads are
+	 * each one value; a value they cannot use is ignored, never a finding.
+	 */
+	SL_ROLE_LAYERS,           /* n_layer, num_layers, depth */
+	SL_ROLE_HIDDEN_SIZE,      /* n_embd, d_model, dim, hidden_size */
+	SL_ROLE_HEADS,            /* n_head, num_heads, heads */
+	SL_ROLE_FFN_SIZE,         /* n_inner, d_ff, mlp_dim, ffn_dim, intermediate_size */
+	SL_ROLE_VOCAB_SIZE,       /* vocab_size, n_vocab */
+	SL_ROLE_HEAD_DIM,         /* dim_head, head_dim */
 	SL_ROLE__COUNT
 };
 
@@ -134,6 +145,9 @@ struct sl_role_value {
  * On failure returns -SL_EPARSE and sets *why to a message such as
  * "batch_size must be a positive integer, not \"abc\"".
  */
+/* The from-scratch shape roles (SL_ROLE_LAYERS ... SL_ROLE_HEAD_DIM): not run settings. */
+bool sl_role_is_shape(enum sl_role r);
+
 int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
 			    const char *text, const struct sl_value *typed, struct sl_role_value *out,
 			    const char **why);

@@ -94,8 +94,30 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 		if (set_role(cli, run, m, key, eq + 1, vals, &nvals) != 0)
 			return -SL_EUSAGE;
 	}
+	if (!m->model && m->has[SL_ROLE_LAYERS] && m->has[SL_ROLE_HIDDEN_SIZE] && m->has[SL_ROLE_HEADS]) {
+		/* a from-scratch shape: layers=, hidden_size=, heads= (+ ffn_size=, vocab_size=, head_dim=) */
+		struct sl_hparams hp = {.keys = "command: layers, hidden_size, heads"};
+		for (size_t i = 0; i < nvals; i++) {
+			uint32_t u = (uint32_t)vals[i].u;
+			switch (vals[i].role) {
+			case SL_ROLE_LAYERS: hp.layers = u; break;
+			case SL_ROLE_HIDDEN_SIZE: hp.hidden = u; break;
+			case SL_ROLE_HEADS: hp.heads = u; break;
+			case SL_ROLE_FFN_SIZE: hp.ffn = u; break;
+			case SL_ROLE_VOCAB_SIZE: hp.vocab = u; break;
+			case SL_ROLE_HEAD_DIM: hp.head_dim = u; break;
+			case SL_ROLE_SEQ_LEN: hp.context = u > hp.context ? u : hp.context; break;
+			default: break;
+			}
+		}
+		m->model = sl_model_from_hparams(run->arena, &hp);
+		if (!m->model)
+			return sl_opts_error(cli, "hidden_size %u does not split into %u heads (give head_dim=)", hp.hidden,
+					     hp.heads);
+	}
 	if (!m->model)
-		return sl_opts_error(cli, "no model given (model=NAME, see 'sweeplint models')");
+		return sl_opts_error(cli, "no model given (model=NAME, see 'sweeplint models', or layers=, hidden_size=, "
+					  "heads= for a model trained from scratch)");
 
 	sl_settings_default(&m->s);
 	m->s.task = m->model->task;

@@ -374,8 +374,8 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 	/* sweep (and --set) values: their combinations are unknown */
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
-		if (ax->role == SL_ROLE_MODEL || ax->role == SL_ROLE_DEEPSPEED)
-			continue;
+		if (ax->role == SL_ROLE_MODEL || ax->role == SL_ROLE_DEEPSPEED || sl_role_is_shape(ax->role))
+			continue; /* a shape the model cannot use is left alone (add_shape_model) */
 		const char *want = sl_role_count(ax->role) ? sl_role_count(ax->role)->what : NULL;
 		if ((want != NULL) != counts)
 			continue;
@@ -396,7 +396,7 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 	/* config and command values that were rejected: the memory model keeps its default */
 	for (size_t k = 0; k < ev->nnotes; k++) {
 		const struct sl_eval_note *n = &ev->notes[k];
-		if (!n->src || n->role < 0 || n->role == SL_ROLE_MODEL)
+		if (!n->src || n->role < 0 || n->role == SL_ROLE_MODEL || sl_role_is_shape((enum sl_role)n->role))
 			continue;
 		const char *want = sl_role_count((enum sl_role)n->role) ? sl_role_count((enum sl_role)n->role)->what : NULL;
 		if ((want != NULL) != counts)

@@ -498,6 +498,8 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		const struct sl_eval_value *v = &ax->values[ax->n == 1 ? 0 : idx[i]];
+		if (sl_role_is_shape(ax->role))
+			continue; /* the shape went into the model (add_shape_model); never a setting */
 		if (!v->ok) {
 			known = false;
 			continue;
@@ -1157,6 +1159,104 @@ static void tally(struct builder *B)
 	} while (sl_eval_next(ev, idx));
 }
 
+static const char *origin_name(enum sl_axis_origin o)
+{
+	return o == SL_AXIS_CONFIG ? "config" : o == SL_AXIS_COMMAND ? "command" : o == SL_AXIS_SET ? "--set" : "sweep";
+}
+
+/*
+ * No key sets the model but the sweep (or its configs) gives a from-scratch
+ * shape: layers, hidden_size and heads, one value each (and maybe ffn_size,
+ * vocab_size, head_dim; seq_len sizes the position table). That shape is the
+ * model (sl_model_from_hparams), as a one-value model axis at the layers key.
+ * A swept or unreadable shape is left alone: the model stays unknown.
+ */
+/*
+ * The shape axes are read by add_shape_model only: afterwards they leave the
+ * memory axes and count as W&B counts any other parameter (so a sweep over
+ * `dim` beside a named model costs no estimates).
+ */
+static void drop_shape_axes(struct sl_eval *ev)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (!sl_role_is_shape(ax->role)) {
+			ev->axes[k++] = *ax;
+			continue;
+		}
+		if (ax->origin == SL_AXIS_SWEEP && ax->n > 0)
+			ev->others = sl_count_mul(ev->others, ax->bounds ? ax->range : (struct sl_count){.value = ax->n});
+	}
+	ev->naxes = k;
+}
+
+static void add_shape_model(struct builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	if (ev->has_model)
+		return;
+	int at[SL_ROLE__COUNT];
+	for (size_t r = 0; r < SL_ROLE__COUNT; r++)
+		at[r] = -1;
+	for (size_t i = 0; i < ev->naxes; i++) /* a later axis overrides an earlier one */
+		if (sl_role_is_shape(ev->axes[i].role) || ev->axes[i].role == SL_ROLE_SEQ_LEN)
+			at[ev->axes[i].role] = (int)i;
+	if (at[SL_ROLE_LAYERS] < 0 || at[SL_ROLE_HIDDEN_SIZE] < 0 || at[SL_ROLE_HEADS] < 0)
+		return;
+	static const enum sl_role shape[] = {SL_ROLE_LAYERS, SL_ROLE_HIDDEN_SIZE, SL_ROLE_HEADS, SL_ROLE_FFN_SIZE,
+					     SL_ROLE_VOCAB_SIZE, SL_ROLE_HEAD_DIM};
+	struct sl_hparams hp = {0};
+	uint32_t *dst[] = {&hp.layers, &hp.hidden, &hp.heads, &hp.ffn, &hp.vocab, &hp.head_dim};
+	struct sl_buf keys;
+	sl_buf_init(&keys, B->a);
+	for (size_t k = 0; k < sizeof shape / sizeof shape[0]; k++) {
+		if (at[shape[k]] < 0)
+			continue;
+		const struct sl_eval_axis *ax = &ev->axes[at[shape[k]]];
+		if (ax->n != 1 || !ax->values[0].ok) {
+			note(B, ax->key, origin_name(ax->origin), (int)ax->role,
+			     ax->n != 1 ? "a swept shape: no model is built from it (the model stays unknown)"
+					: "an unreadable shape value: no model is built from it");
+			return;
+		}
+		*dst[k] = (uint32_t)ax->values[0].rv->u;
+		sl_buf_addf(&keys, "%s%s", k ? ", " : "", ax->key);
+	}
+	if (at[SL_ROLE_SEQ_LEN] >= 0) { /* the position table holds the longest sequence swept */
+		const struct sl_eval_axis *ax = &ev->axes[at[SL_ROLE_SEQ_LEN]];
+		for (size_t j = 0; j < ax->n; j++)
+			if (ax->values[j].ok && ax->values[j].rv->u > hp.context && ax->values[j].rv->u <= UINT32_MAX)
+				hp.context = (uint32_t)ax->values[j].rv->u;
+		if (hp.context)
+			sl_buf_addf(&keys, ", %s", ax->key);
+	}
+	const struct sl_eval_axis *L = &ev->axes[at[SL_ROLE_LAYERS]];
+	hp.keys = sl_arena_printf(B->a, "%s: %s", origin_name(L->origin), keys.buf);
+	const struct sl_model *m = sl_model_from_hparams(B->a, &hp);
+	if (!m)
+		return;
+	/* new_axis may move the axes: copy what the model value borrows first */
+	struct sl_eval_value lv = L->values[0];
+	enum sl_axis_origin origin = L->origin;
+	const char *key = L->key;
+	const struct sl_key_rule *rule = L->rule;
+	const struct sl_source *src = L->src;
+	struct sl_eval_axis *ax = new_axis(B, origin, key, SL_ROLE_MODEL, rule, src, 1);
+	struct sl_eval_value *v = &ax->values[ax->n++];
+	memset(v, 0, sizeof *v);
+	v->node = lv.node;
+	v->span = lv.span;
+	v->text = m->name;
+	v->rv = sl_arena_alloc(B->a, sizeof *v->rv);
+	v->rv->role = SL_ROLE_MODEL;
+	v->rv->s = m->name;
+	v->nrv = 1;
+	v->ok = true;
+	v->model = m;
+	v->best = UINT64_MAX;
+}
+
 int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
 		struct sl_diags *diags, struct sl_eval **out, const char **why)
 {
@@ -1180,7 +1280,9 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	int rc = add_sets(&B, why);
 	if (rc < 0)
 		return rc;
-	mark_overridden(&B);
+	mark_overridden(&B); /* before the shape steps: notes hold axis indices */
+	add_shape_model(&B);
+	drop_shape_axes(ev);
 	/* empty axes (a malformed parameter) contribute nothing */
 	size_t k = 0;
 	for (size_t i = 0; i < ev->naxes; i++)

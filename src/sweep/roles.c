@@ -50,7 +50,18 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_PIN_MEMORY] = "pin_memory",
 	[SL_ROLE_DEEPSPEED] = "deepspeed",
 	[SL_ROLE_MODULES_TO_SAVE] = "modules_to_save",
+	[SL_ROLE_LAYERS] = "layers",
+	[SL_ROLE_HIDDEN_SIZE] = "hidden_size",
+	[SL_ROLE_HEADS] = "heads",
+	[SL_ROLE_FFN_SIZE] = "ffn_size",
+	[SL_ROLE_VOCAB_SIZE] = "vocab_size",
+	[SL_ROLE_HEAD_DIM] = "head_dim",
 };
+
+bool sl_role_is_shape(enum sl_role r)
+{
+	return r >= SL_ROLE_LAYERS && r <= SL_ROLE_HEAD_DIM;
+}
 
 const char *sl_role_name(enum sl_role r)
 {
@@ -474,6 +485,7 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	static const struct sl_role_count positive = {"a positive integer", MAX_COUNT, false};
 	static const struct sl_role_count workers = {"a whole number of workers (0 or more)", 4096, true};
 	static const struct sl_role_count stage = {"a ZeRO stage: 0, 1, 2 or 3", 3, true};
+	static const struct sl_role_count shape = {"a positive integer", (uint64_t)1 << 31, false};
 	switch (r) {
 	case SL_ROLE_BATCH_SIZE:
 	case SL_ROLE_EVAL_BATCH_SIZE:
@@ -485,6 +497,13 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	case SL_ROLE_MINI_BATCH_SIZE:
 	case SL_ROLE_TEXTS_PER_EXAMPLE:
 		return &positive;
+	case SL_ROLE_LAYERS:
+	case SL_ROLE_HIDDEN_SIZE:
+	case SL_ROLE_HEADS:
+	case SL_ROLE_FFN_SIZE:
+	case SL_ROLE_VOCAB_SIZE:
+	case SL_ROLE_HEAD_DIM:
+		return &shape;
 	case SL_ROLE_NUM_WORKERS:
 		return &workers;
 	case SL_ROLE_ZERO_STAGE:

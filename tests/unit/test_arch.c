@@ -405,6 +405,39 @@ static void test_names(void **state)
 	assert_int_equal(sl_task_parse("regression"), -1);
 }
 
+/* A from-scratch shape (sl_model_from_hparams): GPT-2's published sizes from their n_layer/n_embd/n_head. */
+static void test_hparams(void **state)
+{
+	(void)state;
+	struct sl_arena *a = sl_arena_new();
+	/* gpt2 (124,439,808) and gpt2-medium (354,823,168): vocabulary 50257, 1024 positions, FFN 4h, tied */
+	const struct sl_hparams small = {.layers = 12, .hidden = 768, .heads = 12, .vocab = 50257, .context = 1024,
+					 .keys = "test"};
+	const struct sl_model *m = sl_model_from_hparams(a, &small);
+	assert_non_null(m);
+	assert_int_equal(m->arch.family, SL_FAMILY_GPT2);
+	assert_true(sl_arch_params(&m->arch) == 124439808);
+	assert_string_equal(m->resolved_by, "hyperparameters");
+	assert_null(strstr(m->resolved_note, "vocabulary")); /* given: not assumed */
+	const struct sl_hparams medium = {.layers = 24, .hidden = 1024, .heads = 16};
+	m = sl_model_from_hparams(a, &medium);
+	assert_non_null(m);
+	assert_true(sl_arch_params(&m->arch) == 354823168);
+	assert_non_null(strstr(m->resolved_note, "vocabulary 50257")); /* assumed, and said */
+	/* an explicit FFN width and head size are used */
+	const struct sl_hparams wide = {.layers = 2, .hidden = 512, .heads = 8, .ffn = 1024, .head_dim = 32};
+	m = sl_model_from_hparams(a, &wide);
+	assert_non_null(m);
+	assert_int_equal(m->arch.intermediate, 1024);
+	assert_int_equal(m->arch.head_dim, 32);
+	/* not a shape: a missing part, or a hidden size that does not split into the heads */
+	const struct sl_hparams no_heads = {.layers = 2, .hidden = 512};
+	assert_null(sl_model_from_hparams(a, &no_heads));
+	const struct sl_hparams odd = {.layers = 2, .hidden = 500, .heads = 12};
+	assert_null(sl_model_from_hparams(a, &odd));
+	sl_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,7 +445,7 @@ int main(void)
 		cmocka_unit_test(test_decoders),     cmocka_unit_test(test_catalog_counts),
 		cmocka_unit_test(test_task_heads),   cmocka_unit_test(test_lora),
 		cmocka_unit_test(test_largest_layer), cmocka_unit_test(test_max_seq_len),
-		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names), cmocka_unit_test(test_hparams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
