@@ -154,6 +154,27 @@ static void pop(struct loader *L, yaml_mark_t end)
 	if (e < n->span.start)
 		e = n->span.start;
 	n->span = sl_source_span(L->src, n->span.start, e);
+	/* SafeLoader constructs a collection's tag or fails: seq/omap/pairs on lists, map/set on mappings */
+	if (n->tag && strcmp(n->tag, "!") != 0) {
+		bool ok = n->kind == SL_NODE_SEQ ? strcmp(n->tag, "tag:yaml.org,2002:seq") == 0
+						: strcmp(n->tag, "tag:yaml.org,2002:map") == 0 ||
+							  strcmp(n->tag, "tag:yaml.org,2002:set") == 0;
+		if (n->kind == SL_NODE_SEQ && (strcmp(n->tag, "tag:yaml.org,2002:omap") == 0 ||
+					       strcmp(n->tag, "tag:yaml.org,2002:pairs") == 0)) {
+			ok = true;
+			for (size_t j = 0; j < n->n; j++)
+				ok = ok && n->items[j]->kind == SL_NODE_MAP && n->items[j]->n == 1;
+		}
+		if (!ok)
+			fail_at(L, n->span.start, "syntax error: %s",
+				sl_arena_printf(L->a, "PyYAML cannot construct %s from %s", n->tag,
+						n->kind == SL_NODE_SEQ ? "a list" : "a mapping"));
+	}
+	/* a list or mapping as a mapping key: PyYAML's "found unhashable key" */
+	for (size_t i = 0; !L->failed && n->kind == SL_NODE_MAP && i < n->n; i++)
+		if (n->pairs[i].key->kind != SL_NODE_SCALAR)
+			fail_at(L, n->pairs[i].key->span.start, "syntax error: %s",
+				"found unhashable key (a list or mapping cannot be a key for PyYAML)");
 	/* PyYAML's flatten_mapping: a merge key takes a mapping or a list of mappings */
 	for (size_t i = 0; n->kind == SL_NODE_MAP && i < n->n; i++) {
 		const struct sl_node *k = n->pairs[i].key, *v = n->pairs[i].value;

@@ -257,6 +257,24 @@ def main():
             check("big integers: duplicate-value exactly where PyYAML's values are equal", got == want,
                   f"want columns {sorted(want)}, got {sorted(got)}: {out!r}")
 
+        # 9, 16: tags on collections and collection keys, accepted iff PyYAML's safe_load accepts them
+        bodies = ["!!seq {values: [8, 16]}", "!!map {values: [8, 16]}", "!mytag {values: [1, 2]}",
+                  "! {values: [1, 2]}", "{values: !!seq [1, 2]}", "{values: !!map [1, 2]}",
+                  "{values: !!set [1, 2]}", "{values: !!omap [1, 2]}", "{values: [1, 2], !!str x: 1}",
+                  "{values: [1, 2], ? [a, b] : 1}", "{values: [1, 2], ? {a: 1} : 1}", "!!str {values: [1, 2]}"]
+        for body in bodies:
+            text = "method: grid\nparameters:\n  lr: " + body + "\n"
+            p = subprocess.run(["/usr/bin/python3", "-c", "import sys,yaml; yaml.safe_load(sys.stdin)"],
+                               input=text.encode(), capture_output=True)
+            if p.returncode not in (0, 1) or b"No module named" in p.stderr:
+                check(f"acceptance of {body!r} as PyYAML", True, skip="no /usr/bin/python3 with yaml")
+                continue
+            path = write("tag.yaml", text)
+            rc, out, err, _, rss, secs = run([path])
+            rejected = "[syntax]" in out
+            check(f"acceptance of {body!r}: PyYAML {'rejects' if p.returncode else 'accepts'}, so does sweeplint",
+                  rejected == (p.returncode != 0), f"rc {rc}: {out!r}")
+
     print(f"1..{len(results)}")
     failed = 0
     for n, (name, ok, why, skip) in enumerate(results, 1):
