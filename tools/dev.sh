@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkg-config gcc libc6-dev libyaml-dev libcyaml-dev libpcre2-dev
 	libjansson-dev libcmocka-dev python3 python3-yaml python3-jsonschema)
+# libcurl4-openssl-dev: --fetch's header at build time and libcurl at run time (dlopen) for the fake-Hub
+# tests; neovim: the LSP test with a real editor (skipped without it)
 test_packages=(valgrind clang pre-commit git yamllint python3-mesonpy python3-build python3-venv patchelf
-	chromium shellcheck)
+	chromium shellcheck libcurl4-openssl-dev neovim)
 
 install_missing() {
 	local missing=()
