@@ -48,6 +48,14 @@ struct sl_diag {
 	struct sl_span span;         /* where */
 	const char *message;         /* git style: lower case, no final period */
 	const char *hint;            /* optional: the fix, or NULL */
+	/*
+	 * A memory verdict (oom, near-capacity, eval-oom): the role names of the
+	 * settings it rests on that were assumed, not stated (eval.h
+	 * sl_eval_assumed); an empty list when judged on stated settings. NULL
+	 * for every other finding.
+	 */
+	const char **assumed;
+	size_t nassumed;
 };
 
 /* A growable list of diagnostics in an arena. */

@@ -25,14 +25,42 @@ struct sl_hub;
 struct sl_trainer;
 struct sl_scalar_resolver;
 
-/* Where an axis came from (application order: config, command, sweep, command after ${args}, --set). */
+/*
+ * Where an axis came from (application order: program, config, command,
+ * sweep, command after ${args}, .sweeplint.yaml, --set). Every origin is a
+ * stated setting; only SL_SOURCE_DEFAULT below is an assumption.
+ */
 enum sl_axis_origin {
 	SL_AXIS_CONFIG,      /* a trainer-config value (fixed) */
 	SL_AXIS_COMMAND,     /* a literal --key=value in command: (fixed) */
 	SL_AXIS_SWEEP,       /* a sweep parameter (value: is a one-value axis) */
 	SL_AXIS_SET,         /* --set KEY=VALUE / a default the user fixed */
+	SL_AXIS_PROJECT,     /* a fixed setting of .sweeplint.yaml */
+	SL_AXIS_PROGRAM,     /* what the training program itself sets (a reader of its code fills it) */
 	SL_AXIS__COUNT
 };
+
+/*
+ * Where one memory setting of a combination came from: an axis (its origin,
+ * the file and span of the value, the key), the model itself (its maximum
+ * input length), or nothing (the memory model's default: an assumption).
+ */
+enum sl_setting_source {
+	SL_SOURCE_DEFAULT,   /* assumed: nothing states it */
+	SL_SOURCE_MODEL,     /* the model's own maximum length */
+	SL_SOURCE_AXIS,      /* stated: see origin */
+};
+
+struct sl_setting_origin {
+	enum sl_setting_source source;
+	enum sl_axis_origin origin;      /* with SL_SOURCE_AXIS */
+	const char *key;                 /* the key as written (NULL for defaults) */
+	const struct sl_source *src;     /* the file it is written in (NULL: --set, a default) */
+	struct sl_span span;             /* where (zero for --set and defaults) */
+};
+
+/* "sweep", "command", "config", "--set", ".sweeplint.yaml", "program", "model", "default". */
+const char *sl_setting_origin_name(const struct sl_setting_origin *o);
 
 /* A classification of one combination. */
 enum sl_verdict {
@@ -178,6 +206,8 @@ struct sl_eval {
 	struct sl_eval_note *notes;
 	size_t nnotes;
 	bool has_model;                  /* some axis sets the model */
+	/* known combinations judged on stated settings / on some assumed one (sl_eval_assumed), weighted */
+	struct sl_count stated, assumed;
 };
 
 /*
@@ -194,6 +224,34 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
  */
 bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
 		      const struct sl_model **model);
+
+/* Where role r of combination idx takes its value from (the last axis value setting it). */
+void sl_eval_origin(const struct sl_eval *ev, const uint32_t *idx, enum sl_role r, struct sl_setting_origin *out);
+
+/*
+ * The settings an `oom` error rests on: the batch size, the sequence length
+ * (or the model's maximum) and the precision (any of dtype, amp, quant).
+ * sl_eval_assumed returns those combination idx takes from defaults, as a
+ * mask of SL_NEED_* bits (0: judged on stated settings).
+ */
+enum { SL_NEED_BATCH = 1u << 0, SL_NEED_LENGTH = 1u << 1, SL_NEED_PRECISION = 1u << 2, SL_NEED__ALL = 7u };
+unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx);
+/*
+ * The assumed settings of mask at their most favourable (batch 1, a 1-token
+ * input, 16-bit weights): a verdict that holds even then does not rest on
+ * them.
+ */
+void sl_need_favourable(struct sl_settings *s, unsigned mask);
+/*
+ * "batch_size from the sweep (batch_size, 6:3); seq_len assumed (512);
+ * precision from config train.yaml (bf16, 4:1)": where the settings an oom
+ * error needs come from in combination idx, for -v.
+ */
+const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx);
+/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype"). */
+const char *sl_need_role_name(unsigned bit);
+/* "batch_size 8 (HF Trainer's default), fp32 weights without mixed precision": the assumptions of mask. */
+const char *sl_need_describe(struct sl_arena *a, unsigned mask);
 
 /* Estimate one combination; false when unknown. */
 bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_breakdown *bd);

@@ -99,6 +99,9 @@ struct sl_combinations {
 	struct sl_count fit;
 	struct sl_count oom;
 	struct sl_count unknown;         /* not evaluated: total until a memory model runs */
+	/* of fit + oom: judged on stated settings, or on some assumed one (eval.h sl_eval_assumed) */
+	struct sl_count stated;
+	struct sl_count assumed;
 };
 
 /* One checked file. */

@@ -66,6 +66,8 @@ struct sl_diag *sl_diags_vadd(struct sl_diags *d, const char *rule, enum sl_seve
 	g->span = span;
 	g->message = sl_arena_vprintf(d->arena, fmt, ap);
 	g->hint = NULL;
+	g->assumed = NULL;
+	g->nassumed = 0;
 	return g;
 }
 

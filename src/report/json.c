@@ -158,6 +158,8 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 	set_count(co, "fit", f->combos.fit, &sat, &inf);
 	set_count(co, "oom", f->combos.oom, &sat, &inf);
 	set_count(co, "unknown", f->combos.unknown, &sat, &inf);
+	set_count(co, "stated", f->combos.stated, &sat, &inf);
+	set_count(co, "assumed", f->combos.assumed, &sat, &inf);
 	if (sat)
 		set(co, "saturated", json_true());
 	if (inf)
@@ -209,6 +211,13 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 		set(jd, "message", jstr(a, d->message));
 		if (d->hint)
 			set(jd, "hint", jstr(a, d->hint));
+		if (d->assumed) {
+			json_t *as = json_array();
+			set(jd, "assumed", as);
+			for (size_t k = 0; k < d->nassumed; k++)
+				if (json_array_append_new(as, json_string(d->assumed[k])) != 0)
+					sl_oom();
+		}
 		set(jd, "code", json_string(rule ? rule->code : ""));
 	}
 	return jf;

@@ -51,6 +51,8 @@ static void add_combos(struct sl_combinations *to, const struct sl_combinations 
 	to->fit = sl_count_add(to->fit, c->fit);
 	to->oom = sl_count_add(to->oom, c->oom);
 	to->unknown = sl_count_add(to->unknown, c->unknown);
+	to->stated = sl_count_add(to->stated, c->stated);
+	to->assumed = sl_count_add(to->assumed, c->assumed);
 }
 
 void sl_report_file(struct sl_report *r, const struct sl_file *f)
@@ -95,9 +97,12 @@ const char *sl_report_summary(struct sl_arena *a, const struct sl_report_totals 
 	       i = t->by_severity[SL_SEV_INFO];
 	const struct sl_combinations *c = &t->combos;
 	bool one = !c->total.infinite && !c->total.saturated && c->total.value == 1;
-	return sl_arena_printf(a, "%zu %s, %zu %s, %zu info in %zu %s (%s %s: %s fit, %s oom, %s unknown)", e,
+	bool none_assumed = !c->assumed.infinite && !c->assumed.saturated && c->assumed.value == 0;
+	return sl_arena_printf(a, "%zu %s, %zu %s, %zu info in %zu %s (%s %s: %s fit, %s oom, %s unknown%s%s%s)", e,
 			       plural(e, "error", "errors"), w, plural(w, "warning", "warnings"), i, t->files,
 			       plural(t->files, "file", "files"), sl_count_str(a, c->total),
 			       one ? "combination" : "combinations", sl_count_str(a, c->fit),
-			       sl_count_str(a, c->oom), sl_count_str(a, c->unknown));
+			       sl_count_str(a, c->oom), sl_count_str(a, c->unknown),
+			       none_assumed ? "" : "; ", none_assumed ? "" : sl_count_str(a, c->assumed),
+			       none_assumed ? "" : " judged on assumed settings");
 }

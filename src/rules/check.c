@@ -323,7 +323,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 			nmodel_values += ev->axes[i].n;
 	struct sl_program *prog = f->program;
 	size_t nprog = prog ? prog->nnotes : 0;
-	f->notes = sl_arena_array(a, ev->nnotes + nmodel_values + nprog + 2, sizeof *f->notes);
+	f->notes = sl_arena_array(a, ev->nnotes + nmodel_values + nprog + 3, sizeof *f->notes);
 	for (size_t i = 0; i < nprog; i++)
 		f->notes[f->nnotes++] = prog->notes[i];
 	for (size_t i = 0; i < ev->nnotes; i++)
@@ -350,10 +350,15 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 						(unsigned long long)ev->ncombos, ev->ncombos == 1 ? "" : "s",
 						(unsigned long long)ev->evaluated, ev->evaluated == 1 ? "" : "s",
 						(unsigned long long)ev->memo_hits);
+	if (ev->evaluated)
+		f->notes[f->nnotes++] = sl_arena_printf(a, "the settings an oom error needs (worst combination): %s",
+							sl_eval_origins_describe(a, ev, ev->worst_combo));
 	f->evaluated = true;
 	f->combos.fit = count_sum(ev->n[SL_VERDICT_FIT], ev->n[SL_VERDICT_NEAR]);
 	f->combos.oom = ev->n[SL_VERDICT_OOM];
 	f->combos.unknown = ev->n[SL_VERDICT_UNKNOWN];
+	f->combos.stated = ev->stated;
+	f->combos.assumed = ev->assumed;
 }
 
 /* ---- suppressions ---- */

@@ -32,12 +32,13 @@ int sl_check_eval_oom(struct sl_check *cx)
 			continue;
 		const struct sl_eval_value *v = &ax->values[j];
 		const char *desc = sl_eval_describe(a, ev, t.worst_combo[j], ei);
-		sl_memrule_emit(cx, ax, v,
+		struct sl_diag *d = sl_memrule_emit(cx, ax, v,
 				"%s runs out of memory in evaluation in %llu of %llu memory settings%s needs %s on %s "
 				"(usable %s)",
 				sl_eval_value_name(a, ax, v), (unsigned long long)t.nbad[j], (unsigned long long)t.nall[j],
 				desc ? sl_arena_printf(a, "; worst: %s", desc) : ": it",
 				sl_bytes_str(a, t.worst[j]), ev->gpu->name, sl_bytes_str(a, ev->capacity));
+		sl_memrule_assumed(cx, d, ev, t.worst_combo[j], SL_NEED_BATCH, ev->capacity, eval_peak);
 	}
 	return 0;
 }

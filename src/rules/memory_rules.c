@@ -310,16 +310,18 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 			}
 			const char *more = same > 1 ? sl_arena_printf(a, " (one of %zu values of this range)", same) : "";
 			const char *worst = desc ? sl_arena_printf(a, "; worst: %s needs", desc) : ": it needs";
+			struct sl_diag *d;
 			if (vd == SL_VERDICT_OOM)
-				sl_memrule_emit(cx, ax, v, "%s%s runs out of memory %s%s %s on %s (usable %s); fix: %s", name,
+				d = sl_memrule_emit(cx, ax, v, "%s%s runs out of memory %s%s %s on %s (usable %s); fix: %s", name,
 						more, counts, worst, sl_bytes_str(a, peak), ev->gpu->name,
 						sl_bytes_str(a, ev->capacity), fix ? fix : "none known");
 			else
-				sl_memrule_emit(cx, ax, v,
+				d = sl_memrule_emit(cx, ax, v,
 						"%s%s is above the %.0f%% planning headroom %s%s %s of %s on %s (%.0f%%); fix: %s",
 						name, more, 100.0 * (double)ev->plan / (double)ev->capacity, counts, worst,
 						sl_bytes_str(a, peak), sl_bytes_str(a, ev->capacity), ev->gpu->name,
 						100.0 * (double)peak / (double)ev->capacity, fix ? fix : "none known");
+			sl_memrule_assumed(cx, d, ev, idx, 0, limit, NULL);
 		}
 		if (unlisted)
 			sl_memrule_emit(cx, ax, first_unlisted,
@@ -445,4 +447,37 @@ void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, u
 			memcpy(t->worst_combo[j], idx, ev->naxes * sizeof *idx);
 		}
 	} while (sl_eval_next(ev, idx));
+}
+
+void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_eval *ev, const uint32_t *idx,
+			unsigned given, uint64_t limit,
+			uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m))
+{
+	unsigned mask = sl_eval_assumed(ev, idx) & ~given;
+	d->assumed = sl_arena_array(cx->arena, 3, sizeof *d->assumed);
+	d->nassumed = 0;
+	struct sl_settings s;
+	const struct sl_model *m;
+	if (mask && sl_eval_settings(ev, idx, &s, &m)) {
+		sl_need_favourable(&s, mask);
+		uint64_t peak;
+		if (measure) {
+			peak = measure(ev, &s, m);
+		} else {
+			struct sl_breakdown bd;
+			sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
+			peak = bd.total;
+		}
+		if (peak > limit)
+			mask = 0; /* it does not fit whatever the defaults: the verdict does not rest on them */
+	}
+	for (unsigned bit = 1; bit & SL_NEED__ALL; bit <<= 1)
+		if (mask & bit)
+			d->assumed[d->nassumed++] = sl_need_role_name(bit);
+	if (!mask)
+		return;
+	d->message = sl_arena_printf(cx->arena, "%s; judged on assumed settings: %s (state them in the sweep, its "
+				     "command, a -c config or with --set)", d->message, sl_need_describe(cx->arena, mask));
+	if (d->severity == SL_SEV_ERROR)
+		d->severity = SL_SEV_WARNING;
 }

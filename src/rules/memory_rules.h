@@ -80,4 +80,16 @@ const char *sl_memrule_params(struct sl_arena *a, uint64_t params);
  */
 void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_verdict vd);
 
+/*
+ * Record on d what the verdict of combination idx rests on (d->assumed):
+ * the settings it takes from defaults, leaving out the needs in `given`
+ * (SL_NEED_*: eval-oom's eval batch), unless its peak (measure; NULL: the
+ * training step) passes `limit` even with them at their most favourable. An
+ * error that rests on an assumption becomes a warning that names the
+ * assumptions and how to state them: an error is a promise that the run fails.
+ */
+void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_eval *ev, const uint32_t *idx,
+			unsigned given, uint64_t limit,
+			uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m));
+
 #endif

@@ -19,6 +19,7 @@
 #include "sweeplint/scalar.h"
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
+#include "sweep_internal.h"
 
 #define MAX_AXIS_VALUES 4096 /* a longer integer range on a memory axis is evaluated at its bounds */
 
@@ -493,7 +494,7 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 	if (ev->num_gpus)
 		s->num_gpus = ev->num_gpus;
 	const struct sl_model *m = NULL;
-	bool task_set = false, quant_set = false, known = true;
+	bool task_set = false, quant_set = false, seq_set = false, known = true;
 	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
@@ -513,6 +514,7 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 				task_set = true;
 			if (v->rv[k].role == SL_ROLE_QUANT)
 				quant_set = true;
+			seq_set |= v->rv[k].role == SL_ROLE_SEQ_LEN;
 			sl_settings_apply(s, &v->rv[k], bf16);
 		}
 	}
@@ -520,6 +522,9 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		s->task = m->task;
 	if (m && !quant_set && m->quant != SL_QUANT_NONE)
 		s->quant = m->quant; /* the id names it (-bnb-4bit): a setting unless the sweep sets one */
+	/* no length stated: a model that bounds its input below the default runs at its maximum */
+	if (!seq_set && sl_eval_model_length(m))
+		s->seq_len = sl_eval_model_length(m);
 	*model = m;
 	return known && m != NULL;
 }
@@ -1304,6 +1309,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 		return 0; /* nothing to estimate against: the caller counts every combination unknown */
 	enumerate(&B);
 	tally(&B);
+	sl_eval_count_assumed(a, ev);
 	return 0;
 }
 

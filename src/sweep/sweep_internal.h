@@ -38,4 +38,12 @@ enum sl_dist sl_sweep_form_match(const struct sl_node *node, bool *is_dict);
 /* Everything W&B rejects in s, in document order. */
 size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl_sweep_problem **out);
 
+/* provenance.c, for eval.c: the length a model bounds (its maximum when at most the default seq_len; else 0). */
+struct sl_model;
+struct sl_eval;
+struct sl_arena;
+uint32_t sl_eval_model_length(const struct sl_model *m);
+/* Fill ev->stated and ev->assumed once the counts are made. */
+void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev);
+
 #endif

@@ -32,7 +32,7 @@ import tempfile
 import yaml
 
 OOM_SWEEP = """\
-# bge-m3-ko at batch 512 × max_len 8192 cannot fit 16 GiB
+# bge-m3-ko at batch 512 × max_len 8192 cannot fit 16 GiB (batch, length and precision stated: an error)
 program: train.py
 method: grid
 parameters:
@@ -42,6 +42,8 @@ parameters:
     values: [16, 512]
   max_len:
     values: [128, 8192]
+  fp16:
+    value: true
 """
 
 SCHEMA_SWEEP = """\

@@ -256,6 +256,8 @@ static void test_json_document(void **state)
 	f->combos.fit = count(9);
 	f->combos.oom = count(2);
 	f->combos.unknown = count(1);
+	f->combos.stated = count(8);
+	f->combos.assumed = count(3);
 	f->gpu_name = "h100-80gb";
 	f->gpu_bytes = 85045379072ull;
 	f->gpu_assumed = false;
@@ -281,7 +283,9 @@ static void test_json_document(void **state)
 	assert_int_equal(json_integer_value(json_object_get(co, "oom")), 2);
 	assert_int_equal(json_integer_value(json_object_get(co, "unknown")), 1);
 	assert_null(json_object_get(co, "saturated"));
-	assert_int_equal(json_object_size(co), 4);
+	assert_int_equal(json_integer_value(json_object_get(co, "stated")), 8);
+	assert_int_equal(json_integer_value(json_object_get(co, "assumed")), 3);
+	assert_int_equal(json_object_size(co), 6);
 
 	json_t *ds = json_object_get(f0, "diagnostics");
 	assert_int_equal(json_array_size(ds), 2);

@@ -1,0 +1,270 @@
+/*
+ * provenance: where each memory setting of a combination comes from — an
+ * axis (sweep, command, -c config, .sweeplint.yaml, --set, the program), the
+ * model's own maximum length, or the memory model's default — and which of
+ * the settings an `oom` error rests on (batch size, length, precision) were
+ * assumed. Also the weighted counts of combinations judged on stated
+ * settings vs on assumptions.
+ */
+#include "sweeplint/eval.h"
+
+#include <string.h>
+
+#include "sweeplint/arena.h"
+#include "sweep_internal.h"
+
+const char *sl_setting_origin_name(const struct sl_setting_origin *o)
+{
+	static const char *const axis[SL_AXIS__COUNT] = {
+		[SL_AXIS_CONFIG] = "config",   [SL_AXIS_COMMAND] = "command",
+		[SL_AXIS_SWEEP] = "sweep",     [SL_AXIS_SET] = "--set",
+		[SL_AXIS_PROJECT] = ".sweeplint.yaml", [SL_AXIS_PROGRAM] = "program",
+	};
+	switch (o->source) {
+	case SL_SOURCE_AXIS:
+		return (unsigned)o->origin < SL_AXIS__COUNT ? axis[o->origin] : "?";
+	case SL_SOURCE_MODEL:
+		return "model";
+	default:
+		return "default";
+	}
+}
+
+/* The value combination idx takes on axis i. */
+static const struct sl_eval_value *value_at(const struct sl_eval_axis *ax, const uint32_t *idx, size_t i)
+{
+	return &ax->values[ax->n == 1 || !idx ? 0 : idx[i]];
+}
+
+static bool value_sets(const struct sl_eval_value *v, enum sl_role r)
+{
+	if (!v->ok)
+		return false;
+	for (size_t k = 0; k < v->nrv; k++)
+		if (v->rv[k].role == r)
+			return true;
+	return false;
+}
+
+/* The default length the model bounds: its maximum when that is at most the default; else 0. */
+uint32_t sl_eval_model_length(const struct sl_model *m)
+{
+	if (!m)
+		return 0;
+	struct sl_settings d;
+	sl_settings_default(&d);
+	uint32_t mx = m->st_max_seq_len ? m->st_max_seq_len : sl_arch_max_seq_len(&m->arch);
+	return mx && mx <= d.seq_len ? mx : 0;
+}
+
+void sl_eval_origin(const struct sl_eval *ev, const uint32_t *idx, enum sl_role r, struct sl_setting_origin *out)
+{
+	memset(out, 0, sizeof *out);
+	out->source = SL_SOURCE_DEFAULT;
+	const struct sl_model *model = NULL;
+	size_t model_axis = SIZE_MAX;
+	for (size_t i = ev->naxes; i-- > 0;) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		const struct sl_eval_value *v = value_at(ax, idx, i);
+		if (ax->role == SL_ROLE_MODEL && model_axis == SIZE_MAX && v->ok) {
+			model = v->model;
+			model_axis = i;
+		}
+		if (!value_sets(v, r))
+			continue;
+		out->source = SL_SOURCE_AXIS;
+		out->origin = ax->origin;
+		out->key = ax->key;
+		out->src = v->node ? ax->src : NULL;
+		out->span = v->span;
+		return;
+	}
+	if (r == SL_ROLE_SEQ_LEN && sl_eval_model_length(model)) {
+		const struct sl_eval_axis *ax = &ev->axes[model_axis];
+		const struct sl_eval_value *v = value_at(ax, idx, model_axis);
+		out->source = SL_SOURCE_MODEL;
+		out->origin = ax->origin;
+		out->key = ax->key;
+		out->src = v->node ? ax->src : NULL;
+		out->span = v->span;
+	}
+}
+
+/* The needs one axis value states (SL_NEED_* bits). */
+static unsigned value_needs(const struct sl_eval_axis *ax, const struct sl_eval_value *v)
+{
+	if (!v->ok)
+		return 0;
+	if (ax->role == SL_ROLE_MODEL)
+		return (sl_eval_model_length(v->model) ? SL_NEED_LENGTH : 0) |
+		       (v->model && v->model->quant != SL_QUANT_NONE ? SL_NEED_PRECISION : 0); /* a -bnb-4bit id */
+	unsigned m = 0;
+	for (size_t k = 0; k < v->nrv; k++)
+		switch (v->rv[k].role) {
+		case SL_ROLE_BATCH_SIZE:
+			m |= SL_NEED_BATCH;
+			break;
+		case SL_ROLE_SEQ_LEN:
+			m |= SL_NEED_LENGTH;
+			break;
+		case SL_ROLE_DTYPE:
+		case SL_ROLE_AMP:
+		case SL_ROLE_QUANT:
+			m |= SL_NEED_PRECISION;
+			break;
+		default:
+			break;
+		}
+	return m;
+}
+
+unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx)
+{
+	unsigned stated = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		stated |= value_needs(&ev->axes[i], value_at(&ev->axes[i], idx, i));
+	return SL_NEED__ALL & ~stated;
+}
+
+void sl_need_favourable(struct sl_settings *s, unsigned mask)
+{
+	if (mask & SL_NEED_BATCH)
+		s->batch_size = 1;
+	if (mask & SL_NEED_LENGTH) {
+		s->seq_len = 1;
+		if (s->target_len > 1)
+			s->target_len = 1;
+	}
+	if (mask & SL_NEED_PRECISION) {
+		s->dtype = SL_DTYPE_BF16;
+		s->amp = SL_AMP_OFF;
+	}
+}
+
+const char *sl_need_role_name(unsigned bit)
+{
+	switch (bit) {
+	case SL_NEED_BATCH:
+		return "batch_size";
+	case SL_NEED_LENGTH:
+		return "seq_len";
+	case SL_NEED_PRECISION:
+		return "dtype";
+	default:
+		return "?";
+	}
+}
+
+const char *sl_need_describe(struct sl_arena *a, unsigned mask)
+{
+	struct sl_settings d;
+	sl_settings_default(&d);
+	const char *part[3];
+	size_t n = 0;
+	if (mask & SL_NEED_BATCH)
+		part[n++] = sl_arena_printf(a, "batch_size %llu (HF Trainer's default)", (unsigned long long)d.batch_size);
+	if (mask & SL_NEED_LENGTH)
+		part[n++] = sl_arena_printf(a, "seq_len %llu", (unsigned long long)d.seq_len);
+	if (mask & SL_NEED_PRECISION)
+		part[n++] = sl_arena_printf(a, "dtype %s without mixed precision", sl_dtype_name(d.dtype));
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sl_buf_adds(&b, i + 1 == n ? " and " : ", ");
+		sl_buf_adds(&b, part[i]);
+	}
+	return n ? b.buf : "";
+}
+
+/*
+ * Weighted counts of the known combinations judged on stated settings and on
+ * assumptions. When every axis states the same needs in all its values (the
+ * usual case) the mask is one for the whole sweep; otherwise each combination
+ * is looked at, weighting it as the counts do when no axis is cut to its
+ * bounds, and counting all as assumed when one is (precision before recall).
+ */
+void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
+{
+	struct sl_count known = {0};
+	for (int vd = 0; vd < SL_VERDICT_UNKNOWN; vd++)
+		known = sl_count_add(known, ev->n[vd]);
+	bool uniform = true, bounds = false;
+	unsigned stated = 0;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		bounds |= ax->bounds;
+		unsigned first = 0;
+		bool have = false;
+		for (size_t j = 0; j < ax->n; j++) {
+			if (!ax->values[j].ok)
+				continue;
+			unsigned m = value_needs(ax, &ax->values[j]);
+			if (!have)
+				first = m, have = true;
+			else if (m != first)
+				uniform = false;
+		}
+		stated |= first;
+	}
+	ev->stated = ev->assumed = (struct sl_count){0};
+	if (uniform) {
+		*((SL_NEED__ALL & ~stated) ? &ev->assumed : &ev->stated) = known;
+		return;
+	}
+	if (bounds || !ev->cells) {
+		ev->assumed = known;
+		return;
+	}
+	uint64_t nstated = 0;
+	uint32_t *ix = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	do {
+		enum sl_verdict vd = sl_eval_verdict(ev, ix);
+		if (vd != SL_VERDICT_UNKNOWN && sl_eval_assumed(ev, ix) == 0)
+			nstated++;
+	} while (sl_eval_next(ev, ix));
+	ev->stated = nstated ? sl_count_mul(ev->others, (struct sl_count){.value = nstated}) : (struct sl_count){0};
+	/* the rest of the known ones */
+	struct sl_count rest = known;
+	if (!rest.infinite && !rest.saturated && !ev->stated.infinite && !ev->stated.saturated &&
+	    rest.value >= ev->stated.value)
+		rest.value -= ev->stated.value;
+	ev->assumed = rest;
+}
+
+static void describe_one(struct sl_buf *b, struct sl_arena *a, const char *what, const struct sl_setting_origin *o,
+			 const char *dflt)
+{
+	if (b->len)
+		sl_buf_adds(b, "; ");
+	if (o->source == SL_SOURCE_DEFAULT) {
+		sl_buf_adds(b, sl_arena_printf(a, "%s assumed (%s)", what, dflt));
+		return;
+	}
+	const char *at = o->src ? sl_arena_printf(a, ", %s:%u:%u", o->src->display, o->span.line, o->span.col) : "";
+	sl_buf_adds(b, sl_arena_printf(a, "%s from the %s (%s%s)", what, sl_setting_origin_name(o),
+				       o->key ? o->key : "", at));
+}
+
+const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx)
+{
+	struct sl_settings d;
+	sl_settings_default(&d);
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	struct sl_setting_origin o;
+	sl_eval_origin(ev, idx, SL_ROLE_BATCH_SIZE, &o);
+	describe_one(&b, a, "batch_size", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.batch_size));
+	sl_eval_origin(ev, idx, SL_ROLE_SEQ_LEN, &o);
+	describe_one(&b, a, "seq_len", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.seq_len));
+	/* precision: the last of dtype, amp and quant that is stated */
+	static const enum sl_role prec[] = {SL_ROLE_DTYPE, SL_ROLE_AMP, SL_ROLE_QUANT};
+	struct sl_setting_origin p = {.source = SL_SOURCE_DEFAULT};
+	for (size_t i = 0; i < sizeof prec / sizeof prec[0]; i++) {
+		sl_eval_origin(ev, idx, prec[i], &o);
+		if (o.source != SL_SOURCE_DEFAULT)
+			p = o;
+	}
+	describe_one(&b, a, "precision", &p, sl_arena_printf(a, "%s weights, no mixed precision", sl_dtype_name(d.dtype)));
+	return b.buf;
+}
