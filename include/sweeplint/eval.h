@@ -206,6 +206,7 @@ struct sl_eval {
 	struct sl_eval_note *notes;
 	size_t nnotes;
 	bool has_model;                  /* some axis sets the model */
+	enum sl_mode mode;               /* the workload when no axis sets `mode` (rules/workload.yaml) */
 	/* known combinations judged on stated settings / on some assumed one (sl_eval_assumed), weighted */
 	struct sl_count stated, assumed;
 };
@@ -251,7 +252,7 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 /* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype"). */
 const char *sl_need_role_name(unsigned bit);
 /* "batch_size 8 (HF Trainer's default), fp32 weights without mixed precision": the assumptions of mask. */
-const char *sl_need_describe(struct sl_arena *a, unsigned mask);
+const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mode);
 
 /* Estimate one combination; false when unknown. */
 bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_breakdown *bd);

@@ -147,6 +147,8 @@ enum sl_quant { SL_QUANT_NONE, SL_QUANT_INT8, SL_QUANT_NF4, SL_QUANT_GPTQ, SL_QU
 enum { SL_MTS_EMBED = 1u << 0, SL_MTS_HEAD = 1u << 1 };
 enum sl_attn { SL_ATTN_DEFAULT, SL_ATTN_EAGER, SL_ATTN_SDPA, SL_ATTN_FLASH, SL_ATTN__COUNT };
 enum sl_offload { SL_OFFLOAD_NONE, SL_OFFLOAD_OPTIMIZER, SL_OFFLOAD_ALL, SL_OFFLOAD__COUNT };
+/* The workload (role `mode`): a training step, an evaluation forward, or generation (prefill + decoding). */
+enum sl_mode { SL_MODE_TRAIN, SL_MODE_EVAL, SL_MODE_GENERATE, SL_MODE__COUNT };
 
 /* Optimizers by the bytes of state they keep per trainable parameter. */
 enum sl_optim {
@@ -227,6 +229,7 @@ struct sl_calib {
 	/* added by the estimator (rules/calibration.yaml documents each) */
 	double flash_bwd_bytes;       /* bytes per b·s·a·d element alive in one SDPA/flash backward */
 	double host_offload_factor;   /* host buffers per offloaded byte (DeepSpeed additional_buffer_factor) */
+	uint64_t gen_max_length;      /* generation: HF GenerationConfig max_length when max_new_tokens is unstated */
 };
 
 struct sl_catalog {
@@ -265,6 +268,11 @@ struct sl_settings {
 	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */
 	uint64_t mini_batch_size;  /* GradCache mini batch; 0: none */
 	bool pin_memory;
+	/* the workload (mode): generation reads num_beams, max_new_tokens and gpu_memory_utilization */
+	enum sl_mode mode;
+	uint32_t num_beams;        /* beams per prompt (0/1: greedy or sampling) */
+	uint64_t max_new_tokens;   /* 0: not stated (HF's default max_length, calibration) */
+	uint32_t gpu_mem_util_bp;  /* vLLM gpu_memory_utilization in 1/10000 (0: none) */
 	/*
 	 * Added by the estimator. legacy_runtime: torch < 2.0 on CUDA < 11.7 —
 	 * every kernel loaded into the context (cuda_context_legacy) and
@@ -288,6 +296,8 @@ struct sl_breakdown {
 	uint64_t attention;       /* the part of activations that is attention's s² or O(s) term */
 	uint64_t logits;          /* logits + loss buffers */
 	uint64_t zero_gather;     /* ZeRO-3 gathered parameters, comm buffers */
+	uint64_t kv_cache;        /* generation: the KV cache at the longest sequence */
+	uint64_t preallocated;    /* generation under vLLM: gpu_memory_utilization × capacity past the rest */
 	uint64_t slack;           /* allocator slack */
 	uint64_t total;
 	uint64_t params;          /* all parameters */
@@ -348,6 +358,8 @@ enum sl_phase {
 	SL_PHASE_BACKWARD,   /* start of the backward pass: all saved activations, loss gradients */
 	SL_PHASE_OPTIMIZER,  /* the optimizer step: gradients, states and their temporaries */
 	SL_PHASE_EVAL,       /* an evaluation forward (sl_estimate_eval) */
+	SL_PHASE_PREFILL,    /* generation: the prompt's forward with the cache filled to it */
+	SL_PHASE_DECODE,     /* generation: the last decoding step, the cache at prompt + new tokens */
 	SL_PHASE__COUNT
 };
 const char *sl_phase_name(enum sl_phase p);
@@ -496,5 +508,7 @@ int sl_optim_parse(const char *s);      /* HF optim names; -1 when unknown */
 const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);
+const char *sl_mode_name(enum sl_mode m);     /* "train", "eval", "generate" */
+int sl_mode_parse(const char *s);       /* also training/finetune/sft, evaluate/predict/test, generation/decode/inference; -1 */
 
 #endif

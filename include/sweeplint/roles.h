@@ -58,6 +58,10 @@ enum sl_role {
 	SL_ROLE_FFN_SIZE,         /* n_inner, d_ff, mlp_dim, ffn_dim, intermediate_size */
 	SL_ROLE_VOCAB_SIZE,       /* vocab_size, n_vocab */
 	SL_ROLE_HEAD_DIM,         /* dim_head, head_dim */
+	SL_ROLE_MODE,             /* train / eval / generate (inferred from the keys when no key states it) */
+	SL_ROLE_NUM_BEAMS,        /* beams per prompt in generation */
+	SL_ROLE_MAX_NEW_TOKENS,   /* tokens generated after the prompt */
+	SL_ROLE_GPU_MEMORY_UTILIZATION, /* vLLM: the fraction of the GPU the engine pre-allocates */
 	SL_ROLE__COUNT
 };
 

@@ -157,12 +157,20 @@ static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 		sl_buf_addf(&b, ", offload %s", sl_offload_name(s->offload));
 	if (s->num_gpus > 1)
 		sl_buf_addf(&b, ", %u GPUs", s->num_gpus);
+	if (s->mode != SL_MODE_TRAIN)
+		sl_buf_addf(&b, ", mode %s", sl_mode_name(s->mode));
+	if (s->mode == SL_MODE_GENERATE)
+		sl_buf_addf(&b, ", %u beam%s, %llu new tokens", s->num_beams ? s->num_beams : 1,
+			    s->num_beams > 1 ? "s" : "", (unsigned long long)s->max_new_tokens);
+	if (s->gpu_mem_util_bp)
+		sl_buf_addf(&b, ", gpu_memory_utilization %.2f", s->gpu_mem_util_bp / 10000.0);
 	return b.buf;
 }
 
 static json_t *terms_json(const struct sl_breakdown *b)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "cuda_context", (json_int_t)b->cuda_context,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "kv_cache", (json_int_t)b->kv_cache,
+			 "preallocated", (json_int_t)b->preallocated, "cuda_context", (json_int_t)b->cuda_context,
 			 "workspace", (json_int_t)b->workspace, "weights", (json_int_t)b->weights, "gradients",
 			 (json_int_t)b->gradients, "optimizer", (json_int_t)b->optimizer, "activations",
 			 (json_int_t)b->activations, "logits", (json_int_t)b->logits, "zero_gather",
@@ -216,8 +224,10 @@ static void print_text(struct sl_cli *cli, struct sl_run *run, const struct sl_m
 	row(cli, run, "activations", b->activations, b->total);
 	if (b->attention)
 		fprintf(o, "  %-22s %10s\n", "  of which attention", sl_mem_size(run, b->attention));
+	row(cli, run, "kv cache", b->kv_cache, b->total);
 	row(cli, run, "logits and loss", b->logits, b->total);
 	row(cli, run, "zero / comm buffers", b->zero_gather, b->total);
+	row(cli, run, "pre-allocated (vLLM)", b->preallocated, b->total);
 	row(cli, run, "allocator slack", b->slack, b->total);
 	fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
 

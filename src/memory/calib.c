@@ -79,6 +79,7 @@ static const struct field {
 	{"host_load_factor", K_DOUBLE, offsetof(struct sl_calib, host_load_factor), "factor", 0, 16},
 	{"host_overhead_frac", K_DOUBLE, offsetof(struct sl_calib, host_overhead_frac), "fraction", 0, 2},
 	{"host_offload_factor", K_DOUBLE, offsetof(struct sl_calib, host_offload_factor), "factor", 0, 16},
+	{"gen_max_length", K_BYTES, offsetof(struct sl_calib, gen_max_length), "tokens", 1, 1048576},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

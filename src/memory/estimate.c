@@ -741,6 +741,7 @@ struct phase_fixed {
 
 struct sl_estimate_plan {
 	struct sl_settings s;   /* the prepared settings (ctx.s points here) */
+	const struct sl_gpu *gpu;
 	struct ctx x;
 	struct statics S;
 	struct phase_fixed ph[3]; /* end of forward, start of backward, one layer's backward */
@@ -770,6 +771,7 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 			 const struct sl_gpu *gpu, const struct sl_calib *c)
 {
 	p->s = *s;
+	p->gpu = gpu;
 	ctx_init(&p->x, a, &p->s, c);
 	statics(&p->x, gpu, &p->S);
 	p->have_len = false;
@@ -811,11 +813,18 @@ static void step_lengths(const struct sl_arch *a, const struct sl_settings *s, d
 	}
 }
 
+static void estimate_mode(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+			  const struct sl_calib *c, struct sl_breakdown *out);
+
 void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, struct sl_breakdown *out)
 {
 	const struct ctx *xp = &p->x;
 	const struct statics *S = &p->S;
 	const struct sl_calib *c = xp->c;
+	if (s->mode != SL_MODE_TRAIN) {
+		estimate_mode(xp->a, s, p->gpu, c, out);
+		return;
+	}
 
 	double b = s->batch_size ? s->batch_size : 1;
 	double n, t;
@@ -900,6 +909,21 @@ void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const str
 	sl_estimate_at(&p, s, out);
 }
 
+/*
+ * One layer's forward working set under no_grad for one sequence of n
+ * tokens: hidden states, the attention scores and probabilities (eager) or
+ * the output (SDPA), the FFN.
+ */
+static double nograd_layer(const struct ctx *x, double n)
+{
+	const struct sl_arch *a = x->a;
+	double hs = 3 * n * x->h * x->nb;
+	double at = x->eager ? x->heads * n * n * (x->ab + x->sm_b) : x->ab * n * x->hq * 4;
+	double ffw = a->experts ? (a->top_k ? a->top_k : 1) * x->I + a->shared_ffn : x->I; /* MoE: routed width */
+	double ff = (a->gated_ffn ? 3 : 2) * x->ab * n * ffw;
+	return hs + (at > ff ? at : ff) + n * n * x->nb;
+}
+
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		      const struct sl_calib *c, struct sl_breakdown *out)
 {
@@ -917,13 +941,7 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
 	double q = encdec ? t : n;
 
-	/* one layer's forward working set under no_grad: hidden states, the
-	 * attention scores and probabilities (eager) or the output (SDPA), the FFN */
-	double hs = 3 * n * x.h * x.nb;
-	double at = x.eager ? x.heads * n * n * (x.ab + x.sm_b) : x.ab * n * x.hq * 4;
-	double ffw = a->experts ? (a->top_k ? a->top_k : 1) * x.I + a->shared_ffn : x.I; /* MoE: routed width */
-	double ff = (a->gated_ffn ? 3 : 2) * x.ab * n * ffw;
-	double layer = hs + (at > ff ? at : ff) + n * n * x.nb;
+	double layer = nograd_layer(&x, n);
 	double kv = 0;
 	if (a->kind == SL_ARCH_DECODER)
 		kv = 2 * (double)a->layers * n * x.kvd * x.ab; /* use_cache=True keeps k, v of every layer */
@@ -940,6 +958,82 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	fill(out, &S, S.copies, G, b * (layer + kv), x.eager ? b * x.heads * n * n * (x.ab + x.sm_b) : 0, b * logits,
 	     dyn, c);
 	out->phase = SL_PHASE_EVAL;
+}
+
+/*
+ * Generation (docs/memory-model.md "Generation"): the weights as loaded, no
+ * gradients or optimizer; the KV cache of batch × beams sequences (HF
+ * expands the prompts by num_beams before the prefill) per layer and KV
+ * head; the peak is the larger of the prefill (the prompt's no_grad forward
+ * with the cache filled to the prompt, the last position's logits upcast to
+ * float32 and their log-softmax) and the last decoding step (the cache at
+ * prompt + new tokens, one layer's cache copied as DynamicCache grows it by
+ * torch.cat, the logits again). Under vLLM (gpu_memory_utilization) the
+ * process holds that fraction of the GPU whatever it needs less.
+ */
+static void estimate_generate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+			      const struct sl_calib *c, struct sl_breakdown *out)
+{
+	struct ctx x;
+	ctx_init(&x, a, s, c);
+	struct statics S;
+	statics(&x, gpu, &S);
+	S.ws /= 2; /* no autograd thread */
+	double rows = (double)(s->batch_size ? s->batch_size : 1) * (s->num_beams > 1 ? s->num_beams : 1);
+	double prompt = s->seq_len ? (double)s->seq_len : 1;
+	double fresh = s->max_new_tokens ? (double)s->max_new_tokens
+					 : (double)c->gen_max_length > prompt ? (double)c->gen_max_length - prompt : 1;
+	bool encdec = a->kind == SL_ARCH_ENCDEC && !a->enc_only;
+	double L = encdec && a->dec_layers ? a->dec_layers : a->layers;
+	/* per sequence: k and v of every layer; an encoder-decoder caches its cross-attention over the prompt */
+	double kv_prompt = 2 * L * prompt * x.kvd * x.ab;
+	double kv_full = 2 * L * (prompt + fresh) * x.kvd * x.ab;
+	double logits = 0;
+	if (has_vocab_logits(a, SL_TASK_CAUSAL_LM)) {
+		double lb = x.amp ? x.ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		logits = a->vocab * (lb + 4 + 4); /* the last position's logits, their float32 copy, the log-softmax */
+	}
+	double prefill = rows * (nograd_layer(&x, prompt) + kv_prompt + logits);
+	double decode = rows * (kv_full + kv_full / L + logits + nograd_layer(&x, 1));
+	bool at_prefill = prefill > decode;
+	double dyn = at_prefill ? prefill : decode;
+	double copies = x.amp ? S.copies : 0;
+	memset(out, 0, sizeof *out);
+	out->cuda_context = u64(S.ctx);
+	out->workspace = u64(S.ws);
+	out->weights = u64(S.weights + copies);
+	out->kv_cache = u64(rows * (at_prefill ? kv_prompt : kv_full));
+	out->logits = u64(rows * logits);
+	out->activations = u64(dyn - rows * (at_prefill ? kv_prompt : kv_full) - rows * logits);
+	out->zero_gather = u64(S.gather + S.comm);
+	out->slack = u64(c->slack_frac * dyn + (double)c->slack_min);
+	out->dynamic = u64(dyn);
+	out->total = sat_sum((const uint64_t[]){out->cuda_context, out->workspace, out->weights, out->kv_cache,
+						out->activations, out->logits, out->zero_gather, out->slack}, 8);
+	out->params = u64(S.P);
+	out->trainable = 0;
+	out->phase = at_prefill ? SL_PHASE_PREFILL : SL_PHASE_DECODE;
+	if (s->gpu_mem_util_bp && gpu) {
+		uint64_t held = u64((double)gpu->bytes * (double)s->gpu_mem_util_bp / 10000.0);
+		if (held > out->total) {
+			out->preallocated = held - out->total;
+			out->total = held;
+		}
+	}
+}
+
+/* A workload other than a training step: an evaluation forward (no optimizer: nothing trains), or generation. */
+static void estimate_mode(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+			  const struct sl_calib *c, struct sl_breakdown *out)
+{
+	if (s->mode == SL_MODE_GENERATE && a->kind != SL_ARCH_ENCODER && !a->enc_only) {
+		estimate_generate(a, s, gpu, c, out);
+		return;
+	}
+	sl_estimate_eval(a, s, gpu, c, out);
+	out->total -= out->optimizer;
+	out->optimizer = 0;
+	out->trainable = 0;
 }
 
 uint64_t sl_attention_only_bytes(enum sl_attn impl, uint64_t batch, uint32_t heads, uint32_t head_dim,
@@ -969,6 +1063,8 @@ const char *sl_phase_name(enum sl_phase p)
 		[SL_PHASE_BACKWARD] = "backward",
 		[SL_PHASE_OPTIMIZER] = "optimizer step",
 		[SL_PHASE_EVAL] = "evaluation forward",
+		[SL_PHASE_PREFILL] = "generation prefill",
+		[SL_PHASE_DECODE] = "last decoding step",
 	};
 	return (unsigned)p < SL_PHASE__COUNT ? names[p] : "?";
 }

@@ -117,6 +117,31 @@ const char *sl_offload_name(enum sl_offload o)
 	return (unsigned)o < SL_OFFLOAD__COUNT ? offload_names[o] : "?";
 }
 
+const char *sl_mode_name(enum sl_mode m)
+{
+	static const char *const names[SL_MODE__COUNT] = {"train", "eval", "generate"};
+	return (unsigned)m < SL_MODE__COUNT ? names[m] : "?";
+}
+
+int sl_mode_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum sl_mode mode;
+	} aliases[] = {
+		{"train", SL_MODE_TRAIN},       {"training", SL_MODE_TRAIN},       {"finetune", SL_MODE_TRAIN},
+		{"fine-tune", SL_MODE_TRAIN},   {"sft", SL_MODE_TRAIN},            {"pretrain", SL_MODE_TRAIN},
+		{"eval", SL_MODE_EVAL},         {"evaluate", SL_MODE_EVAL},        {"evaluation", SL_MODE_EVAL},
+		{"predict", SL_MODE_EVAL},      {"test", SL_MODE_EVAL},            {"generate", SL_MODE_GENERATE},
+		{"generation", SL_MODE_GENERATE}, {"decode", SL_MODE_GENERATE},    {"decoding", SL_MODE_GENERATE},
+		{"inference", SL_MODE_GENERATE}, {"sample", SL_MODE_GENERATE},     {"sampling", SL_MODE_GENERATE},
+	};
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strcasecmp(s, aliases[i].name) == 0)
+			return (int)aliases[i].mode;
+	return -1;
+}
+
 int sl_optim_parse(const char *s)
 {
 	for (size_t i = 0; i < sizeof optim_aliases / sizeof optim_aliases[0]; i++)

@@ -39,7 +39,7 @@ int sl_check_gc_off_large_model(struct sl_check *cx)
 				continue;
 			struct sl_settings s;
 			const struct sl_model *m;
-			if (!sl_eval_settings(ev, idx, &s, &m) || s.gradient_checkpointing || s.lora_r)
+			if (!sl_eval_settings(ev, idx, &s, &m) || s.mode != SL_MODE_TRAIN || s.gradient_checkpointing || s.lora_r)
 				continue;
 			if (sl_arch_params_for_task(&m->arch, s.task) < LARGE_PARAMS)
 				break;

@@ -146,6 +146,15 @@ const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const u
 	const char *gkey = gax ? gax->key : "gradient_accumulation_steps";
 
 	const char *batch = NULL, *length = NULL, *gc = NULL, *zero = NULL;
+	struct sl_settings s;
+	const struct sl_model *m;
+	bool train = sl_eval_settings(ev, idx, &s, &m) && s.mode == SL_MODE_TRAIN;
+	if (!train) {
+		/* nothing trains: no accumulation, checkpointing or ZeRO to offer */
+		fx.new_batch = 0;
+		fx.gc_fits = false;
+		fx.zero_gpus = 0;
+	}
 	if (fx.new_batch && fx.new_batch == fx.batch_fit)
 		batch = sl_arena_printf(a, "%s %llu with %s %llu keeps the effective batch %llu (the largest batch that fits)",
 					bkey, (unsigned long long)fx.new_batch, gkey, (unsigned long long)fx.new_accum,
@@ -190,7 +199,8 @@ const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const u
 		sl_buf_adds(&b, order[i]);
 	}
 	if (!shown)
-		return "nothing sweeplint tries fits (a smaller batch, gradient checkpointing, ZeRO-2/3 on up to 8 GPUs)";
+		return train ? "nothing sweeplint tries fits (a smaller batch, gradient checkpointing, ZeRO-2/3 on up to 8 GPUs)"
+			     : "no smaller batch fits";
 	return b.buf;
 }
 
@@ -477,7 +487,7 @@ void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_
 	if (!mask)
 		return;
 	d->message = sl_arena_printf(cx->arena, "%s; judged on assumed settings: %s (state them in the sweep, its "
-				     "command, a -c config or with --set)", d->message, sl_need_describe(cx->arena, mask));
+				     "command, a -c config or with --set)", d->message, sl_need_describe(cx->arena, mask, ev->mode));
 	if (d->severity == SL_SEV_ERROR)
 		d->severity = SL_SEV_WARNING;
 }

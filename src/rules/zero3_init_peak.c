@@ -39,7 +39,7 @@ int sl_check_zero3_init_peak(struct sl_check *cx)
 			continue;
 		struct sl_settings s;
 		const struct sl_model *m;
-		if (!sl_eval_settings(ev, idx, &s, &m) || s.zero_stage < 3 || s.num_gpus < 2 || s.zero3_init)
+		if (!sl_eval_settings(ev, idx, &s, &m) || s.mode != SL_MODE_TRAIN || s.zero_stage < 3 || s.num_gpus < 2 || s.zero3_init)
 			continue;
 		uint64_t params = sl_arch_params_for_task(&m->arch, s.task);
 		uint64_t load = ev->cat->calib.cuda_context + (uint64_t)((double)params * bytes_per_param(&s));

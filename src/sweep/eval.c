@@ -491,10 +491,11 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		      const struct sl_model **model)
 {
 	sl_settings_default(s);
+	s->mode = ev->mode;
 	if (ev->num_gpus)
 		s->num_gpus = ev->num_gpus;
 	const struct sl_model *m = NULL;
-	bool task_set = false, quant_set = false, seq_set = false, known = true;
+	bool task_set = false, quant_set = false, seq_set = false, prec_set = false, known = true;
 	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
@@ -515,6 +516,8 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 			if (v->rv[k].role == SL_ROLE_QUANT)
 				quant_set = true;
 			seq_set |= v->rv[k].role == SL_ROLE_SEQ_LEN;
+			prec_set |= v->rv[k].role == SL_ROLE_DTYPE || v->rv[k].role == SL_ROLE_AMP ||
+				    v->rv[k].role == SL_ROLE_QUANT;
 			sl_settings_apply(s, &v->rv[k], bf16);
 		}
 	}
@@ -522,6 +525,12 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		s->task = m->task;
 	if (m && !quant_set && m->quant != SL_QUANT_NONE)
 		s->quant = m->quant; /* the id names it (-bnb-4bit): a setting unless the sweep sets one */
+	/*
+	 * generation with no precision stated: the weights load in the checkpoint's dtype (transformers >= 5
+	 * loads torch_dtype "auto"; decoder checkpoints are 16-bit): bf16 where the GPU has it, else fp16
+	 */
+	if (s->mode == SL_MODE_GENERATE && !prec_set)
+		s->dtype = bf16 ? SL_DTYPE_BF16 : SL_DTYPE_FP16;
 	/* no length stated: a model that bounds its input below the default runs at its maximum */
 	if (!seq_set && sl_eval_model_length(m))
 		s->seq_len = sl_eval_model_length(m);
@@ -1288,6 +1297,11 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	mark_overridden(&B); /* before the shape steps: notes hold axis indices */
 	add_shape_model(&B);
 	drop_shape_axes(ev);
+	if (!sl_eval_axis_for(ev, SL_ROLE_MODE)) {
+		const char *mwhy = NULL;
+		ev->mode = sl_workload_infer(a, sl_workload_new(a, diags), ev, &mwhy);
+		note(&B, "mode", "inferred", SL_ROLE_MODE, mwhy);
+	}
 	/* empty axes (a malformed parameter) contribute nothing */
 	size_t k = 0;
 	for (size_t i = 0; i < ev->naxes; i++)

@@ -155,18 +155,21 @@ const char *sl_need_role_name(unsigned bit)
 	}
 }
 
-const char *sl_need_describe(struct sl_arena *a, unsigned mask)
+const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mode)
 {
+	bool gen = mode == SL_MODE_GENERATE;
 	struct sl_settings d;
 	sl_settings_default(&d);
 	const char *part[3];
 	size_t n = 0;
 	if (mask & SL_NEED_BATCH)
-		part[n++] = sl_arena_printf(a, "batch_size %llu (HF Trainer's default)", (unsigned long long)d.batch_size);
+		part[n++] = sl_arena_printf(a, "batch_size %llu%s", (unsigned long long)d.batch_size,
+					    gen ? "" : " (HF Trainer's default)");
 	if (mask & SL_NEED_LENGTH)
 		part[n++] = sl_arena_printf(a, "seq_len %llu", (unsigned long long)d.seq_len);
 	if (mask & SL_NEED_PRECISION)
-		part[n++] = sl_arena_printf(a, "dtype %s without mixed precision", sl_dtype_name(d.dtype));
+		part[n++] = gen ? "16-bit weights (the checkpoint's dtype, as transformers >= 5 loads it)"
+				: sl_arena_printf(a, "dtype %s without mixed precision", sl_dtype_name(d.dtype));
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (size_t i = 0; i < n; i++) {
@@ -265,6 +268,6 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 		if (o.source != SL_SOURCE_DEFAULT)
 			p = o;
 	}
-	describe_one(&b, a, "precision", &p, sl_arena_printf(a, "%s weights, no mixed precision", sl_dtype_name(d.dtype)));
+	describe_one(&b, a, "precision", &p, ev->mode == SL_MODE_GENERATE ? "16-bit weights, the checkpoint's dtype" : sl_arena_printf(a, "%s weights, no mixed precision", sl_dtype_name(d.dtype)));
 	return b.buf;
 }

@@ -56,6 +56,10 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_FFN_SIZE] = "ffn_size",
 	[SL_ROLE_VOCAB_SIZE] = "vocab_size",
 	[SL_ROLE_HEAD_DIM] = "head_dim",
+	[SL_ROLE_MODE] = "mode",
+	[SL_ROLE_NUM_BEAMS] = "num_beams",
+	[SL_ROLE_MAX_NEW_TOKENS] = "max_new_tokens",
+	[SL_ROLE_GPU_MEMORY_UTILIZATION] = "gpu_memory_utilization",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -496,6 +500,8 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	case SL_ROLE_NUM_GPUS:
 	case SL_ROLE_MINI_BATCH_SIZE:
 	case SL_ROLE_TEXTS_PER_EXAMPLE:
+	case SL_ROLE_NUM_BEAMS:
+	case SL_ROLE_MAX_NEW_TOKENS:
 		return &positive;
 	case SL_ROLE_LAYERS:
 	case SL_ROLE_HIDDEN_SIZE:
@@ -644,6 +650,27 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = (uint64_t)k;
 		return 0;
 	}
+	case SL_ROLE_MODE: {
+		int k = sl_mode_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_GPU_MEMORY_UTILIZATION: {
+		/* a fraction in (0, 1]: vLLM refuses anything else */
+		const struct sl_value *tv = t == text ? typed : NULL;
+		char *end = NULL;
+		double f = tv && tv->type == SL_V_FLOAT ? tv->f
+			 : tv && tv->type == SL_V_INT && !tv->big ? (double)tv->i
+			 : strtod(t, &end);
+		if (end && (end == t || *end))
+			goto bad;
+		if (!(f > 0 && f <= 1))
+			goto bad;
+		out->u = (uint64_t)llround(f * 10000);
+		return 0;
+	}
 	case SL_ROLE_OFFLOAD: {
 		int k = lookup(offload_names, t);
 		if (k < 0) {
@@ -775,6 +802,18 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 		break;
 	case SL_ROLE_ZERO3_INIT:
 		s->zero3_init = u != 0;
+		break;
+	case SL_ROLE_MODE:
+		s->mode = (enum sl_mode)u;
+		break;
+	case SL_ROLE_NUM_BEAMS:
+		s->num_beams = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		break;
+	case SL_ROLE_MAX_NEW_TOKENS:
+		s->max_new_tokens = u;
+		break;
+	case SL_ROLE_GPU_MEMORY_UTILIZATION:
+		s->gpu_mem_util_bp = (uint32_t)u;
 		break;
 	case SL_ROLE_PIN_MEMORY:
 		s->pin_memory = u != 0;

@@ -6,6 +6,7 @@
 #ifndef SWEEPLINT_SWEEP_INTERNAL_H
 #define SWEEPLINT_SWEEP_INTERNAL_H
 
+#include "sweeplint/memory.h"
 #include "sweeplint/sweep.h"
 
 enum sl_pkey {
@@ -43,6 +44,13 @@ struct sl_model;
 struct sl_eval;
 struct sl_arena;
 uint32_t sl_eval_model_length(const struct sl_model *m);
+/* workload.c: rules/workload.yaml compiled (NULL when it does not load: problems in diags). */
+struct sl_workload;
+struct sl_diags;
+struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags);
+/* The mode ev's keys (notes) and command flags say, with why in words (w NULL: training). */
+enum sl_mode sl_workload_infer(struct sl_arena *a, const struct sl_workload *w, const struct sl_eval *ev,
+			       const char **why);
 /* Fill ev->stated and ev->assumed once the counts are made. */
 void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev);
 

@@ -566,6 +566,61 @@ static void test_whisper_frames(void **state)
 	assert_true(longer.total > full.total);
 }
 
+/*
+ * Generation (issue #12): no gradients or optimizer; the KV cache is 2 × layers × (batch × beams) ×
+ * (prompt + new) × kv_heads × head_dim × dtype bytes at the last decoding step; the beams multiply it;
+ * the Llama-3.1-8B decoding sweep of the issue fits an 80 GB card; vLLM's pre-allocation is a floor.
+ */
+static void test_generate(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.1-8b");
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.mode = SL_MODE_GENERATE;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 16;
+	s.num_beams = 4;
+	s.max_new_tokens = 4096;
+	struct sl_breakdown b;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_int_equal(b.phase, SL_PHASE_DECODE);
+	assert_int_equal(b.gradients, 0);
+	assert_int_equal(b.optimizer, 0);
+	assert_int_equal(b.trainable, 0);
+	uint64_t kv = 2ull * a->layers * 4 * (16 + 4096) * a->kv_heads * a->head_dim * 2;
+	assert_true(b.kv_cache >= kv - kv / 1000 && b.kv_cache <= kv + kv / 1000);
+	/* weights as loaded: 2 bytes per parameter */
+	uint64_t p = sl_arch_params_for_task(a, SL_TASK_CAUSAL_LM);
+	assert_true(b.weights >= 2 * p && b.weights < 2 * p + p / 100);
+	/* twice the beams: twice the cache */
+	struct sl_breakdown b8;
+	s.num_beams = 8;
+	sl_estimate(a, &s, h100, &e->calib, &b8);
+	assert_true(b8.kv_cache > 2 * b.kv_cache - kv / 1000 && b8.kv_cache < 2 * b.kv_cache + kv / 1000);
+	/* the issue's sweep: batch 8 × 4 beams × a 4096-token prompt in bf16 fits 80 GB; training would not */
+	s.batch_size = 8, s.seq_len = 4096, s.num_beams = 4, s.max_new_tokens = 0;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(b.total < h100->bytes);
+	s.mode = SL_MODE_TRAIN;
+	sl_estimate(a, &s, h100, &e->calib, &b8);
+	assert_true(b8.total > h100->bytes);
+	/* vLLM holds gpu_memory_utilization of the GPU whatever the model needs less */
+	s.mode = SL_MODE_GENERATE;
+	s.batch_size = 1, s.seq_len = 128, s.num_beams = 1;
+	s.gpu_mem_util_bp = 9000;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(b.total >= h100->bytes * 9 / 10 - 1 && b.preallocated > 0);
+	/* an encoder cannot generate: an evaluation forward without optimizer states */
+	s.gpu_mem_util_bp = 0;
+	sl_estimate(arch(e, "bert-base-uncased"), &s, h100, &e->calib, &b);
+	assert_int_equal(b.kv_cache, 0);
+	assert_int_equal(b.optimizer, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_new_families),
 		cmocka_unit_test(test_moe),
 		cmocka_unit_test(test_whisper_frames),
+		cmocka_unit_test(test_generate),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -240,6 +240,7 @@ static void put_calib(FILE *f, const struct sl_calib *c)
 	put_double(f, "host_overhead_frac", c->host_overhead_frac);
 	put_double(f, "flash_bwd_bytes", c->flash_bwd_bytes);
 	put_double(f, "host_offload_factor", c->host_offload_factor);
+	put_u64(f, "gen_max_length", c->gen_max_length);
 	fputs("\n};\n\n", f);
 }
 
