@@ -75,6 +75,8 @@ struct sl_options {
 	const char *program;             /* .sweeplint.yaml `program:`: the program, relative to the project */
 	const char *python;              /* the interpreter that parses it (NULL: python3 from PATH) */
 	const char *config_dir;          /* .sweeplint.yaml `config_dir:`: its Hydra/config folder */
+	uint64_t max_combos;             /* evaluation bound (eval.h); 0: the default. The fuzz targets lower it
+					  * so that one input's work stays small under their instrumentation */
 };
 
 struct sl_run {

@@ -306,6 +306,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.nmodel_aliases = run->opt.nmodel_aliases,
 		.ignore_params = f->program ? f->program->ignore_params : NULL,
 		.nignore_params = f->program ? f->program->nignore_params : 0,
+		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;
 	rc = sl_eval_run(a, f->sweep, &o, &f->diags, &ev, &why);
