@@ -509,6 +509,10 @@ const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);
 const char *sl_mode_name(enum sl_mode m);     /* "train", "eval", "generate" */
+struct sl_buf;
+/* Appends a combination's settings as estimate and the LSP hover show them:
+ * ", batch B × L[→T], dtype[ + amp X], gradient checkpointing, optimizer, lora rN, …". */
+void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s);
 int sl_mode_parse(const char *s);       /* also training/finetune/sft, evaluate/predict/test, generation/decode/inference; -1 */
 
 #endif

@@ -132,38 +132,10 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 
 static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 {
-	const struct sl_settings *s = &m->s;
 	struct sl_buf b;
 	sl_buf_init(&b, run->arena);
-	sl_buf_addf(&b, "%s, %s, batch %llu × %llu", m->model->name, sl_task_name(s->task),
-		    (unsigned long long)s->batch_size, (unsigned long long)s->seq_len);
-	if (s->target_len)
-		sl_buf_addf(&b, "→%llu", (unsigned long long)s->target_len);
-	sl_buf_addf(&b, ", %s", sl_dtype_name(s->dtype));
-	if (s->amp != SL_AMP_OFF)
-		sl_buf_addf(&b, " + amp %s", sl_amp_name(s->amp));
-	if (s->gradient_checkpointing)
-		sl_buf_adds(&b, ", gradient checkpointing");
-	sl_buf_addf(&b, ", %s", sl_optim_name(s->optimizer));
-	if (s->lora_r)
-		sl_buf_addf(&b, ", lora r%u", s->lora_r);
-	if (s->quant != SL_QUANT_NONE)
-		sl_buf_addf(&b, ", %s base", sl_quant_name(s->quant));
-	if (s->attn != SL_ATTN_DEFAULT)
-		sl_buf_addf(&b, ", attn %s", sl_attn_name(s->attn));
-	if (s->zero_stage)
-		sl_buf_addf(&b, ", zero-%u", s->zero_stage);
-	if (s->offload != SL_OFFLOAD_NONE)
-		sl_buf_addf(&b, ", offload %s", sl_offload_name(s->offload));
-	if (s->num_gpus > 1)
-		sl_buf_addf(&b, ", %u GPUs", s->num_gpus);
-	if (s->mode != SL_MODE_TRAIN)
-		sl_buf_addf(&b, ", mode %s", sl_mode_name(s->mode));
-	if (s->mode == SL_MODE_GENERATE)
-		sl_buf_addf(&b, ", %u beam%s, %llu new tokens", s->num_beams ? s->num_beams : 1,
-			    s->num_beams > 1 ? "s" : "", (unsigned long long)s->max_new_tokens);
-	if (s->gpu_mem_util_bp)
-		sl_buf_addf(&b, ", gpu_memory_utilization %.2f", s->gpu_mem_util_bp / 10000.0);
+	sl_buf_addf(&b, "%s, %s", m->model->name, sl_task_name(m->s.task));
+	sl_settings_describe(&b, &m->s);
 	return b.buf;
 }
 

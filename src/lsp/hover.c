@@ -124,24 +124,8 @@ static const char *settings_line(struct sl_arena *a, const struct sl_settings *s
 {
 	struct sl_buf b;
 	sl_buf_init(&b, a);
-	sl_buf_addf(&b, "%s, batch %llu × %llu", m ? m->name : "?", (unsigned long long)s->batch_size,
-		    (unsigned long long)s->seq_len);
-	if (s->target_len)
-		sl_buf_addf(&b, "→%llu", (unsigned long long)s->target_len);
-	sl_buf_addf(&b, ", %s", sl_dtype_name(s->dtype));
-	if (s->amp != SL_AMP_OFF)
-		sl_buf_addf(&b, " + amp %s", sl_amp_name(s->amp));
-	if (s->gradient_checkpointing)
-		sl_buf_adds(&b, ", gradient checkpointing");
-	sl_buf_addf(&b, ", %s", sl_optim_name(s->optimizer));
-	if (s->lora_r)
-		sl_buf_addf(&b, ", LoRA r%u", s->lora_r);
-	if (s->quant != SL_QUANT_NONE)
-		sl_buf_addf(&b, ", %s base", sl_quant_name(s->quant));
-	if (s->zero_stage)
-		sl_buf_addf(&b, ", ZeRO-%u", s->zero_stage);
-	if (s->num_gpus > 1)
-		sl_buf_addf(&b, ", %u GPUs", s->num_gpus);
+	sl_buf_adds(&b, m ? m->name : "?");
+	sl_settings_describe(&b, s);
 	return b.buf;
 }
 

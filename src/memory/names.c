@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sweeplint/arena.h"
 #include "sweeplint/memory.h"
 
 static const char *const dtype_names[SL_DTYPE__COUNT] = {
@@ -165,4 +166,36 @@ void sl_settings_default(struct sl_settings *s)
 	s->offload = SL_OFFLOAD_NONE;
 	s->num_gpus = 1;
 	s->texts_per_example = 2;
+}
+
+void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
+{
+	sl_buf_addf(b, ", batch %llu × %llu", (unsigned long long)s->batch_size, (unsigned long long)s->seq_len);
+	if (s->target_len)
+		sl_buf_addf(b, "→%llu", (unsigned long long)s->target_len);
+	sl_buf_addf(b, ", %s", sl_dtype_name(s->dtype));
+	if (s->amp != SL_AMP_OFF)
+		sl_buf_addf(b, " + amp %s", sl_amp_name(s->amp));
+	if (s->gradient_checkpointing)
+		sl_buf_adds(b, ", gradient checkpointing");
+	sl_buf_addf(b, ", %s", sl_optim_name(s->optimizer));
+	if (s->lora_r)
+		sl_buf_addf(b, ", lora r%u", s->lora_r);
+	if (s->quant != SL_QUANT_NONE)
+		sl_buf_addf(b, ", %s base", sl_quant_name(s->quant));
+	if (s->attn != SL_ATTN_DEFAULT)
+		sl_buf_addf(b, ", attn %s", sl_attn_name(s->attn));
+	if (s->zero_stage)
+		sl_buf_addf(b, ", zero-%u", s->zero_stage);
+	if (s->offload != SL_OFFLOAD_NONE)
+		sl_buf_addf(b, ", offload %s", sl_offload_name(s->offload));
+	if (s->num_gpus > 1)
+		sl_buf_addf(b, ", %u GPUs", s->num_gpus);
+	if (s->mode != SL_MODE_TRAIN)
+		sl_buf_addf(b, ", mode %s", sl_mode_name(s->mode));
+	if (s->mode == SL_MODE_GENERATE)
+		sl_buf_addf(b, ", %u beam%s, %llu new tokens", s->num_beams ? s->num_beams : 1,
+			    s->num_beams > 1 ? "s" : "", (unsigned long long)s->max_new_tokens);
+	if (s->gpu_mem_util_bp)
+		sl_buf_addf(b, ", gpu_memory_utilization %.2f", s->gpu_mem_util_bp / 10000.0);
 }
