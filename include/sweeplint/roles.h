@@ -76,15 +76,24 @@ struct sl_key_rule {
 	const char *if_true;      /* role value text when the key's value is true (e.g. fp16: true -> "fp16") */
 	const char *if_false;     /* ... when false ("off"); NULL: booleans are taken as they are */
 	int add;                  /* added to an integer value (num_negatives: 3 -> texts_per_example 5) */
-	const char *origin;       /* "rules/keys.yaml" or the project config path */
-	void *code;               /* compiled pattern (pcre2_code *) */
+	const char *origin;       /* "rules/keys.yaml", "rules/words.yaml" or the project config path */
+	void *code;               /* compiled pattern (pcre2_code *); NULL for a rule made by words */
+	/* a rule found through the key's words (rules/words.yaml): how, for -v and the hover —
+	 * "read as per_device_train_batch_size" (a keys.yaml pattern on the key re-spelled) or
+	 * "by words per/device/bs" (pattern then names the vocabulary entry); NULL otherwise */
+	const char *by;
 };
+
+struct sl_keywords; /* rules/words.yaml, read on the first key no pattern matches (words.c) */
 
 struct sl_keymap {
 	struct sl_key_rule *rules; /* in priority order: project rules first */
 	size_t n, cap;
 	void *match_data;          /* pcre2_match_data * shared by matches */
 	void *match_context;       /* pcre2_match_context *: the match and depth limits below */
+	struct sl_arena *arena;    /* the keymap's arena: word matches allocate their rules there */
+	struct sl_keywords *words; /* NULL until first needed */
+	bool words_tried;          /* words loaded (or failed to: then no mapping by words) */
 };
 
 /*
@@ -110,7 +119,11 @@ struct sl_keymap *sl_keymap_new(struct sl_arena *a, struct sl_diags *diags);
 int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *pattern, enum sl_role role,
 		      const char *if_true, const char *if_false, const char *origin, const char **why);
 
-/* The first rule whose pattern matches key[0..len), or NULL (not memory-relevant). */
+/*
+ * The first rule whose pattern matches key[0..len); else the rule the key's
+ * words give (rules/words.yaml: the key re-spelled from its words against the
+ * patterns, then the role vocabulary); else NULL (not memory-relevant).
+ */
 const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len);
 
 /*
@@ -122,6 +135,33 @@ const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char
  */
 const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, const char *key, size_t len,
 						  const struct sl_key_rule **limited);
+
+/*
+ * Why a key has r's role, for -v and the hover: "PATTERN from ORIGIN", "read as
+ * per_device_train_batch_size: PATTERN from rules/keys.yaml" or "by words
+ * per/device/bs from rules/words.yaml".
+ */
+const char *sl_key_rule_describe(struct sl_arena *a, const struct sl_key_rule *r);
+
+/* The patterns only (no words): for words.c, which matches the re-spelled key with it. */
+const struct sl_key_rule *sl_keymap_match_patterns(const struct sl_keymap *km, const char *key, size_t len,
+						   const struct sl_key_rule **limited);
+
+/*
+ * words.c: a key's words — split on '.', '_', '-', spaces and case changes,
+ * lower-cased, a leading '^', '-', '+' or '~' dropped; seg[i] is the dotted
+ * part word i is from. At most max words (the rest are ignored: the return
+ * value says how many there were).
+ */
+size_t sl_key_words(struct sl_arena *a, const char *key, size_t len, const char **words, unsigned *seg, size_t max);
+
+/* rules/words.yaml parsed from bytes (name in diagnostics); NULL and diagnostics when bad. */
+struct sl_keywords *sl_keywords_parse(struct sl_arena *a, const char *name, const char *bytes, size_t len,
+				      struct sl_diags *diags);
+
+/* The rule km's words give key (step 1 and 2 of rules/words.yaml), or NULL. */
+const struct sl_key_rule *sl_keywords_match(const struct sl_keymap *km, const char *key, size_t len,
+					    const struct sl_key_rule **limited);
 
 /* What a count role accepts: whole numbers up to max (0 too when zero_ok). */
 struct sl_role_count {

@@ -229,7 +229,9 @@ const char *sl_lsp_hover_key(const struct sl_lsp_lint *l, size_t off, size_t *st
 		if (ax->param != p)
 			continue;
 		sl_buf_addf(&b, "Memory role **%s**", sl_role_name(ax->role));
-		if (ax->rule)
+		if (ax->rule && ax->rule->by)
+			sl_buf_addf(&b, ": the key, %s.\n", sl_key_rule_describe(a, ax->rule));
+		else if (ax->rule)
 			sl_buf_addf(&b, ": the key matches the pattern `%s` of %s.\n", ax->rule->pattern,
 				    ax->rule->origin ? ax->rule->origin : "the key map");
 		else
@@ -244,7 +246,7 @@ const char *sl_lsp_hover_key(const struct sl_lsp_lint *l, size_t off, size_t *st
 			continue;
 		if (n->role >= 0)
 			sl_buf_addf(&b, "Memory role **%s**%s%s%s: %s.\n", sl_role_name((enum sl_role)n->role),
-				    n->rule ? " (pattern `" : "", n->rule ? n->rule->pattern : "", n->rule ? "`)" : "",
+				    n->rule ? " (" : "", n->rule ? sl_key_rule_describe(a, n->rule) : "", n->rule ? ")" : "",
 				    n->detail ? n->detail : "not used");
 		else
 			sl_buf_addf(&b, "Not memory-relevant%s%s.\n", n->detail ? ": " : "", n->detail ? n->detail : "");

@@ -245,8 +245,8 @@ static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
 	if (n->role < 0)
 		return sl_arena_printf(a, "%s (%s): %s", n->key, n->where, n->detail);
 	if (n->rule)
-		return sl_arena_printf(a, "%s (%s) -> %s: %s [%s from %s]", n->key, n->where,
-				       sl_role_name((enum sl_role)n->role), n->detail, n->rule->pattern, n->rule->origin);
+		return sl_arena_printf(a, "%s (%s) -> %s: %s [%s]", n->key, n->where, sl_role_name((enum sl_role)n->role),
+				       n->detail, sl_key_rule_describe(a, n->rule));
 	return sl_arena_printf(a, "%s (%s) -> %s: %s", n->key, n->where, sl_role_name((enum sl_role)n->role),
 			       n->detail);
 }

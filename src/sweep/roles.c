@@ -278,6 +278,7 @@ struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const ch
 	}
 	km->match_data = new_match_data(a);
 	km->match_context = new_match_context(a);
+	km->arena = a;
 	return km;
 }
 
@@ -308,6 +309,7 @@ struct sl_keymap *sl_keymap_from_snapshot(struct sl_arena *a, const struct sl_sn
 	}
 	km->match_data = new_match_data(a);
 	km->match_context = new_match_context(a);
+	km->arena = a;
 	return km;
 }
 
@@ -337,8 +339,8 @@ int sl_keymap_prepend(struct sl_arena *a, struct sl_keymap *km, const char *patt
 	return 0;
 }
 
-const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, const char *key, size_t len,
-						  const struct sl_key_rule **limited)
+const struct sl_key_rule *sl_keymap_match_patterns(const struct sl_keymap *km, const char *key, size_t len,
+						   const struct sl_key_rule **limited)
 {
 	*limited = NULL;
 	if (!km)
@@ -353,6 +355,27 @@ const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, co
 		}
 	}
 	return NULL;
+}
+
+const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, const char *key, size_t len,
+						  const struct sl_key_rule **limited)
+{
+	const struct sl_key_rule *r = sl_keymap_match_patterns(km, key, len, limited);
+#ifndef SL_SNAPSHOT_GENERATOR
+	if (!r && !*limited && km)
+		r = sl_keywords_match(km, key, len, limited);
+#endif
+	return r;
+}
+
+const char *sl_key_rule_describe(struct sl_arena *a, const struct sl_key_rule *r)
+{
+	const char *origin = r->origin ? r->origin : "the key map";
+	if (r->by && !r->code)
+		return sl_arena_printf(a, "%s from %s", r->by, origin); /* the vocabulary: its words say it */
+	if (r->by)
+		return sl_arena_printf(a, "%s: %s from %s", r->by, r->pattern, origin);
+	return sl_arena_printf(a, "%s from %s", r->pattern, origin);
 }
 
 const struct sl_key_rule *sl_keymap_match(const struct sl_keymap *km, const char *key, size_t len)

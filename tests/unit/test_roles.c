@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/data.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/roles.h"
 
@@ -92,6 +93,153 @@ static void test_key_roles(void **state)
 		int got = role_of(f, cases[i].key);
 		if (got != cases[i].role)
 			fail_msg("%s: expected role %d, got %d", cases[i].key, cases[i].role, got);
+	}
+}
+
+/* The key's words: split, re-spelled against keys.yaml, then the vocabulary of rules/words.yaml. */
+static void test_key_words(void **state)
+{
+	struct fx *f = *state;
+	const char *w[8];
+	unsigned seg[8];
+	size_t n = sl_key_words(f->a, "^trainer.perDeviceTrainBatch-size", 33, w, seg, 8);
+	assert_int_equal(n, 6);
+	static const char *const want[] = {"trainer", "per", "device", "train", "batch", "size"};
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(w[i], want[i]);
+		assert_int_equal(seg[i], i ? 1 : 0);
+	}
+	n = sl_key_words(f->a, "HFModelID", 9, w, seg, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(w[0], "hf");
+	assert_string_equal(w[1], "model");
+	assert_string_equal(w[2], "id");
+	static const struct {
+		const char *key;
+		int role;
+		const char *by; /* how (a prefix of rule->by), NULL for a keys.yaml pattern as written */
+	} cases[] = {
+		/* re-spelled, then a keys.yaml pattern */
+		{"per-device-train-batch-size", SL_ROLE_BATCH_SIZE, "read as per_device_train_batch_size"},
+		{"MODEL_NAME", SL_ROLE_MODEL, "read as model_name"},
+		{"VALID_BATCH_SIZE", SL_ROLE_EVAL_BATCH_SIZE, "read as valid_batch_size"},
+		{"gradientAccumulationSteps", SL_ROLE_GRAD_ACCUM, "read as gradient_accumulation_steps"},
+		{"--load-in-4bit", SL_ROLE_QUANT, "read as load_in_4bit"},
+		{"trainer.per_device_train_batch_size", SL_ROLE_BATCH_SIZE, NULL},
+		/* the vocabulary */
+		{"per_device_bs", SL_ROLE_BATCH_SIZE, "by words per/device/bs"},
+		{"batch_size_per_gpu", SL_ROLE_BATCH_SIZE, "by words batch/size/per/gpu"},
+		{"batch_size_test", SL_ROLE_EVAL_BATCH_SIZE, "by words batch/size/test"},
+		{"evaluation.batch_size", SL_ROLE_EVAL_BATCH_SIZE, NULL},
+		{"test_bsz", SL_ROLE_EVAL_BATCH_SIZE, "by words test/bsz"},
+		{"model_name_or_path_hf", SL_ROLE_MODEL, "by words"},
+		{"hf.model_id", SL_ROLE_MODEL, NULL},
+		{"hf_repo.model", SL_ROLE_MODEL, NULL},
+		{"base_model_repo", SL_ROLE_MODEL, "by words base/model/repo"},
+		{"model.name", SL_ROLE_MODEL, "by words model/name"},
+		{"plm_name", SL_ROLE_MODEL, "by words plm/name"},
+		{"max_src_len", SL_ROLE_SEQ_LEN, "by words max/src/len"},
+		{"max_seq_len_train", SL_ROLE_SEQ_LEN, "by words"},
+		{"tgt_max_len", SL_ROLE_TARGET_LEN, "by words tgt/max/len"},
+		{"grad_accumulation", SL_ROLE_GRAD_ACCUM, "by words"},
+		{"num_neg", SL_ROLE_TEXTS_PER_EXAMPLE, "by words num/neg"},
+		{"use_4bit", SL_ROLE_QUANT, "by words use/4bit"},
+		{"use_flash_attention", SL_ROLE_ATTN, "by words"},
+		{"devices", SL_ROLE_NUM_GPUS, "by words devices"},
+		{"trainer.devices", SL_ROLE_NUM_GPUS, "by words devices"},
+		{"beam_size", SL_ROLE_NUM_BEAMS, NULL},
+		{"gen.num_beams", SL_ROLE_NUM_BEAMS, NULL},
+		{"enable_gradient_checkpointing", SL_ROLE_GRADIENT_CHECKPOINTING, "by words"},
+		{"model.torch_dtype", SL_ROLE_DTYPE, NULL},
+		{"optimizer.name", SL_ROLE_OPTIMIZER, "by words optimizer/name"},
+		/* never memory: no entry knows a word of them, or two readings fit */
+		{"optimizer.lr", -1, NULL},
+		{"model.lr", -1, NULL},
+		{"model.dropout", -1, NULL},
+		{"model.hidden_dim", -1, NULL},
+		{"model_dir", -1, NULL},
+		{"model_type", -1, NULL},
+		{"teacher_model", -1, NULL},
+		{"LEARNING_RATE", -1, NULL},
+		{"weight-decay", -1, NULL},
+		{"warmup_steps", -1, NULL},
+		{"global_batch_size", -1, NULL},
+		{"num_batches", -1, NULL},
+		{"generation_batch_size", -1, NULL},
+		{"num-minibatches", -1, NULL},
+		{"pre_seq_len", -1, NULL},
+		{"min_length", -1, NULL},
+		{"length_penalty", -1, NULL},
+		{"max_completion_length", -1, NULL},
+		{"train_negatives", -1, NULL},
+		{"in_batch_negatives", -1, NULL},
+		{"bnb_4bit_compute_dtype", -1, NULL},
+		{"lora_dropout", -1, NULL},
+		{"cuda_visible_devices", -1, NULL},
+		{"device", -1, NULL},
+		{"use_8bit_adam", -1, NULL},
+		{"rank", -1, NULL},
+		{"seed", -1, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_key_rule *r = sl_keymap_match(f->km, cases[i].key, strlen(cases[i].key));
+		int got = r ? (int)r->role : -1;
+		if (got != cases[i].role)
+			fail_msg("%s: expected role %d, got %d%s%s", cases[i].key, cases[i].role, got, r && r->by ? " " : "",
+				 r && r->by ? r->by : "");
+		if (!r)
+			continue;
+		if (!cases[i].by != !r->by || (cases[i].by && strncmp(r->by, cases[i].by, strlen(cases[i].by)) != 0))
+			fail_msg("%s: expected %s, got %s", cases[i].key, cases[i].by ? cases[i].by : "a pattern",
+				 r->by ? r->by : "a pattern");
+	}
+	/* the value readings ride along: use_4bit: true is nf4, num_neg: 3 is 5 texts */
+	const struct sl_key_rule *r = sl_keymap_match(f->km, "use_4bit", 8);
+	assert_string_equal(r->if_true, "nf4");
+	r = sl_keymap_match(f->km, "num_neg", 7);
+	assert_int_equal(r->add, 2);
+	assert_string_equal(sl_key_rule_describe(f->a, r), "by words num/neg from rules/words.yaml");
+}
+
+/* The embedded vocabulary loads clean; two readings of one key leave it unmapped; bad files are refused. */
+static void test_words_file(void **state)
+{
+	struct fx *f = *state;
+	const struct sl_blob *blob = sl_data_get("words.yaml");
+	assert_non_null(blob);
+	assert_non_null(sl_keywords_parse(f->a, "rules/words.yaml", blob->bytes, blob->len, &f->d));
+	assert_int_equal(f->d.n, 0);
+	const char *good = "ignore: [cfg]\nroles:\n"
+			   "  - {role: batch_size, need: [[batch size, bs]], may: [train]}\n"
+			   "  - {role: eval_batch_size, need: [[batch size, bs], [eval]], may: []}\n"
+			   "  - {role: batch_size, need: [[bs]], may: [my]}\n"
+			   "  - {role: eval_batch_size, need: [[bs]], may: [my]}\n";
+	struct sl_keywords *kw = sl_keywords_parse(f->a, "t.yaml", good, strlen(good), &f->d);
+	assert_non_null(kw);
+	assert_int_equal(f->d.n, 0);
+	f->km->words = kw;
+	f->km->words_tried = true;
+	const struct sl_key_rule *limited;
+	assert_null(sl_keywords_match(f->km, "cfg.train_bs2", 13, &limited)); /* bs2 is no word it knows */
+	const struct sl_key_rule *r = sl_keywords_match(f->km, "cfg.train_bs", 12, &limited);
+	assert_non_null(r);
+	assert_int_equal(r->role, SL_ROLE_BATCH_SIZE);
+	assert_string_equal(r->by, "by words train/bs"); /* cfg: a parent word no entry names */
+	assert_int_equal(sl_keywords_match(f->km, "eval_bs", 7, &limited)->role, SL_ROLE_EVAL_BATCH_SIZE);
+	assert_null(sl_keywords_match(f->km, "my_bs", 5, &limited)); /* batch_size and eval_batch_size both fit */
+	static const char *const badfiles[] = {
+		"roles: [{role: nope, need: [[a]]}]\n",
+		"roles: [{role: batch_size}]\n",
+		"roles: [{role: batch_size, need: [a]}]\n",
+		"roles: [{role: batch_size, need: [[a]], add: -1}]\n",
+		"ignore: a\nroles: []\n",
+		"- a\n",
+	};
+	for (size_t i = 0; i < sizeof badfiles / sizeof badfiles[0]; i++) {
+		size_t before = f->d.n;
+		if (sl_keywords_parse(f->a, "bad.yaml", badfiles[i], strlen(badfiles[i]), &f->d))
+			fail_msg("accepted: %s", badfiles[i]);
+		assert_true(f->d.n > before);
 	}
 }
 
@@ -205,6 +353,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_key_roles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_words, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_words_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepend_overrides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_keys, setup, teardown),
