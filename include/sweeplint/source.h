@@ -46,10 +46,18 @@ struct sl_source {
 struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len);
 
 /*
- * Read a file ("-" reads stdin). On failure returns NULL and sets *err to
- * an errno value (EISDIR for a directory, EFBIG past max_bytes).
+ * Read a regular file ("-" reads stdin, whatever it is). On failure returns NULL and sets *err to
+ * an errno value: EISDIR for a directory, SL_SOURCE_ENOTREG for a FIFO, socket or device (a FIFO
+ * without a writer would block forever, /dev/zero never ends), EFBIG past max_bytes (a regular
+ * file's size is checked before a byte of it is read).
  */
 struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t max_bytes, int *err);
+
+/* sl_source_read's *err for a path that is no regular file (no errno value says that). */
+#define SL_SOURCE_ENOTREG 0x10000
+
+/* What sl_source_read's *err says, for messages: strerror() but for SL_SOURCE_ENOTREG. */
+const char *sl_source_strerror(int err);
 
 /* The byte offset of the character with libyaml's 0-based stream index idx (a BOM counts as one). */
 size_t sl_source_char_to_byte(struct sl_source *s, size_t idx);

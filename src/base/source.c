@@ -88,21 +88,29 @@ struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t ma
 	if (strcmp(path, "-") == 0) {
 		fd = 0;
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* O_NONBLOCK: opening a FIFO without a writer would block forever; it is refused below */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0) {
 			*err = errno;
 			goto out;
 		}
 		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-			*err = EISDIR;
+		if (fstat(fd, &st) != 0) {
+			*err = errno;
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			*err = S_ISDIR(st.st_mode) ? EISDIR : SL_SOURCE_ENOTREG;
 			goto out;
 		}
 		/* a regular file past the bound is refused before a byte of it is read */
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_bytes) {
+		if ((uintmax_t)st.st_size > max_bytes) {
 			*err = EFBIG;
 			goto out;
 		}
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
 	cap = 64 * 1024;
 	buf = malloc(cap);
@@ -142,6 +150,13 @@ out:
 	if (fd > 0)
 		close(fd);
 	return s;
+}
+
+const char *sl_source_strerror(int err)
+{
+	if (err == SL_SOURCE_ENOTREG)
+		return "not a regular file (a FIFO, socket or device is never read)";
+	return strerror(err);
 }
 
 size_t sl_source_char_to_byte(struct sl_source *s, size_t idx)

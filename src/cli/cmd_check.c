@@ -80,7 +80,7 @@ static struct sl_config *project_load(struct sl_cli *cli, struct sl_run *run, st
 	int errnum = 0;
 	int rc = sl_config_load(run, path, sl_opts_size, &c, &diags, &errnum);
 	if (rc == -SL_EIO)
-		fprintf(cli->err, "%s: error: cannot read config file: %s\n", path, strerror(errnum));
+		fprintf(cli->err, "%s: error: cannot read config file: %s\n", path, sl_source_strerror(errnum));
 	sl_diags_sort(&diags);
 	for (size_t i = 0; i < diags.n; i++) {
 		const struct sl_diag *d = &diags.v[i];
@@ -200,7 +200,7 @@ static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool r
 				fprintf(cli->err, "%s: error: cannot read: larger than the %u MiB limit\n", shown,
 					SL_MAX_INPUT_BYTES >> 20);
 			else
-				fprintf(cli->err, "%s: error: cannot read: %s\n", shown, strerror(err));
+				fprintf(cli->err, "%s: error: cannot read: %s\n", shown, sl_source_strerror(err));
 			stopped = true;
 			continue;
 		}

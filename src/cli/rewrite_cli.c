@@ -42,7 +42,7 @@ static bool apply_project(struct rw_job *j)
 	int errnum = 0;
 	int rc = sl_config_load(run, cpath, sl_opts_size, &c, &diags, &errnum);
 	if (rc == -SL_EIO)
-		fprintf(j->cli->err, "%s: error: cannot read config file: %s\n", cpath, strerror(errnum));
+		fprintf(j->cli->err, "%s: error: cannot read config file: %s\n", cpath, sl_source_strerror(errnum));
 	sl_diags_sort(&diags);
 	for (size_t i = 0; i < diags.n; i++) {
 		const struct sl_diag *d = &diags.v[i];
@@ -79,7 +79,7 @@ int rw_load(struct rw_job *j)
 			fprintf(err, "%s: error: cannot read: larger than the %u MiB limit\n", j->shown,
 				SL_MAX_INPUT_BYTES >> 20);
 		else
-			fprintf(err, "%s: error: cannot read: %s\n", j->shown, strerror(e));
+			fprintf(err, "%s: error: cannot read: %s\n", j->shown, sl_source_strerror(e));
 		return SL_EXIT_USAGE;
 	}
 	struct sl_file *f = sl_run_check_source(run, src);

@@ -15,6 +15,7 @@
 #include "hfconfig.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/json_bound.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/source.h"
 
@@ -373,8 +374,12 @@ static bool is_dir(const char *path)
 static uint32_t st_max_seq_len(struct sl_arena *a, const char *dir)
 {
 	char *path = sl_arena_printf(a, "%s/sentence_bert_config.json", dir);
+	int rerr = 0;
+	struct sl_source *src = sl_source_read(a, path, CONFIG_MAX_BYTES, &rerr);
+	if (!src)
+		return 0;
 	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err);
+	json_t *root = sl_json_loadb_bounded(src->bytes, src->len, 0, SL_JSON_MAX_VALUES, &err);
 	if (!root)
 		return 0;
 	json_t *v = json_object_get(root, "max_seq_length");
@@ -418,12 +423,12 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 	if (!src) {
 		struct sl_source *none = sl_source_from_bytes(a, file, "", 0);
 		sl_diags_add(diags, RULE, SL_SEV_ERROR, none, sl_source_span(none, 0, 0), "cannot read '%s': %s",
-			     file, strerror(err));
+			     file, sl_source_strerror(err));
 		return NULL;
 	}
 
 	json_error_t jerr;
-	json_t *root = json_loadb(src->bytes, src->len, 0, &jerr);
+	json_t *root = sl_json_loadb_bounded(src->bytes, src->len, 0, SL_JSON_MAX_VALUES, &jerr);
 	if (!root) {
 		size_t off = jerr.position > 0 && (size_t)jerr.position <= src->len ? (size_t)jerr.position : 0;
 		sl_diags_add(diags, RULE, SL_SEV_ERROR, src, sl_source_span(src, off, off), "invalid JSON: %s",

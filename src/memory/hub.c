@@ -16,6 +16,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/hub.h"
+#include "sweeplint/json_bound.h"
 #include "sweeplint/memory.h"
 
 #ifdef SL_HAVE_CURL_H
@@ -405,7 +406,7 @@ static const char *fetch(struct sl_hub *h, const char *repo, const char *dir, co
 	*why = download(h, c, repo, &r);
 	if (!*why) {
 		json_error_t jerr;
-		json_t *root = json_loadb(r.body ? r.body : "", r.len, 0, &jerr);
+		json_t *root = sl_json_loadb_bounded(r.body ? r.body : "", r.len, 0, SL_JSON_MAX_VALUES, &jerr);
 		if (!root)
 			*why = sl_arena_printf(a, "the config.json %s sent for '%s' is not JSON: %s (line %d)", h->endpoint,
 					       repo, jerr.text, jerr.line);

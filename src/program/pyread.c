@@ -343,7 +343,7 @@ static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const c
 	if (!src) {
 		r->error = err == EFBIG ? sl_arena_printf(a, "%s: larger than %zu MiB: not parsed", display,
 							  SL_PROGRAM_MAX_BYTES >> 20)
-					: sl_arena_printf(a, "%s: cannot read: %s", display, strerror(err));
+					: sl_arena_printf(a, "%s: cannot read: %s", display, sl_source_strerror(err));
 		return r;
 	}
 	src->display = display;

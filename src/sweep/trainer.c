@@ -8,6 +8,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/json_bound.h"
 #include "sweeplint/source.h"
 #include "sweeplint/ydoc.h"
 
@@ -70,7 +71,7 @@ static void config_diag(struct sl_diags *diags, const struct sl_source *src, siz
 static int check_json(struct sl_arena *a, const struct sl_source *src, struct sl_diags *diags)
 {
 	json_error_t err;
-	json_t *j = json_loadb(src->bytes, src->len, 0, &err);
+	json_t *j = sl_json_loadb_bounded(src->bytes, src->len, 0, SL_JSON_MAX_VALUES, &err);
 	if (!j) {
 		size_t line = err.line > 0 ? (size_t)err.line : 1;
 		size_t off = line <= src->nlines ? src->line_start[line - 1] : src->len;
@@ -192,7 +193,7 @@ int sl_trainer_load(struct sl_arena *a, const char *spec, const char *base_dir,
 		struct sl_source *name = sl_source_from_bytes(a, path, "", 0);
 		sl_diags_add(diags, "config", SL_SEV_ERROR, name, sl_source_span(name, 0, 0),
 			     "cannot read trainer config: %s",
-			     err == EFBIG ? "larger than 16 MiB" : err == EISDIR ? "is a directory" : strerror(err));
+			     err == EFBIG ? "larger than 16 MiB" : err == EISDIR ? "is a directory" : sl_source_strerror(err));
 		return err == ENOENT ? -SL_ENOENT : -SL_EIO;
 	}
 	return load_source(a, src, section, res, diags, out);

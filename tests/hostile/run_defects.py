@@ -189,11 +189,57 @@ def main():
         check("split --force replaces the existing file", rc == 0 and open(other).read() != "keep me\n" and
               len(os.listdir(out_dir)) == 2, f"rc {rc}: {err!r}")
 
-        # 3-5, 17: the output formats and rewrites grow linearly with their input
         def write(name, text):
             path = os.path.join(tmp, name)
             open(path, "w").write(text)
             return path
+
+        # 14. JSON configs bounded before jansson builds them (8.3 M values: 343 MB); FIFOs, devices and
+        # directories given as sweeps or configs are refused at once (a FIFO without a writer blocked)
+        sweep = write("json-sweep.yaml", "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-base]}\n"
+                      "  per_device_train_batch_size: {values: [8, 16]}\n")
+        n = 150000 if not SANITIZED else 120000
+        big = write("big.json", '{"x": [' + ",".join(["0"] * n) + "]}\n")
+        # the count (1, then one per '{', ':', '[' and ','; sweeplint/json_bound.h) passes 100,000 at comma k
+        k = 100000 + 1 - 4
+        col = len('{"x": [') + 2 * k
+        rc, out, err, _, rss, secs = run(["-q", "-c", big, sweep])
+        want = f"{big}:1:{col}: error: invalid JSON: more than 100000 values in the document [config]"
+        check("-c JSON config of 150,000 values: refused at the value past the bound, exit 2, cheap",
+              rc == 2 and want in out and cheap(secs, rss), f"rc {rc}, {secs:.2f} s, {rss >> 20} MB, want {want!r}: "
+              f"{out[:400]!r} {err[:300]!r}")
+        mdir = os.path.join(tmp, "bigmodel")
+        os.makedirs(mdir)
+        open(os.path.join(mdir, "config.json"), "w").write('{"model_type": "bert", "x": [' + ",".join(["1"] * n) + "]}\n")
+        msweep = write("bigmodel.yaml", f"method: grid\nparameters:\n  model_name_or_path: {{value: {mdir}}}\n"
+                       "  per_device_train_batch_size: {values: [8, 16]}\n")
+        rc, out, err, _, rss, secs = run(["-q", msweep])
+        check("a model config.json of 150,000 values: its finding says the bound, cheap",
+              "more than 100000 values" in out + err and cheap(secs, rss),
+              f"rc {rc}, {secs:.2f} s, {rss >> 20} MB: {out[:400]!r} {err[:300]!r}")
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        fdir = os.path.join(tmp, "fifomodel")
+        os.makedirs(fdir)
+        os.mkfifo(os.path.join(fdir, "config.json"))
+        fsweep = write("fifomodel.yaml", f"method: grid\nparameters:\n  model_name_or_path: {{value: {fdir}}}\n"
+                       "  per_device_train_batch_size: {values: [8, 16]}\n")
+        for what, args, rcs in (("the sweep", [fifo], (2,)), ("-c", ["-c", fifo, sweep], (2,)),
+                                ("--config-file", ["--config-file", fifo, sweep], (2,)),
+                                ("fix's sweep", ["fix", fifo], (2,)),
+                                ("split -c", ["split", "--by", "model_name_or_path", "--dry-run", "-c", fifo, sweep], (2,)),
+                                ("a model's config.json", [fsweep], (1,))):
+            for name, path in (("a FIFO", fifo), ("/dev/zero", "/dev/zero"), ("a directory", tmp)):
+                if what == "a model's config.json" and name != "a FIFO":
+                    continue
+                a = [path if x == fifo else x for x in args]
+                a = a[:1] + GPU + a[1:] if a[0] in ("fix", "split") else GPU + a
+                rc, out, err, wall, rss, secs = run(a, timeout=5)
+                why = "not a regular file" if name != "a directory" else "s a directory"
+                check(f"{name} as {what}: refused at once ('{why}'), exit {rcs}",
+                      rc in rcs and why in out + err and wall < 4, f"rc {rc}, {wall:.2f} s: {out[:400]!r} {err[:300]!r}")
+
+        # 3-5, 17: the output formats and rewrites grow linearly with their input
         tiny = write("tiny.yaml", "method: grid\nparameters:\n  a: {values: [1, 2]}\n")
         growth("-f sarif over n unknown top-level keys (a schema finding each)",
                lambda n: write(f"sarif{n}.yaml", "method: grid\n" + "".join(f"k{i:06d}: 0\n" for i in range(n))),

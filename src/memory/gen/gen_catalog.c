@@ -44,7 +44,7 @@ static struct sl_source *read_file(struct sl_arena *a, const char *path)
 	int err = 0;
 	struct sl_source *s = sl_source_read(a, path, MAX_BYTES, &err);
 	if (!s) {
-		fprintf(stderr, "gen_catalog: cannot read '%s': %s\n", path, sl_strerror(err));
+		fprintf(stderr, "gen_catalog: cannot read '%s': %s\n", path, sl_source_strerror(err));
 		exit(1);
 	}
 	return s;
