@@ -147,6 +147,21 @@ enum sl_quant { SL_QUANT_NONE, SL_QUANT_INT8, SL_QUANT_NF4, SL_QUANT_GPTQ, SL_QU
 enum { SL_MTS_EMBED = 1u << 0, SL_MTS_HEAD = 1u << 1 };
 enum sl_attn { SL_ATTN_DEFAULT, SL_ATTN_EAGER, SL_ATTN_SDPA, SL_ATTN_FLASH, SL_ATTN__COUNT };
 enum sl_offload { SL_OFFLOAD_NONE, SL_OFFLOAD_OPTIMIZER, SL_OFFLOAD_ALL, SL_OFFLOAD__COUNT };
+/*
+ * FSDP sharding strategies (torch.distributed.fsdp.ShardingStrategy; role `fsdp`). FULL_SHARD
+ * shards parameters, gradients and optimizer states over the world and frees each unit's gathered
+ * parameters after its forward; SHARD_GRAD_OP keeps them until the unit's backward; the HYBRID
+ * variants shard within a node and replicate across nodes; NO_SHARD keeps everything whole.
+ */
+enum sl_fsdp {
+	SL_FSDP_NONE,
+	SL_FSDP_FULL_SHARD,
+	SL_FSDP_SHARD_GRAD_OP,
+	SL_FSDP_HYBRID_SHARD,
+	SL_FSDP_HYBRID_SHARD_ZERO2,
+	SL_FSDP_NO_SHARD,
+	SL_FSDP__COUNT
+};
 /* The workload (role `mode`): a training step, an evaluation forward, or generation (prefill + decoding). */
 enum sl_mode { SL_MODE_TRAIN, SL_MODE_EVAL, SL_MODE_GENERATE, SL_MODE__COUNT };
 
@@ -263,6 +278,9 @@ struct sl_settings {
 	uint32_t zero_stage;       /* 0..3 */
 	enum sl_offload offload;
 	bool zero3_init;           /* deepspeed.zero.Init used (seed 004) */
+	enum sl_fsdp fsdp;         /* FSDP sharding strategy; NONE: no FSDP (zero_stage applies) */
+	bool fsdp_offload;         /* FSDP CPUOffload(offload_params=True): shards, gradients and the step on the host */
+	bool fsdp_no_wrap;         /* no auto-wrap policy: the whole model is one FSDP unit */
 	uint32_t num_gpus;         /* >= 1 */
 	uint32_t num_workers;      /* DataLoader workers per process */
 	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */
@@ -508,6 +526,7 @@ int sl_optim_parse(const char *s);      /* HF optim names; -1 when unknown */
 const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);
+const char *sl_fsdp_name(enum sl_fsdp f);     /* "none", "full_shard", "shard_grad_op", ... */
 const char *sl_mode_name(enum sl_mode m);     /* "train", "eval", "generate" */
 struct sl_buf;
 /* Appends a combination's settings as estimate and the LSP hover show them:

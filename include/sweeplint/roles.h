@@ -62,6 +62,9 @@ enum sl_role {
 	SL_ROLE_NUM_BEAMS,        /* beams per prompt in generation */
 	SL_ROLE_MAX_NEW_TOKENS,   /* tokens generated after the prompt */
 	SL_ROLE_GPU_MEMORY_UTILIZATION, /* vLLM: the fraction of the GPU the engine pre-allocates */
+	SL_ROLE_FSDP,             /* FSDP sharding strategy: full_shard | shard_grad_op | hybrid_shard | no_shard | none */
+	SL_ROLE_FSDP_OFFLOAD,     /* FSDP CPU offload of parameters (and with them gradients and the step) */
+	SL_ROLE_FSDP_AUTO_WRAP,   /* FSDP auto-wrap: true (a unit per block) or false (the whole model one unit) */
 	SL_ROLE__COUNT
 };
 
@@ -204,6 +207,15 @@ int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_
  * settings fields: the caller handles SL_ROLE_MODEL and SL_ROLE_DEEPSPEED.
  */
 void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16);
+
+/*
+ * An FSDP value: a strategy word (full_shard, SHARD_GRAD_OP, accelerate's 1-5, fsdp, FSDP), with
+ * HF TrainingArguments' space- or list-separated options (offload, auto_wrap), or a word that names
+ * no FSDP (none, ddp, DEEPSPEED, MULTI_GPU, ...). Returns the strategy (enum sl_fsdp) with
+ * SL_FSDP_OFFLOAD_BIT when the value says offload; -1 when a word is not one of these.
+ */
+#define SL_FSDP_OFFLOAD_BIT 0x10
+int sl_fsdp_parse(const char *text);
 
 /* LoRA target names (q_proj, query, wi, all-linear, ...) to SL_LORA_* bits; 0 when none known. */
 uint32_t sl_lora_targets_parse(const char *list);

@@ -61,6 +61,7 @@ struct ctx {
 	const struct sl_settings *s;
 	const struct sl_calib *c;
 	double h, hq, kvd, I, heads;
+	double wb;       /* bytes of the weights as the matmuls read them (FSDP mixed precision: param_dtype) */
 	double ab;       /* bytes of linear outputs (activation dtype) */
 	double nb;       /* bytes of the residual stream and layer-norm outputs */
 	double sm_b;     /* bytes of softmax probabilities */
@@ -73,6 +74,7 @@ struct ctx {
 	bool train_head; /* the LM head trains (full fine-tune, or a modules_to_save copy) */
 	unsigned lora;   /* LoRA target bits (0: none) */
 	double r;
+	double lora_b;   /* bytes of the adapters' weights in their matmul: float32 (PEFT), FSDP param_dtype */
 	bool t5;
 	bool gqa_repeat; /* k and v expanded to all heads before attention */
 };
@@ -163,6 +165,12 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->I = a->intermediate;
 	x->t5 = t5_like(a->family);
 	double wb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	/* FSDP's MixedPrecision(param_dtype) hands the units their parameters already in the low
+	 * precision and casts the inputs: the forward runs as a pure 16-bit one (autocast finds
+	 * nothing to cast) */
+	if (s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF)
+		wb = 2;
+	x->wb = wb;
 	x->amp = s->amp != SL_AMP_OFF && wb == 4;
 	x->ab = x->amp ? 2 : wb;
 	/* under autocast the residual stream is float32: layer norm runs in float32
@@ -176,6 +184,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	dropout_of(a->family, &x->p_hidden, &x->p_attn);
 	x->lora = s->lora_r ? (s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V)) : 0;
 	x->r = s->lora_r;
+	x->lora_b = s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF ? 2 : 4;
 	x->train_w = s->lora_r == 0;
 	x->train_head = x->train_w || (s->modules_to_save & SL_MTS_HEAD);
 	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
@@ -196,7 +205,7 @@ static double lin_in(const struct ctx *x, int consumers, int lora_n, double toke
 	if (x->train_w && consumers > 0)
 		b += (x->amp && in_b > x->ab) ? consumers * x->ab * elems : in_b * elems;
 	if (lora_n > 0) {
-		double lb = x->amp ? x->ab : 4;
+		double lb = x->amp ? x->ab : x->lora_b;
 		if (x->amp || in_b < lb)
 			b += lora_n * lb * elems;   /* a cast copy per adapter */
 		else if (!x->train_w)
@@ -477,7 +486,7 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 		P->vocab = true;
 		if (x->train_head)
 			once += P->out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
-		double lb = x->amp ? x->ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		double lb = x->amp ? x->ab : x->wb;
 		P->logit_b = lb + (lb < 4 ? 4 : 0) + 4;
 	}
 	P->saved = body + once;
@@ -613,6 +622,79 @@ struct statics {
 	double dequant;     /* a quantised layer's weight dequantised for its matmul */
 };
 
+/*
+ * FSDP (torch.distributed.fsdp, docs/memory-model.md "FSDP"). Each unit (a decoder block under
+ * auto-wrap; the rest of the model — embeddings, final norm, head — is the root unit; without a
+ * wrap policy the whole model is one unit) keeps 1/F of its flat parameter, gradient and optimizer
+ * state, F the shard group: the world (full_shard, shard_grad_op), one node (the hybrid
+ * strategies), 1 (no_shard, and every strategy at world size 1: _init_core_state clamps it to
+ * NO_SHARD). Parameters stay in their own dtype — pure 16-bit FSDP keeps no float32 master — except
+ * that accelerate (HF Trainer) upcasts trainable low-precision flat parameters to float32 when
+ * mixed precision is on; MixedPrecision(param_dtype) then computes in 16 bits. A unit's full
+ * parameters are all-gathered in the compute dtype for its forward and again for its backward:
+ * full_shard frees them after each (the root unit only after the backward), with the next unit
+ * prefetched (backward_prefetch BACKWARD_PRE, limit_all_gathers: two in flight); shard_grad_op keeps
+ * them from the forward to the backward. Under no_shard with mixed precision the low-precision copy
+ * of a unit lives the same way. Gradients are computed whole per unit in the compute dtype and
+ * reduce-scattered into the shard (the per-layer gradient transient of the phases); CPU offload
+ * keeps shards, gradients and the optimizer step on the host.
+ */
+static void fsdp_statics(const struct ctx *x, struct statics *S, double base, double adapters, double Tm, bool full,
+			 double *gbp)
+{
+	const struct sl_arch *a = x->a;
+	const struct sl_settings *s = x->s;
+	double N = s->num_gpus ? s->num_gpus : 1;
+	double F = N;
+	if (s->fsdp == SL_FSDP_NO_SHARD)
+		F = 1;
+	else if ((s->fsdp == SL_FSDP_HYBRID_SHARD || s->fsdp == SL_FSDP_HYBRID_SHARD_ZERO2) && s->gpus_per_node &&
+		 s->gpus_per_node < N)
+		F = s->gpus_per_node;
+	double P = S->P, T = S->T - Tm;
+	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	bool mixed = s->amp != SL_AMP_OFF;
+	double tb = mixed ? 4 : pb;  /* trainable parameters: accelerate's upcast under mixed precision */
+	double cb = x->wb;           /* the compute dtype the units are gathered in */
+	double per_layer = 0;
+	double Mq = matmul_params(a, false, &per_layer);
+	double root = P > Mq ? P - Mq : 0;
+
+	/* the shards: a full fine-tune's parameters in tb; LoRA's frozen base as loaded, its adapters float32 */
+	double W = full ? tb * P : base + adapters + tb * Tm;
+	double G = full ? tb * T : 4 * T + tb * Tm;
+	double states = optim_states(a, s, T / F, full ? tb : 4, P / F, full) +
+			(Tm > 0 ? optim_states(a, s, Tm / F, tb, P / F, false) : 0);
+	if (s->fsdp_offload) {
+		S->weights = S->grads = S->optim = S->opt_temp = 0;
+	} else {
+		S->weights = W / F;
+		S->grads = G / F;
+		S->optim = states;
+		S->opt_temp = optim_temp(a, s, (T + Tm) / F, full ? tb : 4);
+	}
+	/* gradient accumulation through accelerate (HF Trainer; the runs that state mixed precision)
+	 * runs the micro-batches under FSDP.no_sync(): each unit keeps its whole gradient in the
+	 * compute dtype until the synchronising micro-batch reduce-scatters it */
+	if (s->grad_accum > 1 && F > 1 && mixed)
+		S->grads += (full ? cb : x->lora_b) * T + cb * Tm;
+
+	/* the gathered units in the compute dtype (a quantised base is gathered as stored) */
+	double gb_w = s->quant != SL_QUANT_NONE ? (full ? cb : W / (P > 0 ? P : 1)) : cb;
+	bool sharded = F > 1 || s->fsdp_offload;
+	double gather = 0;
+	if (sharded || cb < tb) {
+		bool keep = sharded && (s->fsdp == SL_FSDP_SHARD_GRAD_OP || s->fsdp == SL_FSDP_HYBRID_SHARD_ZERO2);
+		if (s->fsdp_no_wrap || keep)
+			gather = gb_w * P;
+		else
+			gather = gb_w * (root + 2 * per_layer);
+	}
+	S->gather = gather;
+	S->comm = 0; /* the process group's NCCL memory is outside the allocator: with the context (statics) */
+	*gbp = full ? cb : 4;
+}
+
 static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct statics *S)
 {
 	const struct sl_arch *a = x->a;
@@ -663,7 +745,9 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 
 	S->grads_persist = s->legacy_runtime || s->grad_accum > 1;
 	S->T = T + Tm;
-	if (s->zero_stage == 0) {
+	if (s->fsdp != SL_FSDP_NONE) {
+		fsdp_statics(x, S, base, adapters, Tm, full, &gb);
+	} else if (s->zero_stage == 0) {
 		S->weights = base + adapters + mb * Tm;
 		if (x->amp && s->quant == SL_QUANT_NONE) {
 			S->copies = 2 * Mcast;
@@ -704,6 +788,10 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 
 	S->gather += S->dequant;
 	S->ctx = (double)(s->legacy_runtime ? c->cuda_context_legacy : c->cuda_context);
+	/* FSDP initialises an NCCL process group even at world size 1: its communicator's device memory
+	 * is outside torch's allocator, like the context */
+	if (s->fsdp != SL_FSDP_NONE)
+		S->ctx += (double)c->nccl_buffer;
 	bool hopper = gpu && gpu->cc_major >= 9;
 	S->ws = 2 * (hopper ? CUBLAS_WS_SM90 : CUBLAS_WS);
 }
@@ -949,7 +1037,7 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 		kv = (2 * t * x.kvd + 2 * n * x.kvd) * x.ab * (a->dec_layers ? a->dec_layers : a->layers);
 	double logits = 0;
 	if (has_vocab_logits(a, s->task)) {
-		double lb = x.amp ? x.ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		double lb = x.amp ? x.ab : x.wb;
 		logits = q * a->vocab * (lb + (lb < 4 ? 4 : 0) + 4);
 	}
 	double dyn = b * (layer + kv + logits);
@@ -990,7 +1078,7 @@ static void estimate_generate(const struct sl_arch *a, const struct sl_settings 
 	double kv_full = 2 * L * (prompt + fresh) * x.kvd * x.ab;
 	double logits = 0;
 	if (has_vocab_logits(a, SL_TASK_CAUSAL_LM)) {
-		double lb = x.amp ? x.ab : (s->dtype == SL_DTYPE_FP32 ? 4 : 2);
+		double lb = x.amp ? x.ab : x.wb;
 		logits = a->vocab * (lb + 4 + 4); /* the last position's logits, their float32 copy, the log-softmax */
 	}
 	double prefill = rows * (nograd_layer(&x, prompt) + kv_prompt + logits);

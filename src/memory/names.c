@@ -118,6 +118,19 @@ const char *sl_offload_name(enum sl_offload o)
 	return (unsigned)o < SL_OFFLOAD__COUNT ? offload_names[o] : "?";
 }
 
+const char *sl_fsdp_name(enum sl_fsdp f)
+{
+	static const char *const names[SL_FSDP__COUNT] = {
+		[SL_FSDP_NONE] = "none",
+		[SL_FSDP_FULL_SHARD] = "full_shard",
+		[SL_FSDP_SHARD_GRAD_OP] = "shard_grad_op",
+		[SL_FSDP_HYBRID_SHARD] = "hybrid_shard",
+		[SL_FSDP_HYBRID_SHARD_ZERO2] = "hybrid_shard_zero2",
+		[SL_FSDP_NO_SHARD] = "no_shard",
+	};
+	return (unsigned)f < SL_FSDP__COUNT ? names[f] : "?";
+}
+
 const char *sl_mode_name(enum sl_mode m)
 {
 	static const char *const names[SL_MODE__COUNT] = {"train", "eval", "generate"};
@@ -185,7 +198,10 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, ", %s base", sl_quant_name(s->quant));
 	if (s->attn != SL_ATTN_DEFAULT)
 		sl_buf_addf(b, ", attn %s", sl_attn_name(s->attn));
-	if (s->zero_stage)
+	if (s->fsdp != SL_FSDP_NONE)
+		sl_buf_addf(b, ", fsdp %s%s%s", sl_fsdp_name(s->fsdp), s->fsdp_offload ? " + offload" : "",
+			    s->fsdp_no_wrap ? " (unwrapped)" : "");
+	else if (s->zero_stage)
 		sl_buf_addf(b, ", zero-%u", s->zero_stage);
 	if (s->offload != SL_OFFLOAD_NONE)
 		sl_buf_addf(b, ", offload %s", sl_offload_name(s->offload));

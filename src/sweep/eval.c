@@ -1379,7 +1379,8 @@ bool sl_eval_fix(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit, 
 		fx->gc_fits = fits(ev, m, &s, limit);
 	}
 	static const uint32_t gpus[] = {2, 4, 8};
-	for (size_t g = 0; g < sizeof gpus / sizeof gpus[0] && !fx->zero_gpus; g++) {
+	/* the ZeRO fix does not apply to an FSDP run (the estimate reads FSDP before zero_stage) */
+	for (size_t g = 0; g < sizeof gpus / sizeof gpus[0] && !fx->zero_gpus && s0.fsdp == SL_FSDP_NONE; g++) {
 		if (gpus[g] <= s0.num_gpus && s0.zero_stage >= 3)
 			continue;
 		for (uint32_t stage = 2; stage <= 3; stage++) {

@@ -60,6 +60,9 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_NUM_BEAMS] = "num_beams",
 	[SL_ROLE_MAX_NEW_TOKENS] = "max_new_tokens",
 	[SL_ROLE_GPU_MEMORY_UTILIZATION] = "gpu_memory_utilization",
+	[SL_ROLE_FSDP] = "fsdp",
+	[SL_ROLE_FSDP_OFFLOAD] = "fsdp_offload",
+	[SL_ROLE_FSDP_AUTO_WRAP] = "fsdp_auto_wrap",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -605,6 +608,26 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = (uint64_t)k;
 		return 0;
 	}
+	case SL_ROLE_FSDP: {
+		int k = sl_fsdp_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_FSDP_AUTO_WRAP:
+		/* accelerate fsdp_auto_wrap_policy: a policy wraps each block, NO_WRAP leaves one unit */
+		if (strcasecmp(t, "TRANSFORMER_BASED_WRAP") == 0 || strcasecmp(t, "SIZE_BASED_WRAP") == 0) {
+			out->u = 1;
+			return 0;
+		}
+		if (strcasecmp(t, "NO_WRAP") == 0) {
+			out->u = 0;
+			return 0;
+		}
+		/* else a boolean */
+		__attribute__((fallthrough));
+	case SL_ROLE_FSDP_OFFLOAD:
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
 	case SL_ROLE_ZERO3_INIT:
 	case SL_ROLE_PIN_MEMORY: {
@@ -719,7 +742,8 @@ bad:
 int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
 			    const struct sl_node *node, struct sl_role_value *out, const char **why)
 {
-	if (node && node->kind == SL_NODE_SEQ && (r == SL_ROLE_LORA_TARGETS || r == SL_ROLE_MODULES_TO_SAVE)) {
+	if (node && node->kind == SL_NODE_SEQ &&
+	    (r == SL_ROLE_LORA_TARGETS || r == SL_ROLE_MODULES_TO_SAVE || r == SL_ROLE_FSDP)) {
 		struct sl_buf b;
 		sl_buf_init(&b, a);
 		for (size_t i = 0; i < node->n; i++) {
@@ -841,9 +865,91 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 	case SL_ROLE_PIN_MEMORY:
 		s->pin_memory = u != 0;
 		break;
+	case SL_ROLE_FSDP:
+		s->fsdp = (enum sl_fsdp)(u & ~(uint64_t)SL_FSDP_OFFLOAD_BIT);
+		if (u & SL_FSDP_OFFLOAD_BIT)
+			s->fsdp_offload = true;
+		break;
+	case SL_ROLE_FSDP_OFFLOAD:
+		s->fsdp_offload = u != 0;
+		break;
+	case SL_ROLE_FSDP_AUTO_WRAP:
+		s->fsdp_no_wrap = u == 0;
+		break;
 	default:
 		break;
 	}
+}
+
+int sl_fsdp_parse(const char *text)
+{
+	/*
+	 * torch ShardingStrategy names; accelerate's fsdp_sharding_strategy numbers (1 FULL_SHARD,
+	 * 2 SHARD_GRAD_OP, 3 NO_SHARD, 4 HYBRID_SHARD, 5 HYBRID_SHARD_ZERO2); accelerate
+	 * distributed_type and Lightning strategy names; HF TrainingArguments.fsdp options
+	 * ("full_shard offload auto_wrap"; a bool True is full_shard there).
+	 */
+	static const struct {
+		const char *name;
+		int value;
+	} words[] = {
+		{"full_shard", SL_FSDP_FULL_SHARD}, {"shard_grad_op", SL_FSDP_SHARD_GRAD_OP},
+		{"hybrid_shard", SL_FSDP_HYBRID_SHARD}, {"hybrid_shard_zero2", SL_FSDP_HYBRID_SHARD_ZERO2},
+		{"_hybrid_shard_zero2", SL_FSDP_HYBRID_SHARD_ZERO2}, {"no_shard", SL_FSDP_NO_SHARD},
+		{"fsdp", SL_FSDP_FULL_SHARD}, {"fsdp2", SL_FSDP_FULL_SHARD}, {"fsdp_native", SL_FSDP_FULL_SHARD},
+		{"true", SL_FSDP_FULL_SHARD}, {"yes", SL_FSDP_FULL_SHARD},
+		/* Lightning's registered alias: FSDPStrategy(cpu_offload=True) */
+		{"fsdp_cpu_offload", SL_FSDP_FULL_SHARD | SL_FSDP_OFFLOAD_BIT},
+		{"1", SL_FSDP_FULL_SHARD}, {"2", SL_FSDP_SHARD_GRAD_OP}, {"3", SL_FSDP_NO_SHARD},
+		{"4", SL_FSDP_HYBRID_SHARD}, {"5", SL_FSDP_HYBRID_SHARD_ZERO2},
+		/* no FSDP: HF's empty default, accelerate's other distributed types, Lightning's other strategies */
+		{"none", SL_FSDP_NONE}, {"no", SL_FSDP_NONE}, {"false", SL_FSDP_NONE}, {"off", SL_FSDP_NONE},
+		{"null", SL_FSDP_NONE}, {"multi_gpu", SL_FSDP_NONE}, {"deepspeed", SL_FSDP_NONE},
+		{"megatron_lm", SL_FSDP_NONE}, {"xla", SL_FSDP_NONE}, {"multi_cpu", SL_FSDP_NONE},
+		{"ddp", SL_FSDP_NONE}, {"ddp_spawn", SL_FSDP_NONE}, {"ddp_notebook", SL_FSDP_NONE},
+		{"ddp_find_unused_parameters_true", SL_FSDP_NONE}, {"dp", SL_FSDP_NONE}, {"auto", SL_FSDP_NONE},
+		{"single_device", SL_FSDP_NONE},
+	};
+	int strategy = -1, bits = 0;
+	bool any = false;
+	const char *p = text ? text : "";
+	for (;;) {
+		while (*p == ' ' || *p == ',' || *p == '[' || *p == ']' || *p == '\'' || *p == '"')
+			p++;
+		if (!*p)
+			break;
+		const char *e = p;
+		while (*e && *e != ',' && *e != ' ' && *e != ']' && *e != '\'' && *e != '"')
+			e++;
+		size_t n = (size_t)(e - p);
+		any = true;
+		if (n == 7 && strncasecmp(p, "offload", n) == 0) {
+			bits |= SL_FSDP_OFFLOAD_BIT;
+		} else if (n == 9 && strncasecmp(p, "auto_wrap", n) == 0) {
+			/* the wrap policy: a unit per block is what sweeplint assumes */
+		} else {
+			size_t i = 0;
+			for (; i < sizeof words / sizeof words[0]; i++)
+				if (strlen(words[i].name) == n && strncasecmp(words[i].name, p, n) == 0)
+					break;
+			/* deepspeed_stage_3 and the like: another strategy */
+			if (i == sizeof words / sizeof words[0] && !(n > 10 && strncasecmp(p, "deepspeed_", 10) == 0))
+				return -1;
+			int v = i < sizeof words / sizeof words[0] ? words[i].value : SL_FSDP_NONE;
+			bits |= v & SL_FSDP_OFFLOAD_BIT;
+			v &= ~SL_FSDP_OFFLOAD_BIT;
+			if (strategy < 0 || (strategy == SL_FSDP_NONE && v != SL_FSDP_NONE))
+				strategy = v;
+			else if (v != SL_FSDP_NONE && v != strategy)
+				return -1; /* two strategies: not a value FSDP accepts */
+		}
+		p = e;
+	}
+	if (!any)
+		return SL_FSDP_NONE; /* HF's default "" */
+	if (strategy < 0)
+		strategy = SL_FSDP_FULL_SHARD; /* "offload auto_wrap": FSDP on, accelerate's default FULL_SHARD */
+	return strategy == SL_FSDP_NONE ? SL_FSDP_NONE : strategy | bits;
 }
 
 int sl_modules_to_save_parse(const char *list)

@@ -53,7 +53,8 @@ class ReadRowTest(unittest.TestCase):
 
     def test_left_out_with_reasons(self):
         cases = [
-            (dict(zero_stage="fsdp-full-shard"), "FSDP"),
+            (dict(zero_stage="fsdp-sharded"), "FSDP strategy"),
+            (dict(notes="so actual lengths may be shorter"), "the config's cap"),
             (dict(method="ia3"), "peft_method ia3"),
             (dict(optimizer="adamw_torch (step fused into backward)"), "backward"),
             (dict(optimizer="unknown"), "optimizer"),
@@ -66,6 +67,17 @@ class ReadRowTest(unittest.TestCase):
             self.assertIsNotNone(r.reason, kw)
             self.assertIn(why, r.reason, kw)
         self.assertEqual(published.read_row(raw(zero_stage="fsdp-full-shard")).method, "fsdp")
+
+    def test_fsdp(self):
+        r = published.read_row(raw(zero_stage="fsdp-full-shard", num_gpus="8"))
+        self.assertIsNone(r.reason)
+        self.assertIn("fsdp=full_shard", r.roles)
+        self.assertIn("num_gpus=8", r.roles)
+        self.assertFalse([x for x in r.roles if x.startswith("zero_stage")])
+        # CPU offload under FSDP is FSDP's parameter offload, not DeepSpeed's
+        r = published.read_row(raw(zero_stage="fsdp-full-shard", notes="fsdp_cpu_offload True"))
+        self.assertIn("fsdp_offload=true", r.roles)
+        self.assertNotIn("offload=all", r.roles)
 
     def test_gptq_base(self):
         r = published.read_row(raw(dtype="gptq-int4 (fp16 compute)", amp="fp16", method="qlora", lora_r="64"))
@@ -145,7 +157,7 @@ class ScoreTest(unittest.TestCase):
         rows = [raw(id="a", value_mib="9000"),                                   # torch_peak: 10500-500
                 raw(id="b", value_mib="9400", metric="torch_peak_active"),       # allocated: -slack
                 raw(id="c", value_mib="10500", metric="nvml_used"),              # whole device
-                raw(id="d", zero_stage="fsdp-full-shard"),                       # left out
+                raw(id="d", method="ia3"),                                       # left out
                 raw(id="e", model="unknown/x")]                                  # left out by sweeplint
         path = self.write(rows)
         out = io.StringIO()
@@ -157,7 +169,7 @@ class ScoreTest(unittest.TestCase):
         self.assertAlmostEqual(got["a"]["error_pct"], (10000 - 9000) / 9000 * 100)
         self.assertAlmostEqual(got["b"]["error_pct"], (9900 - 9400) / 9400 * 100)
         self.assertAlmostEqual(got["c"]["error_pct"], 0.0)
-        self.assertIn("FSDP", got["d"]["left_out"])
+        self.assertIn("peft_method", got["d"]["left_out"])
         self.assertIn("not in sweeplint's catalog", got["e"]["left_out"])
         s = data["summary"]
         self.assertEqual(s["expressible"], 3)
@@ -170,7 +182,7 @@ class ScoreTest(unittest.TestCase):
 
     def test_bars_fail(self):
         path = self.write([raw(id="a", value_mib="5000"), raw(id="b", value_mib="5000"),
-                           raw(id="c", value_mib="5000"), raw(id="d", zero_stage="fsdp-full-shard")])
+                           raw(id="c", value_mib="5000"), raw(id="d", method="ia3")])
         out = io.StringIO()
         rc = published.main([path, "--sweeplint", self.exe], out=out, runner=fake_runner(10500))
         text = out.getvalue()
@@ -178,7 +190,7 @@ class ScoreTest(unittest.TestCase):
         self.assertIn("FAIL: expressible 75.0% < 80.0%", text)
         self.assertIn("FAIL: median |error| 100.0%", text)
         self.assertIn("FAIL: method full biased +100.0%", text)
-        self.assertIn("d: FSDP", text)
+        self.assertIn("d: peft_method", text)
 
     def test_bad_header_is_usage_error(self):
         path = os.path.join(self.tmp.name, "bad.tsv")

@@ -621,6 +621,98 @@ static void test_generate(void **state)
 	assert_int_equal(b.optimizer, 0);
 }
 
+/* FSDP (docs/memory-model.md "FSDP"): shards over the group, gathered units, no float32 master in pure 16-bit */
+static void test_fsdp(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-2-7b");
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 8;
+	s.seq_len = 2048; /* the peak in the backward: the optimizer term without the step's temporaries */
+	s.gradient_checkpointing = true;
+	double P = (double)sl_arch_params_for_task(a, SL_TASK_CAUSAL_LM);
+	uint64_t attn, ffn;
+	sl_arch_layer_matmuls(a, &attn, &ffn);
+	double layer = (double)(attn + ffn), root = P - a->layers * layer;
+	double nccl = (double)e->calib.nccl_buffer;
+
+	/* world size 1: FSDP clamps every strategy to NO_SHARD; pure bf16 is the plain run plus the process group */
+	struct sl_breakdown plain, f1, f8, z3, b;
+	sl_estimate(a, &s, h100, &e->calib, &plain);
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	sl_estimate(a, &s, h100, &e->calib, &f1);
+	assert_true(fabs((double)f1.total - (double)plain.total - nccl) < 2);
+	assert_int_equal(f1.weights, plain.weights);
+	assert_int_equal(f1.zero_gather, 0);
+
+	/* 8 GPUs: parameters, gradients and AdamW states (bf16, the parameters' dtype) over 8; the root
+	 * unit and two blocks gathered in bf16 */
+	s.num_gpus = 8;
+	sl_estimate(a, &s, h100, &e->calib, &f8);
+	assert_int_equal(f8.phase, SL_PHASE_BACKWARD);
+	assert_true(fabs((double)f8.weights - 2 * P / 8) < 2);
+	assert_true(fabs((double)f8.optimizer - 2 * 2 * P / 8) < 2);
+	assert_true(fabs((double)f8.zero_gather - 2 * (root + 2 * layer)) < 2);
+	/* not ZeRO-3: DeepSpeed keeps float32 master weights and states (16 B per parameter over N) */
+	s.fsdp = SL_FSDP_NONE;
+	s.zero_stage = 3;
+	sl_estimate(a, &s, h100, &e->calib, &z3);
+	assert_true(fabs((double)z3.optimizer - 4.0 * (double)f8.optimizer) < 8);
+	assert_true(f8.total < z3.total);
+	s.zero_stage = 0;
+
+	/* fp32 parameters + bf16 compute (MixedPrecision): float32 shards and states, bf16 units */
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	s.dtype = SL_DTYPE_FP32;
+	s.amp = SL_AMP_BF16;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_int_equal(b.phase, SL_PHASE_BACKWARD);
+	assert_true(fabs((double)b.weights - 4 * P / 8) < 2);
+	assert_true(fabs((double)b.optimizer - 2 * 4 * P / 8) < 2);
+	assert_true(fabs((double)b.zero_gather - 2 * (root + 2 * layer)) < 2);
+	assert_int_equal(b.activations, f8.activations); /* the forward runs in bf16 as the pure one */
+	s.dtype = SL_DTYPE_BF16;
+	s.amp = SL_AMP_OFF;
+
+	/* shard_grad_op and an unwrapped model hold every unit gathered */
+	s.fsdp = SL_FSDP_SHARD_GRAD_OP;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(fabs((double)b.zero_gather - 2 * P) < 2);
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	s.fsdp_no_wrap = true;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(fabs((double)b.zero_gather - 2 * P) < 2);
+	s.fsdp_no_wrap = false;
+	/* hybrid_shard: sharded within a node of 4, replicated across two */
+	s.fsdp = SL_FSDP_HYBRID_SHARD;
+	s.gpus_per_node = 4;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(fabs((double)b.weights - 2 * P / 4) < 2);
+	s.gpus_per_node = 0;
+	/* no_shard on 8 GPUs keeps everything whole */
+	s.fsdp = SL_FSDP_NO_SHARD;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_int_equal(b.weights, plain.weights);
+	/* CPU offload: shards, gradients and the step on the host */
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	s.fsdp_offload = true;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_int_equal(b.weights, 0);
+	assert_int_equal(b.optimizer, 0);
+	/* only the gradients being computed (the head's, a unit's) before they go to the host */
+	assert_true(b.gradients <= 2 * ((double)a->vocab * a->hidden + layer) + 2);
+	assert_true(b.zero_gather > 0);
+	s.fsdp_offload = false;
+	/* LoRA: the frozen base is sharded too */
+	s.lora_r = 8;
+	sl_estimate(a, &s, h100, &e->calib, &b);
+	assert_true(fabs((double)b.weights - (2 * P + 4 * (double)b.trainable) / 8) < 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_savings),
 		cmocka_unit_test(test_zero_more_gpus),
 		cmocka_unit_test(test_kbit_and_modules_to_save),
+		cmocka_unit_test(test_fsdp),
 		cmocka_unit_test(test_breakdown_adds_up),
 		cmocka_unit_test(test_model_states),
 		cmocka_unit_test(test_seed_bge_m3),

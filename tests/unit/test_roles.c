@@ -349,6 +349,71 @@ static void test_boolean_keys(void **state)
 	assert_int_equal(v.u, 1);
 }
 
+/* FSDP (issue 14): the keys of HF TrainingArguments, accelerate, Lightning and torchtune, and their values */
+static void test_fsdp(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(role_of(f, "fsdp"), SL_ROLE_FSDP);
+	assert_int_equal(role_of(f, "fsdp_config.fsdp_sharding_strategy"), SL_ROLE_FSDP);
+	assert_int_equal(role_of(f, "fsdp_config.sharding_strategy"), SL_ROLE_FSDP);
+	assert_int_equal(role_of(f, "distributed_type"), SL_ROLE_FSDP);
+	assert_int_equal(role_of(f, "trainer.strategy"), SL_ROLE_FSDP);
+	assert_int_equal(role_of(f, "fsdp_cpu_offload"), SL_ROLE_FSDP);
+	assert_int_equal(role_of(f, "fsdp_config.fsdp_offload_params"), SL_ROLE_FSDP_OFFLOAD);
+	assert_int_equal(role_of(f, "fsdp_config.offload_params"), SL_ROLE_FSDP_OFFLOAD);
+	assert_int_equal(role_of(f, "fsdp_config.fsdp_auto_wrap_policy"), SL_ROLE_FSDP_AUTO_WRAP);
+	assert_int_equal(role_of(f, "cpu_offload"), SL_ROLE_OFFLOAD); /* DeepSpeed's stays */
+	assert_int_equal(role_of(f, "evaluation_strategy"), -1);
+
+	assert_int_equal(sl_fsdp_parse("full_shard auto_wrap"), SL_FSDP_FULL_SHARD);
+	assert_int_equal(sl_fsdp_parse("shard_grad_op offload auto_wrap"), SL_FSDP_SHARD_GRAD_OP | SL_FSDP_OFFLOAD_BIT);
+	assert_int_equal(sl_fsdp_parse("[full_shard, auto_wrap]"), SL_FSDP_FULL_SHARD);
+	assert_int_equal(sl_fsdp_parse("FULL_SHARD"), SL_FSDP_FULL_SHARD);
+	assert_int_equal(sl_fsdp_parse("2"), SL_FSDP_SHARD_GRAD_OP);
+	assert_int_equal(sl_fsdp_parse("HYBRID_SHARD"), SL_FSDP_HYBRID_SHARD);
+	assert_int_equal(sl_fsdp_parse("_HYBRID_SHARD_ZERO2"), SL_FSDP_HYBRID_SHARD_ZERO2);
+	assert_int_equal(sl_fsdp_parse("no_shard"), SL_FSDP_NO_SHARD);
+	assert_int_equal(sl_fsdp_parse("FSDP"), SL_FSDP_FULL_SHARD);
+	assert_int_equal(sl_fsdp_parse("fsdp_cpu_offload"), SL_FSDP_FULL_SHARD | SL_FSDP_OFFLOAD_BIT);
+	assert_int_equal(sl_fsdp_parse("offload"), SL_FSDP_FULL_SHARD | SL_FSDP_OFFLOAD_BIT);
+	assert_int_equal(sl_fsdp_parse(""), SL_FSDP_NONE);
+	assert_int_equal(sl_fsdp_parse("DEEPSPEED"), SL_FSDP_NONE);
+	assert_int_equal(sl_fsdp_parse("MULTI_GPU"), SL_FSDP_NONE);
+	assert_int_equal(sl_fsdp_parse("deepspeed_stage_3"), SL_FSDP_NONE);
+	assert_int_equal(sl_fsdp_parse("ddp"), SL_FSDP_NONE);
+	assert_int_equal(sl_fsdp_parse("full_shard shard_grad_op"), -1);
+	assert_int_equal(sl_fsdp_parse("fulll_shard"), -1);
+
+	/* values through the key rules: torchtune's fsdp_cpu_offload and reshard_after_forward are booleans */
+	struct sl_settings s;
+	sl_settings_default(&s);
+	struct sl_role_value v;
+	const char *why = NULL;
+	struct sl_value vt = {.type = SL_V_BOOL, .b = true}, vf = {.type = SL_V_BOOL, .b = false};
+	const struct sl_key_rule *r = sl_keymap_match(f->km, "fsdp_cpu_offload", 16);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP, r, "true", &vt, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.fsdp, SL_FSDP_FULL_SHARD);
+	assert_true(s.fsdp_offload);
+	r = sl_keymap_match(f->km, "fsdp_reshard_after_forward", 26);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP, r, "false", &vf, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.fsdp, SL_FSDP_SHARD_GRAD_OP);
+	assert_true(s.fsdp_offload); /* a strategy alone does not turn offload off */
+	/* HF TrainingArguments: fsdp: true is full_shard */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP, NULL, "true", &vt, &v, &why), 0);
+	assert_int_equal(v.u, SL_FSDP_FULL_SHARD);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP, NULL, "sharded", NULL, &v, &why), -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_AUTO_WRAP, NULL, "NO_WRAP", NULL, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_true(s.fsdp_no_wrap);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_AUTO_WRAP, NULL, "TRANSFORMER_BASED_WRAP", NULL, &v,
+						 &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_false(s.fsdp_no_wrap);
+	assert_int_equal(sl_role_parse("fsdp_offload"), SL_ROLE_FSDP_OFFLOAD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +423,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prepend_overrides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fsdp, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
 published.tsv is written by people reading benchmark tables, so its fields carry words as well
 as values ("nf4 (quant_storage bf16)", "adamw_torch (step fused into backward)", "~64 (tweets,
 dynamic padding)"). Each row is read into sweeplint roles by the rules below, or left out with
-the reason: a setting sweeplint has no role for yet (FSDP, GPTQ bases, PEFT methods other than
+the reason: a setting sweeplint has no role for yet (GPTQ bases, PEFT methods other than
 LoRA, optimizer step in backward, ...), a model it cannot build, or a field the source did not
 state. Nothing is guessed that the row does not say, except what its `notes`/`confidence` already
 mark as inferred.
@@ -82,6 +82,8 @@ NOTE_SETTINGS = (
     ("cpu_offload", r"cpu offload|fsdp_cpu_offload|offload \(params"),
     ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
 )
+# the fsdp role's strategies (docs/cli.md)
+FSDP_STRATEGIES = ("full_shard", "shard_grad_op", "hybrid_shard", "hybrid_shard_zero2", "no_shard")
 # note settings -> sweeplint roles, for those sweeplint has a role for
 NOTE_ROLES = {"cpu_offload": "offload=all", "modules_to_save": "modules_to_save=embed_tokens,lm_head"}
 
@@ -190,17 +192,30 @@ def read_row(raw):
         return out("metric %r has no counterpart in the estimate" % raw["metric"])
 
     zs = raw["zero_stage"].strip().lower()
+    fsdp = None
     if zs.startswith("fsdp"):
-        return out("FSDP (%s): no role yet" % raw["zero_stage"])
+        # "fsdp-full-shard" -> the fsdp role's full_shard
+        fsdp = zs[len("fsdp"):].strip("-_ ").replace("-", "_") or "full_shard"
+        if fsdp not in FSDP_STRATEGIES:
+            return out("FSDP strategy %r: not a value sweeplint reads" % raw["zero_stage"])
 
     # --- settings stated in the notes ---
     notes = raw.get("notes", "").lower()
+    if "actual lengths may be shorter" in notes:
+        # torchtune's 2024-05 README table: seq_len is the configs' cap over unpacked alpaca; the
+        # LoRA run on 2 x 4090 without activation checkpointing at 16.2 GB could not hold 4 x 2048
+        # tokens of Llama-2-7B activations, so the rows' lengths are not the ones that ran
+        return out("seq_len %s is the config's cap: the source ran unpacked data of shorter, unstated "
+                   "lengths" % raw["seq_len"].strip())
     for name, pattern in NOTE_SETTINGS:
         if re.search(pattern, notes):
             if name not in NOTE_ROLES:
                 return out("%s (stated in notes): no role yet" % name)
-            if NOTE_ROLES[name] not in r.roles_extra:
-                r.roles_extra.append(NOTE_ROLES[name])
+            role = NOTE_ROLES[name]
+            if fsdp and name == "cpu_offload":
+                role = "fsdp_offload=true"  # FSDP CPUOffload(offload_params=True)
+            if role not in r.roles_extra:
+                r.roles_extra.append(role)
 
     # --- what trains ---
     method = raw["method"].strip().lower()
@@ -279,6 +294,8 @@ def read_row(raw):
         roles.append(("zero_stage", zs))
     elif zs == "3+offload":
         roles += [("zero_stage", "3"), ("offload", "all")]
+    elif fsdp:
+        roles.append(("fsdp", fsdp))
     elif zs not in ("0", ""):
         return out("zero_stage %r: not a value sweeplint reads" % raw["zero_stage"])
     r.roles = ["%s=%s" % kv for kv in roles]
