@@ -320,6 +320,10 @@ static void add_sweep_params(struct builder *B)
 		if (p->is_dict)
 			continue;
 		struct sl_count cnt = sl_param_grid_count(p);
+		/* a parameter W&B's schema refuses (the schema finding says why) counts as one value, as
+		 * in the grid size: it must not zero the memory counts of the parameters that are valid */
+		if (p->dist == SL_DIST_NONE)
+			cnt = (struct sl_count){.value = 1};
 		bool ignored = false;
 		for (size_t k = 0; k < B->o->nignore_params; k++)
 			ignored |= strcmp(B->o->ignore_params[k], p->path) == 0;
@@ -393,7 +397,9 @@ static void add_sweep_params(struct builder *B)
 		}
 		if (!ax) {
 			note(B, p->path, "sweep", (int)r,
-			     sl_arena_printf(B->a, "%s is not evaluated on a memory axis", sl_dist_name(p->dist)));
+			     p->dist == SL_DIST_NONE
+				     ? "fails W&B's schema: not evaluated on a memory axis (the memory model keeps its default)"
+				     : sl_arena_printf(B->a, "%s is not evaluated on a memory axis", sl_dist_name(p->dist)));
 			ev->others = sl_count_mul(ev->others, cnt);
 			continue;
 		}
