@@ -266,6 +266,38 @@ enum sl_verdict sl_eval_verdict(const struct sl_eval *ev, const uint32_t *idx);
 /* Step idx to the next combination (last axis fastest); false after the last one. */
 bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx);
 
+/*
+ * What one combination is measured by: the training step's peak
+ * (sl_estimate, the workload's peak outside training), the evaluation
+ * step's peak (sl_estimate_eval), host RAM (sl_estimate_host).
+ */
+enum sl_measure { SL_MEASURE_STEP, SL_MEASURE_EVAL, SL_MEASURE_HOST };
+
+/* The roles (bits 1 << role) measure m does not read in any combination of ev. */
+uint64_t sl_eval_unread_roles(const struct sl_eval *ev, enum sl_measure m);
+
+/*
+ * A walk over the combinations a measure can tell apart (src/sweep/walk.c):
+ * axes whose values all set only roles in `unread` stay at their first
+ * value, the others step as sl_eval_next steps them; each combination
+ * visited stands for `weight` combinations with the same measure. Its
+ * combination order is sl_eval_next's, so the first of the visited
+ * combinations with some property is the first of all of them.
+ */
+struct sl_eval_walk {
+	uint32_t *idx;                   /* the combination visited (in the arena) */
+	uint64_t weight;                 /* combinations it stands for */
+	const struct sl_eval *ev;
+	bool *steps;                     /* per axis: stepped (else held) */
+};
+void sl_eval_walk_init(struct sl_arena *a, const struct sl_eval *ev, uint64_t unread, struct sl_eval_walk *w);
+/* Hold axis at value (the walk then visits only its combinations with that value); before the first step. */
+void sl_eval_walk_pin(struct sl_eval_walk *w, size_t axis, uint32_t value);
+/* Step axis too (a tally by its values); before the first step. */
+void sl_eval_walk_keep(struct sl_eval_walk *w, size_t axis);
+/* Step to the next combination; false after the last one. */
+bool sl_eval_walk_next(struct sl_eval_walk *w);
+
 /* A fresh index vector (all zeros) in a; with axis/value set when axis < naxes. */
 uint32_t *sl_eval_combo(struct sl_arena *a, const struct sl_eval *ev, size_t axis, uint32_t value);
 

@@ -26,7 +26,7 @@ int sl_check_eval_oom(struct sl_check *cx)
 		return 0;
 	struct sl_arena *a = cx->arena;
 	struct sl_memrule_tally t;
-	sl_memrule_tally(a, ev, ei, ev->capacity, eval_peak, &t);
+	sl_memrule_tally(a, ev, ei, ev->capacity, SL_MEASURE_EVAL, eval_peak, &t);
 	for (size_t j = 0; j < ax->n; j++) {
 		if (!t.nbad[j])
 			continue;

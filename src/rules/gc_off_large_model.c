@@ -30,13 +30,14 @@ int sl_check_gc_off_large_model(struct sl_check *cx)
 		const struct sl_eval_value *mv = &mx->values[j];
 		if (!mv->model || !mv->worst_combo)
 			continue;
-		/* the largest combination of this model with checkpointing off */
-		uint32_t *idx = sl_eval_combo(a, ev, mi, (uint32_t)j);
+		/* the largest combination of this model with checkpointing off: the training step's walk */
+		struct sl_eval_walk w;
+		sl_eval_walk_init(a, ev, sl_eval_unread_roles(ev, SL_MEASURE_STEP), &w);
+		sl_eval_walk_pin(&w, mi, (uint32_t)j);
+		const uint32_t *idx = w.idx;
 		uint32_t *best = NULL;
 		struct sl_breakdown bb = {0};
 		do {
-			if (idx[mi] != j)
-				continue;
 			struct sl_settings s;
 			const struct sl_model *m;
 			if (!sl_eval_settings(ev, idx, &s, &m) || s.mode != SL_MODE_TRAIN || s.gradient_checkpointing || s.lora_r)
@@ -51,7 +52,7 @@ int sl_check_gc_off_large_model(struct sl_check *cx)
 				memcpy(best, idx, ev->naxes * sizeof *idx);
 				bb = bd;
 			}
-		} while (sl_eval_next(ev, idx));
+		} while (sl_eval_walk_next(&w));
 		if (!best || (double)(bb.activations + bb.logits) < ACT_SHARE * (double)bb.total)
 			continue;
 		struct sl_settings s;

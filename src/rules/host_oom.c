@@ -32,7 +32,7 @@ int sl_check_host_oom(struct sl_check *cx)
 		return 0;
 	struct sl_arena *a = cx->arena;
 	struct sl_memrule_tally t;
-	sl_memrule_tally(a, ev, at, host, host_ram, &t);
+	sl_memrule_tally(a, ev, at, host, SL_MEASURE_HOST, host_ram, &t);
 	for (size_t j = 0; j < ax->n; j++) {
 		if (!t.nbad[j])
 			continue;

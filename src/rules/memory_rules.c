@@ -429,7 +429,7 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 	return 0;
 }
 
-void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit,
+void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit, enum sl_measure what,
 		      uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m),
 		      struct sl_memrule_tally *t)
 {
@@ -438,7 +438,11 @@ void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, u
 	t->nall = sl_arena_array(a, n, sizeof *t->nall);
 	t->worst = sl_arena_array(a, n, sizeof *t->worst);
 	t->worst_combo = sl_arena_array(a, n, sizeof *t->worst_combo);
-	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	/* the combinations the measure tells apart, each standing for w.weight (walk.c) */
+	struct sl_eval_walk w;
+	sl_eval_walk_init(a, ev, sl_eval_unread_roles(ev, what), &w);
+	sl_eval_walk_keep(&w, at);
+	const uint32_t *idx = w.idx;
 	do {
 		struct sl_settings s;
 		const struct sl_model *m;
@@ -446,17 +450,17 @@ void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, u
 			continue;
 		uint64_t bytes = measure(ev, &s, m);
 		uint32_t j = idx[at];
-		t->nall[j]++;
+		t->nall[j] += w.weight;
 		if (bytes <= limit)
 			continue;
-		t->nbad[j]++;
+		t->nbad[j] += w.weight;
 		if (bytes > t->worst[j]) {
 			t->worst[j] = bytes;
 			if (!t->worst_combo[j])
 				t->worst_combo[j] = sl_arena_array(a, ev->naxes, sizeof *idx);
 			memcpy(t->worst_combo[j], idx, ev->naxes * sizeof *idx);
 		}
-	} while (sl_eval_next(ev, idx));
+	} while (sl_eval_walk_next(&w));
 }
 
 void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_eval *ev, const uint32_t *idx,

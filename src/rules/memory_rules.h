@@ -60,9 +60,11 @@ struct sl_memrule_tally {
 
 /*
  * Walk every known combination, measure it (eval peak, host RAM, ...) and
- * tally, per value of axis `at`, those whose measure passes `limit`.
+ * tally, per value of axis `at`, those whose measure passes `limit`. `what`
+ * names the measure: combinations it cannot tell apart are measured once
+ * (sl_eval_walk) and counted as many times as they occur.
  */
-void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit,
+void sl_memrule_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit, enum sl_measure what,
 		      uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m),
 		      struct sl_memrule_tally *t);
 

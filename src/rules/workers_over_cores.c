@@ -26,17 +26,18 @@ int sl_check_workers_over_cores(struct sl_check *cx)
 			continue;
 		/* processes on the node: the largest GPU count of the combinations holding this value */
 		uint64_t procs = 1;
-		uint32_t *idx = sl_eval_combo(cx->arena, ev, wi, (uint32_t)j);
+		struct sl_eval_walk w; /* the GPU counts: read by host RAM (walk.c) */
+		sl_eval_walk_init(cx->arena, ev, sl_eval_unread_roles(ev, SL_MEASURE_HOST), &w);
+		sl_eval_walk_pin(&w, wi, (uint32_t)j);
+		const uint32_t *idx = w.idx;
 		do {
-			if (idx[wi] != j)
-				continue;
 			struct sl_settings s;
 			const struct sl_model *m;
 			sl_eval_settings(ev, idx, &s, &m);
 			uint64_t p = s.gpus_per_node ? s.gpus_per_node : s.num_gpus;
 			if (p > procs)
 				procs = p;
-		} while (sl_eval_next(ev, idx));
+		} while (sl_eval_walk_next(&w));
 		uint64_t total = v->rv->u * procs;
 		if (total <= budget)
 			continue;

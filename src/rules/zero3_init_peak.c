@@ -32,7 +32,11 @@ int sl_check_zero3_init_peak(struct sl_check *cx)
 	uint64_t host = cx->run->opt.host_memory;
 	struct sl_arena *a = cx->arena;
 	bool *done = sl_arena_array(a, ax->n, sizeof *done);
-	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	/* the load peak and host RAM read nothing host RAM does not read (walk.c) */
+	struct sl_eval_walk w;
+	sl_eval_walk_init(a, ev, sl_eval_unread_roles(ev, SL_MEASURE_HOST), &w);
+	sl_eval_walk_keep(&w, zi);
+	const uint32_t *idx = w.idx;
 	do {
 		uint32_t j = idx[zi];
 		if (done[j])
@@ -65,6 +69,6 @@ int sl_check_zero3_init_peak(struct sl_check *cx)
 		d->hint = "set zero3_init_flag: true (accelerate) or zero3_init: true so the model is created "
 			  "partitioned (deepspeed.zero.Init); the HF Trainer does it when given the DeepSpeed config "
 			  "before from_pretrained";
-	} while (sl_eval_next(ev, idx));
+	} while (sl_eval_walk_next(&w));
 	return 0;
 }

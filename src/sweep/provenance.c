@@ -219,13 +219,15 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 		ev->assumed = known;
 		return;
 	}
+	/* the needs and the verdict read no axis the training step does not read (walk.c) */
 	uint64_t nstated = 0;
-	uint32_t *ix = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	struct sl_eval_walk w;
+	sl_eval_walk_init(a, ev, sl_eval_unread_roles(ev, SL_MEASURE_STEP), &w);
 	do {
-		enum sl_verdict vd = sl_eval_verdict(ev, ix);
-		if (vd != SL_VERDICT_UNKNOWN && sl_eval_assumed(ev, ix) == 0)
-			nstated++;
-	} while (sl_eval_next(ev, ix));
+		enum sl_verdict vd = sl_eval_verdict(ev, w.idx);
+		if (vd != SL_VERDICT_UNKNOWN && sl_eval_assumed(ev, w.idx) == 0)
+			nstated += w.weight;
+	} while (sl_eval_walk_next(&w));
 	ev->stated = nstated ? sl_count_mul(ev->others, (struct sl_count){.value = nstated}) : (struct sl_count){0};
 	/* the rest of the known ones */
 	struct sl_count rest = known;

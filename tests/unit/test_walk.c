@@ -1,0 +1,318 @@
+/*
+ * test_walk: the walk over the combinations a measure tells apart
+ * (src/sweep/walk.c) gives what walking every combination gives.
+ *
+ * - the roles each measure is said not to read: over random settings (and
+ *   workloads), setting any of them to any value leaves the training step,
+ *   the evaluation step and host RAM byte for byte the same;
+ * - over random sweeps with trainer configs and --set fixes: the tallies
+ *   of sl_memrule_tally (eval-oom, host-oom) per value of every axis, under
+ *   every measure, against a tally of every combination: counts, worst
+ *   measure, first worst combination; a walk pinned to one value of one
+ *   axis (gc-off-large-model, workers-over-cores) visits weights that add up
+ *   to that value's combinations and finds the same first largest; the
+ *   counts of combinations judged on stated settings (sl_eval_count_assumed).
+ *
+ * Randomised with fixed seeds: a failure names the case to replay.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/rules/memory_rules.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/eval.h"
+#include "sweeplint/roles.h"
+#include "sweeplint/scalar.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+#include "random_sweep.h"
+
+struct env {
+	struct sl_arena *a;
+	struct sl_catalog *cat;
+	struct sl_keymap *keys;
+	const struct sl_scalar_resolver *res;
+};
+
+static int setup(void **state)
+{
+	static struct env e;
+	e.a = sl_arena_new();
+	struct sl_diags d;
+	sl_diags_init(&d, e.a);
+	if (sl_catalog_load(e.a, &e.cat, &d) != 0)
+		return -1;
+	e.keys = sl_keymap_new(e.a, &d);
+	e.res = sl_scalar_resolver_new(e.a);
+	*state = &e;
+	return e.keys ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+	sl_arena_free(e->a);
+	return 0;
+}
+
+static uint64_t step_peak(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m)
+{
+	struct sl_breakdown bd;
+	sl_estimate(&m->arch, s, ev->gpu, &ev->cat->calib, &bd);
+	return bd.total;
+}
+
+static uint64_t eval_peak(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m)
+{
+	struct sl_breakdown bd;
+	sl_estimate_eval(&m->arch, s, ev->gpu, &ev->cat->calib, &bd);
+	return bd.total;
+}
+
+static uint64_t host_ram(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m)
+{
+	struct sl_host_breakdown hb;
+	sl_estimate_host(&m->arch, s, &ev->cat->calib, &hb);
+	return hb.total;
+}
+
+typedef uint64_t (*measure_fn)(const struct sl_eval *, const struct sl_settings *, const struct sl_model *);
+static const measure_fn measures[] = {[SL_MEASURE_STEP] = step_peak, [SL_MEASURE_EVAL] = eval_peak,
+				      [SL_MEASURE_HOST] = host_ram};
+#define NMEASURES 3
+
+/* The whole breakdown of a measure, for a byte-for-byte comparison. */
+static void measure_all(const struct sl_model *m, const struct sl_settings *s, const struct sl_gpu *g,
+			const struct sl_calib *c, enum sl_measure what, unsigned char out[static 512])
+{
+	memset(out, 0, 512);
+	if (what == SL_MEASURE_HOST) {
+		sl_estimate_host(&m->arch, s, c, (struct sl_host_breakdown *)(void *)out);
+		return;
+	}
+	if (what == SL_MEASURE_STEP)
+		sl_estimate(&m->arch, s, g, c, (struct sl_breakdown *)(void *)out);
+	else
+		sl_estimate_eval(&m->arch, s, g, c, (struct sl_breakdown *)(void *)out);
+}
+
+static void test_unread_roles_are_unread(void **state)
+{
+	struct env *e = *state;
+	_Static_assert(sizeof(struct sl_breakdown) <= 512 && sizeof(struct sl_host_breakdown) <= 512, "buffer");
+	uint64_t r = 0x2545F4914F6CDD1Dull;
+	size_t changed = 0;
+	for (int i = 0; i < 3000; i++) {
+		const struct sl_model *m = &e->cat->models[pick(&r, e->cat->nmodels)];
+		const struct sl_gpu *g = &e->cat->gpus[pick(&r, e->cat->ngpus)];
+		struct sl_settings s;
+		random_settings(&r, &s);
+		random_workload(&r, &s);
+		/* an evaluation without axes: its workload is the settings' */
+		struct sl_eval ev = {.mode = s.mode};
+		for (int what = 0; what < NMEASURES; what++) {
+			uint64_t unread = sl_eval_unread_roles(&ev, (enum sl_measure)what);
+			unsigned char want[512], got[512];
+			measure_all(m, &s, g, &e->cat->calib, (enum sl_measure)what, want);
+			struct sl_settings t = s;
+			for (int role = 0; role < SL_ROLE__COUNT; role++) {
+				if (!(unread >> role & 1))
+					continue;
+				/* any value, set alone and on top of the others */
+				struct sl_role_value rv = {.role = (enum sl_role)role, .u = pick(&r, 3) ? pick(&r, 600) : next(&r)};
+				struct sl_settings one = s;
+				sl_settings_apply(&one, &rv, g->bf16);
+				sl_settings_apply(&t, &rv, g->bf16);
+				changed += memcmp(&one, &s, sizeof s) != 0;
+				measure_all(m, &one, g, &e->cat->calib, (enum sl_measure)what, got);
+				if (memcmp(want, got, sizeof want) != 0)
+					fail_msg("case %d: measure %d reads role %s (%s, mode %d)", i, what,
+						 sl_role_name((enum sl_role)role), m->name, (int)s.mode);
+			}
+			measure_all(m, &t, g, &e->cat->calib, (enum sl_measure)what, got);
+			if (memcmp(want, got, sizeof want) != 0)
+				fail_msg("case %d: measure %d reads its unread roles together (%s)", i, what, m->name);
+		}
+	}
+	assert_true(changed > 10000); /* the settings did change */
+}
+
+/* The reference tally: every combination. */
+static void full_tally(struct sl_arena *a, const struct sl_eval *ev, size_t at, uint64_t limit, measure_fn fn,
+		       struct sl_memrule_tally *t)
+{
+	size_t n = ev->axes[at].n;
+	t->nbad = sl_arena_array(a, n, sizeof *t->nbad);
+	t->nall = sl_arena_array(a, n, sizeof *t->nall);
+	t->worst = sl_arena_array(a, n, sizeof *t->worst);
+	t->worst_combo = sl_arena_array(a, n, sizeof *t->worst_combo);
+	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	do {
+		struct sl_settings s;
+		const struct sl_model *m;
+		if (!sl_eval_settings(ev, idx, &s, &m))
+			continue;
+		uint64_t bytes = fn(ev, &s, m);
+		t->nall[idx[at]]++;
+		if (bytes <= limit)
+			continue;
+		t->nbad[idx[at]]++;
+		if (bytes > t->worst[idx[at]]) {
+			t->worst[idx[at]] = bytes;
+			t->worst_combo[idx[at]] = sl_arena_array(a, ev->naxes, sizeof *idx);
+			memcpy(t->worst_combo[idx[at]], idx, ev->naxes * sizeof *idx);
+		}
+	} while (sl_eval_next(ev, idx));
+}
+
+/* The first largest measure among the combinations with value j on axis i: by a pinned walk, or by all. */
+static const uint32_t *first_largest(struct sl_arena *a, const struct sl_eval *ev, size_t i, uint32_t j,
+				     enum sl_measure what, bool walk, uint64_t *weight)
+{
+	uint32_t *best = NULL;
+	uint64_t bb = 0;
+	*weight = 0;
+	struct sl_eval_walk w;
+	sl_eval_walk_init(a, ev, walk ? sl_eval_unread_roles(ev, what) : 0, &w);
+	sl_eval_walk_pin(&w, i, j);
+	do {
+		*weight += w.weight;
+		struct sl_settings s;
+		const struct sl_model *m;
+		if (!sl_eval_settings(ev, w.idx, &s, &m))
+			continue;
+		uint64_t bytes = measures[what](ev, &s, m);
+		if (!best || bytes > bb) {
+			best = sl_arena_array(a, ev->naxes, sizeof *best);
+			memcpy(best, w.idx, ev->naxes * sizeof *best);
+			bb = bytes;
+		}
+	} while (sl_eval_walk_next(&w));
+	return best;
+}
+
+static void check_walks(struct env *e, struct sl_arena *a, const struct sl_eval *ev, uint64_t *r, int case_no,
+			uint64_t *skipped)
+{
+	(void)e;
+	size_t n = ev->naxes;
+	for (int what = 0; what < NMEASURES; what++) {
+		struct sl_eval_walk w;
+		sl_eval_walk_init(a, ev, sl_eval_unread_roles(ev, (enum sl_measure)what), &w);
+		*skipped += w.weight > 1;
+		/* a limit some combinations pass: a fraction of the capacity (host RAM: of 64 GiB) */
+		uint64_t scale = what == SL_MEASURE_HOST ? (uint64_t)64 << 30 : ev->capacity;
+		uint64_t limit = scale / 8 * (1 + pick(r, 12));
+		for (size_t at = 0; at < n; at++) {
+			struct sl_memrule_tally got, want;
+			sl_memrule_tally(a, ev, at, limit, (enum sl_measure)what, measures[what], &got);
+			full_tally(a, ev, at, limit, measures[what], &want);
+			for (size_t j = 0; j < ev->axes[at].n; j++) {
+				if (got.nall[j] != want.nall[j] || got.nbad[j] != want.nbad[j] ||
+				    got.worst[j] != want.worst[j] || !got.worst_combo[j] != !want.worst_combo[j] ||
+				    (want.worst_combo[j] && memcmp(got.worst_combo[j], want.worst_combo[j],
+								   n * sizeof *want.worst_combo[j]) != 0))
+					fail_msg("case %d measure %d axis %s value %zu: %llu/%llu of %llu/%llu, worst %llu/%llu",
+						 case_no, what, ev->axes[at].key, j, (unsigned long long)got.nbad[j],
+						 (unsigned long long)want.nbad[j], (unsigned long long)got.nall[j],
+						 (unsigned long long)want.nall[j], (unsigned long long)got.worst[j],
+						 (unsigned long long)want.worst[j]);
+			}
+			for (uint32_t j = 0; j < ev->axes[at].n; j++) {
+				uint64_t gw, ww;
+				const uint32_t *g = first_largest(a, ev, at, j, (enum sl_measure)what, true, &gw);
+				const uint32_t *f = first_largest(a, ev, at, j, (enum sl_measure)what, false, &ww);
+				if (gw != ww || !g != !f || (f && memcmp(g, f, n * sizeof *f) != 0))
+					fail_msg("case %d measure %d axis %s value %u: pinned walk differs (weights %llu/%llu)",
+						 case_no, what, ev->axes[at].key, j, (unsigned long long)gw,
+						 (unsigned long long)ww);
+			}
+		}
+	}
+	/* combinations judged on stated settings, counted over every combination */
+	if (!ev->cells)
+		return;
+	bool bounds = false;
+	for (size_t i = 0; i < n; i++)
+		bounds |= ev->axes[i].bounds;
+	if (bounds)
+		return;
+	uint64_t nstated = 0;
+	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	do
+		nstated += sl_eval_verdict(ev, idx) != SL_VERDICT_UNKNOWN && sl_eval_assumed(ev, idx) == 0;
+	while (sl_eval_next(ev, idx));
+	struct sl_count want = nstated ? sl_count_mul(ev->others, (struct sl_count){.value = nstated}) : (struct sl_count){0};
+	if (memcmp(&want, &ev->stated, sizeof want) != 0)
+		fail_msg("case %d: %llu combinations on stated settings, counted %llu", case_no,
+			 (unsigned long long)want.value, (unsigned long long)ev->stated.value);
+}
+
+static void test_walks_equal_every_combination(void **state)
+{
+	struct env *e = *state;
+	uint64_t r = 0x94D049BB133111EBull;
+	uint64_t combos = 0, skipped = 0;
+	for (int i = 0; i < 400; i++) {
+		struct sl_arena *a = sl_arena_new();
+		const char *config = NULL, *sets[16];
+		size_t nsets = 0;
+		const char *text = random_sweep(a, &r, &config, sets, &nsets);
+		struct sl_diags d;
+		sl_diags_init(&d, a);
+		struct sl_source *src = sl_source_from_bytes(a, "sweep.yaml", text, strlen(text));
+		struct sl_ydoc *doc = sl_ydoc_parse(a, src, e->res, &d);
+		assert_true(doc->ok);
+		struct sl_sweep *sw = sl_sweep_load(a, doc);
+		struct sl_trainer *tr = NULL;
+		if (config)
+			assert_int_equal(sl_trainer_load_bytes(a, "train.yaml", NULL, config, strlen(config), e->res, &d, &tr), 0);
+		const struct sl_trainer *const configs[1] = {tr};
+		struct sl_eval_opts o = {
+			.cat = e->cat,
+			.gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)],
+			.keys = e->keys,
+			.configs = configs,
+			.nconfigs = tr ? 1 : 0,
+			.sets = sets,
+			.nsets = nsets,
+			.headroom = 0.5 + (double)pick(&r, 6) / 10,
+			.num_gpus = (uint32_t)pick(&r, 3),
+			.max_combos = 600,
+			.resolver = e->res,
+		};
+		struct sl_eval *ev = NULL;
+		const char *why = NULL;
+		if (sl_eval_run(a, sw, &o, &d, &ev, &why) != 0)
+			fail_msg("case %d: %s", i, why);
+		if (!ev->too_many) {
+			check_walks(e, a, ev, &r, i, &skipped);
+			combos += ev->ncombos;
+		}
+		sl_arena_free(a);
+	}
+	print_message("%llu combinations, %llu walks held an axis\n", (unsigned long long)combos,
+		      (unsigned long long)skipped);
+	assert_true(combos > 20000);
+	assert_true(skipped > 100); /* the walks did skip axes */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unread_roles_are_unread),
+		cmocka_unit_test(test_walks_equal_every_combination),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
