@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sweeplint/diag.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/scalar.h"
 
@@ -171,7 +172,21 @@ struct sl_role_count {
 	const char *what;     /* "a positive integer", for messages */
 	uint64_t max;
 	bool zero_ok;
+	/* the frameworks refuse a value below the range (0 or less; negative where zero_ok): DataLoader's
+	 * batch_size, tokenizers' max_length, PEFT's r, generate's num_beams and max_new_tokens, DataLoader's
+	 * num_workers. false: below it is a script's own convention (-1 accumulation or GPUs: "auto", "all") */
+	bool below_refused;
 };
+
+/*
+ * How sure an unusable count is to fail the run: SL_SEV_ERROR where the
+ * frameworks refuse it (fractional, not finite, past the role's maximum, or
+ * below the range where below_refused), SL_SEV_WARNING where its meaning may
+ * be the script's own (text that is no number, such as "auto"; -1 in a key
+ * whose frameworks do not check it). text is the value as written, typed
+ * its YAML value when it has one (.inf, .nan), else NULL.
+ */
+enum sl_severity sl_role_count_refusal(enum sl_role r, const char *text, const struct sl_value *typed);
 
 /* The count rule of r, or NULL when r is not a count (names, booleans, the model). */
 const struct sl_role_count *sl_role_count(enum sl_role r);

@@ -377,6 +377,17 @@ static const char *value_text(const struct sl_node *n)
 	return eq ? eq + 1 : n->text;
 }
 
+/*
+ * The severity an unusable count gets: the rule's where the frameworks refuse
+ * the value, at most a warning where its meaning may be the script's own.
+ */
+static enum sl_severity refused(const struct sl_check *cx, enum sl_role r, const struct sl_node *node,
+				const char *text)
+{
+	enum sl_severity s = sl_role_count_refusal(r, text, node && node->kind == SL_NODE_SCALAR ? &node->value : NULL);
+	return s < cx->severity ? s : cx->severity;
+}
+
 int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 {
 	const struct sl_eval *ev = sl_memrule_eval(cx);
@@ -396,10 +407,16 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 			if (v->ok)
 				continue;
 			const char *cnt = sl_memrule_counts(a, ev, v, 1u << SL_VERDICT_UNKNOWN);
-			if (counts)
+			if (counts && refused(cx, ax->role, v->node, v->text) == SL_SEV_ERROR)
 				sl_memrule_emit(cx, ax, v,
 						"%s \"%s\" is not %s: no run can use it (counted unknown %s)", ax->key,
 						v->text, want, cnt);
+			else if (counts)
+				sl_memrule_emit(cx, ax, v,
+						"%s \"%s\" is not %s: its meaning is the script's own (such as \"auto\" or "
+						"\"all\"), so it is counted unknown %s",
+						ax->key, v->text, want, cnt)
+					->severity = refused(cx, ax->role, v->node, v->text);
 			else
 				sl_memrule_emit(cx, ax, v, "%s \"%s\" is not %s sweeplint knows (counted unknown %s)",
 						ax->key, v->text, role_label(ax->role), cnt);
@@ -415,16 +432,22 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 			continue;
 		const char *text = value_text(n->rejected);
 		struct sl_diag *d;
-		if (counts)
+		enum sl_severity sev = counts ? refused(cx, (enum sl_role)n->role, n->rejected, text) : cx->severity;
+		if (counts && sev == SL_SEV_ERROR)
 			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s (%s): no run can use it; the memory model "
 					       "ignores it", n->key, text ? " \"" : "", text ? text : "", text ? "\"" : "",
 					       want, n->where);
+		else if (counts)
+			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s (%s): its meaning is the script's own "
+					       "(such as \"auto\" or \"all\"); the memory model ignores it",
+					       n->key, text ? " \"" : "", text ? text : "", text ? "\"" : "", want, n->where);
 		else
 			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s sweeplint knows (%s): the memory model "
 					       "keeps its default for %s", n->key, text ? " \"" : "", text ? text : "",
 					       text ? "\"" : "", role_label((enum sl_role)n->role), n->where,
 					       sl_role_name((enum sl_role)n->role));
 		d->src = n->src;
+		d->severity = sev;
 	}
 	return 0;
 }

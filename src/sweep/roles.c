@@ -512,23 +512,25 @@ static const char *show(struct sl_arena *a, const char *text)
 
 const struct sl_role_count *sl_role_count(enum sl_role r)
 {
-	static const struct sl_role_count positive = {"a positive integer", MAX_COUNT, false};
-	static const struct sl_role_count workers = {"a whole number of workers (0 or more)", 4096, true};
-	static const struct sl_role_count stage = {"a ZeRO stage: 0, 1, 2 or 3", 3, true};
-	static const struct sl_role_count shape = {"a positive integer", (uint64_t)1 << 31, false};
+	static const struct sl_role_count positive = {"a positive integer", MAX_COUNT, false, true};
+	static const struct sl_role_count positive_own = {"a positive integer", MAX_COUNT, false, false};
+	static const struct sl_role_count workers = {"a whole number of workers (0 or more)", 4096, true, true};
+	static const struct sl_role_count stage = {"a ZeRO stage: 0, 1, 2 or 3", 3, true, true};
+	static const struct sl_role_count shape = {"a positive integer", (uint64_t)1 << 31, false, true};
 	switch (r) {
 	case SL_ROLE_BATCH_SIZE:
 	case SL_ROLE_EVAL_BATCH_SIZE:
-	case SL_ROLE_GRAD_ACCUM:
 	case SL_ROLE_SEQ_LEN:
 	case SL_ROLE_TARGET_LEN:
 	case SL_ROLE_LORA_R:
-	case SL_ROLE_NUM_GPUS:
 	case SL_ROLE_MINI_BATCH_SIZE:
-	case SL_ROLE_TEXTS_PER_EXAMPLE:
 	case SL_ROLE_NUM_BEAMS:
 	case SL_ROLE_MAX_NEW_TOKENS:
 		return &positive;
+	case SL_ROLE_GRAD_ACCUM:         /* -1: "derive it from a global batch" in many scripts */
+	case SL_ROLE_NUM_GPUS:           /* Lightning devices=-1: every GPU; 0: the CPU */
+	case SL_ROLE_TEXTS_PER_EXAMPLE:  /* -1 negatives: "all in the batch" */
+		return &positive_own;
 	case SL_ROLE_LAYERS:
 	case SL_ROLE_HIDDEN_SIZE:
 	case SL_ROLE_HEADS:
@@ -543,6 +545,36 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	default:
 		return NULL;
 	}
+}
+
+enum sl_severity sl_role_count_refusal(enum sl_role r, const char *text, const struct sl_value *typed)
+{
+	const struct sl_role_count *c = sl_role_count(r);
+	double x;
+	if (!c)
+		return SL_SEV_WARNING;
+	if (typed && typed->type == SL_V_INT && !typed->big) {
+		x = (double)typed->i;
+	} else if (typed && (typed->type == SL_V_FLOAT || (typed->type == SL_V_INT && typed->big))) {
+		x = typed->f;
+	} else if (typed && typed->type != SL_V_STR) {
+		return SL_SEV_WARNING; /* true, null: what the script makes of it is its own */
+	} else {
+		if (!text)
+			return SL_SEV_WARNING;
+		while (isspace((unsigned char)*text))
+			text++;
+		char *end = NULL;
+		x = strtod(text, &end);
+		while (end && isspace((unsigned char)*end))
+			end++;
+		if (!end || end == text || *end)
+			return SL_SEV_WARNING; /* a word ("auto", "max") whose meaning is the script's */
+	}
+	if (!isfinite(x) || floor(x) != x || x > (double)c->max)
+		return SL_SEV_ERROR;
+	bool below = c->zero_ok ? x < 0 : x <= 0;
+	return below && !c->below_refused ? SL_SEV_WARNING : SL_SEV_ERROR;
 }
 
 int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
