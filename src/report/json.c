@@ -6,8 +6,8 @@
  *    "diagnostics": [{"rule", "severity", "line", "column", "end_line",
  *                     "end_column", "message", "hint"?, "code", "path"?}]}]}
  * ("path" in a diagnostic only when it is about another file: a -c config).
- * A count past what JSON integers hold is written as the largest int64 and
- * flagged with "saturated": true or "infinite": true next to it. Text that
+ * A count that is infinite or past 2^63 - 1 is null (never a sentinel number),
+ * flagged with "infinite": true or "saturated": true next to it. Text that
  * is not valid UTF-8 (a path, a value quoted from the file) is written with
  * U+FFFD in place of each bad byte, since JSON strings must be UTF-8.
  */
@@ -91,11 +91,12 @@ static void set(json_t *obj, const char *key, json_t *v)
 		sl_oom();
 }
 
+/* A count as a JSON integer; null when it is infinite or not exact below 2^63 (no sentinel number). */
 static void set_count(json_t *obj, const char *key, struct sl_count c, bool *saturated, bool *infinite)
 {
-	json_int_t v = c.infinite || c.value > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)c.value;
-	set(obj, key, json_integer(v));
-	*saturated = *saturated || (c.saturated && !c.infinite) || (!c.infinite && c.value > (uint64_t)INT64_MAX);
+	bool big = !c.infinite && (c.saturated || c.value > (uint64_t)INT64_MAX);
+	set(obj, key, c.infinite || big ? json_null() : json_integer((json_int_t)c.value));
+	*saturated = *saturated || big;
 	*infinite = *infinite || c.infinite;
 }
 
@@ -148,7 +149,7 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 	json_t *gpu = json_object();
 	set(jf, "gpu", gpu);
 	set(gpu, "name", jstr(a, f->gpu_name ? f->gpu_name : ""));
-	set(gpu, "bytes", json_integer(f->gpu_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)f->gpu_bytes));
+	set(gpu, "bytes", f->gpu_bytes > (uint64_t)INT64_MAX ? json_null() : json_integer((json_int_t)f->gpu_bytes));
 	set(gpu, "assumed", json_boolean(f->gpu_assumed));
 
 	json_t *co = json_object();
