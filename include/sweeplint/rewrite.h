@@ -101,6 +101,22 @@ struct sl_box *sl_box_copy(const struct sl_rewrite *rw, const struct sl_box *b);
 void sl_box_count(const struct sl_rewrite *rw, struct sl_box *b);
 
 /*
+ * The box's combinations that fit in the sweep as written (rw->vd, not the box's own table): with a
+ * lowered bound, the combinations at the new bound are new ones and are not counted, so split's
+ * check that no fitting combination is lost compares like with like.
+ */
+/*
+ * After a rewrite's edits (e): every alias of a node the edits remove, where the alias itself stays,
+ * gets the node's text instead (src/rewrite/aliases.c), so the result parses and reads the same values.
+ * -SL_EUSAGE with *why when that text cannot stand there (a block collection, several lines).
+ */
+struct sl_edits;
+struct sl_ydoc;
+int sl_rewrite_inline_aliases(struct sl_edits *e, const struct sl_ydoc *doc, const char **why);
+
+uint64_t sl_box_fitting_in_sweep(const struct sl_rewrite *rw, const struct sl_box *b);
+
+/*
  * Drop from b every value of an editable axis that fits in no combination of
  * the box (OOM in all of them), and lower the upper bound of a bounds axis to
  * the largest value that fits in some combination; never a value an

@@ -71,9 +71,17 @@ struct sl_node {
 	uint64_t weight;      /* nodes this subtree expands to, aliases expanded (saturating) */
 };
 
+/* Where an alias stands in the text ("*name", start..end) and the anchored node it stands for. */
+struct sl_alias {
+	const struct sl_node *target;
+	size_t start, end;
+};
+
 struct sl_ydoc {
 	struct sl_source *src;
 	struct sl_node *root;  /* NULL when the stream is empty or did not parse */
+	struct sl_alias *aliases; /* every alias, in document order (rewrites inline removed anchors) */
+	size_t naliases;
 	size_t ndocs;          /* documents in the stream (only the first is used) */
 	bool ok;               /* false when a syntax error was reported */
 };

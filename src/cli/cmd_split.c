@@ -349,7 +349,8 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 			status = SL_EXIT_OOM;
 			goto out;
 		}
-		kept += pc->box->n[SL_RW_FEASIBLE];
+		/* the sweep's own fitting combinations in this part (a lowered bound adds new ones) */
+		kept += sl_box_fitting_in_sweep(rw, pc->box);
 		oom_left += pc->box->n[SL_RW_OOM];
 		fit_total = sl_count_add(fit_total, pc->out.feasible);
 		oom_total = sl_count_add(oom_total, pc->out.oom);

@@ -267,6 +267,18 @@ void sl_box_count(const struct sl_rewrite *rw, struct sl_box *b)
 	while (sl_walk_next(rw, &w));
 }
 
+uint64_t sl_box_fitting_in_sweep(const struct sl_rewrite *rw, const struct sl_box *b)
+{
+	uint64_t n = 0;
+	struct sl_walk w;
+	if (!sl_walk_start(rw, b, &w))
+		return 0;
+	do
+		n += rw->vd[w.c] == SL_RW_FEASIBLE;
+	while (sl_walk_next(rw, &w));
+	return n;
+}
+
 /* ---- lowering the upper bound of a range evaluated at its bounds ---- */
 
 /* ev with the box's lowered bounds and axis i's upper bound at v. */
@@ -665,5 +677,6 @@ int sl_rewrite_edits(const struct sl_rewrite *rw, const struct sl_box *b, struct
 			}
 		}
 	}
-	return 0;
+	/* an anchored value removed: its aliases get its text */
+	return sl_rewrite_inline_aliases(e, rw->sweep->doc, why);
 }

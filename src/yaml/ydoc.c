@@ -31,6 +31,8 @@ struct loader {
 	uint64_t nodes; /* nodes made so far (bounded by SL_YDOC_MAX_NODES) */
 	struct sl_node *root;
 	uint64_t total; /* nodes that aliases expand to */
+	struct sl_alias *aliases;
+	size_t naliases, aliases_cap;
 	bool failed;
 };
 
@@ -334,8 +336,13 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			if (!L.failed && L.total > SL_YDOC_MAX_EXPANSION)
 				fail_at(&L, off, "syntax error: aliases expand to more than %s nodes (an alias bomb?)",
 					"1000000");
-			if (!L.failed)
+			if (!L.failed) {
+				L.aliases = sl_arena_reserve(a, L.aliases, L.naliases, &L.aliases_cap, L.naliases + 1,
+							     sizeof *L.aliases);
+				L.aliases[L.naliases++] = (struct sl_alias){
+					an->node, off, mark_byte(&L, ev.end_mark)};
 				attach(&L, an->node, mark_byte(&L, ev.end_mark));
+			}
 			break;
 		}
 		case YAML_SEQUENCE_START_EVENT:
@@ -372,6 +379,8 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 	yaml_parser_delete(&parser);
 	doc->ok = !L.failed;
 	doc->root = L.failed ? NULL : L.root;
+	doc->aliases = L.aliases;
+	doc->naliases = L.failed ? 0 : L.naliases;
 	return doc;
 }
 

@@ -239,6 +239,58 @@ def main():
                 check(f"{name} as {what}: refused at once ('{why}'), exit {rcs}",
                       rc in rcs and why in out + err and wall < 4, f"rc {rc}, {wall:.2f} s: {out[:400]!r} {err[:300]!r}")
 
+        # 10, 11: split on ranges evaluated at their bounds (the lowered bound's new combinations were
+        # counted as lost ones: exit 70) and on anchored values an alias still uses (the alias was left
+        # undefined: exit 70). Each written sweep must load in PyYAML with the aliased keys unchanged.
+        head = "method: random\nparameters:\n"
+        cases = {
+            "bounds-exact": (head + "  model_name_or_path: {value: bert-base-uncased}\n"
+                             "  per_device_train_batch_size: {distribution: int_uniform, min: 1, max: 100000}\n",
+                             ["--exact"], []),
+            "bounds-by": (head + "  model_name_or_path: {values: [roberta-large, roberta-base]}\n"
+                          "  per_device_train_batch_size: {distribution: int_uniform, min: 1, max: 100000}\n"
+                          "  max_seq_length: {values: [128, 512]}\n", ["--by", "model_name_or_path"], []),
+            "bounds-by-exact": (head + "  model_name_or_path: {values: [roberta-large, roberta-base]}\n"
+                                "  per_device_train_batch_size: {distribution: int_uniform, min: 1, max: 100000}\n"
+                                "  max_seq_length: {values: [128, 512]}\n",
+                                ["--exact", "--by", "model_name_or_path"], []),
+            "anchor-by": ("method: grid\nparameters:\n  model_name_or_path: {values: [&m roberta-large, roberta-base]}\n"
+                          "  tokenizer_name: {value: *m}\n  extra: [*m, x]\n"
+                          "  per_device_train_batch_size: {values: [8, 64]}\n", ["--by", "model_name_or_path"],
+                          ["tokenizer_name", "extra"]),
+            "anchor-tagged-by": ("method: grid\nparameters:\n"
+                                 "  model_name_or_path:\n    values:\n      - !!str &m roberta-large\n"
+                                 "      - roberta-base\n  tokenizer_name: {value: *m}\n  other: {value: *m}\n"
+                                 "  per_device_train_batch_size: {values: [8, 64]}\n", ["--by", "model_name_or_path"],
+                                 ["tokenizer_name", "other"]),
+            "anchor-exact": ("method: grid\nparameters:\n  model_name_or_path: {values: [roberta-large]}\n"
+                             "  per_device_train_batch_size: {values: [8, &big 256]}\n"
+                             "  per_device_eval_batch_size: {value: *big}\n", ["--exact"],
+                             ["per_device_eval_batch_size"]),
+        }
+        for name, (text, how, aliased) in cases.items():
+            d = os.path.join(tmp, "split-" + name)
+            os.makedirs(d)
+            path = os.path.join(d, "sweep.yaml")
+            open(path, "w").write(text)
+            out_dir = os.path.join(d, "out")
+            rc, out, err, _, rss, secs = run(["split", *GPU, *how, "-o", out_dir, path])
+            written = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else []
+            ok = rc in (0, 1) and written and cheap(secs, rss)
+            why = f"rc {rc}, {secs:.2f} s: {err[-500:]!r}"
+            original = pyyaml(text)
+            if ok and original is not None:
+                for f in written:
+                    part = pyyaml(open(os.path.join(out_dir, f)).read())
+                    if part is None:
+                        ok, why = False, f"{f} does not load in PyYAML"
+                        break
+                    for key in aliased:
+                        if part["parameters"][key] != original["parameters"][key]:
+                            ok, why = False, f"{f}: {key} reads {part['parameters'][key]!r}, was {original['parameters'][key]!r}"
+            check(f"split {' '.join(how)} ({name}): works (exit 0/1, {len(written)} sweeps), each loads in PyYAML with "
+                  "its aliases' values", ok, why)
+
         # 3-5, 17: the output formats and rewrites grow linearly with their input
         tiny = write("tiny.yaml", "method: grid\nparameters:\n  a: {values: [1, 2]}\n")
         growth("-f sarif over n unknown top-level keys (a schema finding each)",
