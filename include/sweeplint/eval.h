@@ -61,6 +61,8 @@ struct sl_setting_origin {
 
 /* "sweep", "command", "config", "--set", ".sweeplint.yaml", "program", "model", "default". */
 const char *sl_setting_origin_name(const struct sl_setting_origin *o);
+/* An axis origin's name: "config", "command", "sweep", "--set", ".sweeplint.yaml", "program". */
+const char *sl_axis_origin_name(enum sl_axis_origin o);
 
 /* A classification of one combination. */
 enum sl_verdict {

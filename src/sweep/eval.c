@@ -221,7 +221,9 @@ static void add_entry(struct builder *B, const struct sl_trainer *t, const struc
 		expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path));
 		return;
 	}
-	struct sl_eval_axis *ax = new_axis(B, SL_AXIS_CONFIG, e->key, rule->role, rule, t->src, 1);
+	/* a literal read from the program's code (or a config it loads) is the program's setting */
+	struct sl_eval_axis *ax = new_axis(B, e->how ? SL_AXIS_PROGRAM : SL_AXIS_CONFIG, e->key, rule->role, rule,
+					   t->src, 1);
 	ax->values[0] = tmp;
 	ax->n = 1;
 	/* a program's list literal is shown as written (["q_proj", "v_proj"]) */
@@ -258,10 +260,9 @@ static void mark_overridden(struct builder *B)
 			const struct sl_eval_axis *ax = &ev->axes[k];
 			if (ax->role != mine->role || !ax->n)
 				continue;
-			static const char *const origin[SL_AXIS__COUNT] = {"config", "command", "sweep", "--set"};
+			bool in_file = (ax->origin == SL_AXIS_CONFIG || ax->origin == SL_AXIS_PROGRAM) && ax->src;
 			n->overridden_by = sl_arena_printf(B->a, "%s (%s)", ax->key,
-							   ax->origin == SL_AXIS_CONFIG && ax->src ? ax->src->display
-												 : origin[ax->origin]);
+							   in_file ? ax->src->display : sl_axis_origin_name(ax->origin));
 			break;
 		}
 	}
@@ -1179,10 +1180,6 @@ static void tally(struct builder *B)
 	} while (sl_eval_next(ev, idx));
 }
 
-static const char *origin_name(enum sl_axis_origin o)
-{
-	return o == SL_AXIS_CONFIG ? "config" : o == SL_AXIS_COMMAND ? "command" : o == SL_AXIS_SET ? "--set" : "sweep";
-}
 
 /*
  * No key sets the model but the sweep (or its configs) gives a from-scratch
@@ -1235,7 +1232,7 @@ static void add_shape_model(struct builder *B)
 			continue;
 		const struct sl_eval_axis *ax = &ev->axes[at[shape[k]]];
 		if (ax->n != 1 || !ax->values[0].ok) {
-			note(B, ax->key, origin_name(ax->origin), (int)ax->role,
+			note(B, ax->key, sl_axis_origin_name(ax->origin), (int)ax->role,
 			     ax->n != 1 ? "a swept shape: no model is built from it (the model stays unknown)"
 					: "an unreadable shape value: no model is built from it");
 			return;
@@ -1252,7 +1249,7 @@ static void add_shape_model(struct builder *B)
 			sl_buf_addf(&keys, ", %s", ax->key);
 	}
 	const struct sl_eval_axis *L = &ev->axes[at[SL_ROLE_LAYERS]];
-	hp.keys = sl_arena_printf(B->a, "%s: %s", origin_name(L->origin), keys.buf);
+	hp.keys = sl_arena_printf(B->a, "%s: %s", sl_axis_origin_name(L->origin), keys.buf);
 	const struct sl_model *m = sl_model_from_hparams(B->a, &hp);
 	if (!m)
 		return;

@@ -13,16 +13,21 @@
 #include "sweeplint/arena.h"
 #include "sweep_internal.h"
 
-const char *sl_setting_origin_name(const struct sl_setting_origin *o)
+const char *sl_axis_origin_name(enum sl_axis_origin o)
 {
 	static const char *const axis[SL_AXIS__COUNT] = {
 		[SL_AXIS_CONFIG] = "config",   [SL_AXIS_COMMAND] = "command",
 		[SL_AXIS_SWEEP] = "sweep",     [SL_AXIS_SET] = "--set",
 		[SL_AXIS_PROJECT] = ".sweeplint.yaml", [SL_AXIS_PROGRAM] = "program",
 	};
+	return (unsigned)o < SL_AXIS__COUNT ? axis[o] : "?";
+}
+
+const char *sl_setting_origin_name(const struct sl_setting_origin *o)
+{
 	switch (o->source) {
 	case SL_SOURCE_AXIS:
-		return (unsigned)o->origin < SL_AXIS__COUNT ? axis[o->origin] : "?";
+		return sl_axis_origin_name(o->origin);
 	case SL_SOURCE_MODEL:
 		return "model";
 	default:
