@@ -162,6 +162,28 @@ enum sl_fsdp {
 	SL_FSDP_NO_SHARD,
 	SL_FSDP__COUNT
 };
+/*
+ * PEFT methods (role `peft_method`; PEFT's peft_type). NONE: LoRA when lora_r > 0, else a full
+ * fine-tune. The adapter methods adapt the target linears (lora_targets) at rank lora_r; the
+ * prompt methods train num_virtual_tokens virtual tokens; docs/memory-model.md "PEFT methods".
+ */
+enum sl_peft {
+	SL_PEFT_NONE,
+	SL_PEFT_LORA,
+	SL_PEFT_DORA,            /* LoRA + a magnitude vector per target (use_dora) */
+	SL_PEFT_LOHA,            /* Hadamard product of two rank-r pairs, the delta weight materialised */
+	SL_PEFT_VERA,            /* frozen shared random A, B; trainable vectors d (r) and b (out) */
+	SL_PEFT_IA3,             /* a scaling vector per target: out, or in for feed-forward modules */
+	SL_PEFT_OFT,             /* r block-diagonal skew-symmetric blocks on the input */
+	SL_PEFT_BOFT,            /* butterfly blocks of 4 on the input + a scale per output */
+	SL_PEFT_PROMPT_TUNING,   /* virtual token embeddings prepended to the input */
+	SL_PEFT_P_TUNING,        /* virtual tokens through an MLP prompt encoder */
+	SL_PEFT_PREFIX_TUNING,   /* a key and value prefix per layer */
+	SL_PEFT_ADAPTION_PROMPT, /* LLaMA-Adapter: an adaption prompt and a gate per layer */
+	SL_PEFT_LN_TUNING,       /* the norms' weights */
+	SL_PEFT_TRAINABLE_TOKENS,/* some rows of the input embedding */
+	SL_PEFT__COUNT
+};
 /* The workload (role `mode`): a training step, an evaluation forward, or generation (prefill + decoding). */
 enum sl_mode { SL_MODE_TRAIN, SL_MODE_EVAL, SL_MODE_GENERATE, SL_MODE__COUNT };
 
@@ -281,6 +303,8 @@ struct sl_settings {
 	enum sl_fsdp fsdp;         /* FSDP sharding strategy; NONE: no FSDP (zero_stage applies) */
 	bool fsdp_offload;         /* FSDP CPUOffload(offload_params=True): shards, gradients and the step on the host */
 	bool fsdp_no_wrap;         /* no auto-wrap policy: the whole model is one FSDP unit */
+	enum sl_peft peft_method;  /* NONE: LoRA when lora_r > 0, else a full fine-tune */
+	uint32_t num_virtual_tokens; /* prompt methods: virtual tokens (adaption prompt length, trained token rows) */
 	uint32_t num_gpus;         /* >= 1 */
 	uint32_t num_workers;      /* DataLoader workers per process */
 	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */
@@ -345,6 +369,14 @@ void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ff
 uint32_t sl_arch_max_seq_len(const struct sl_arch *a);
 /* Trainable LoRA parameters for rank r on the target bits. */
 uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets);
+/*
+ * Trainable parameters of a PEFT method (PEFT's layer classes, docs/memory-model.md "PEFT methods"):
+ * per target linear for the adapter methods at rank r, or from the virtual tokens for the prompt
+ * methods. SL_PEFT_NONE and SL_PEFT_LORA are sl_arch_lora_params.
+ */
+uint64_t sl_arch_peft_params(const struct sl_arch *a, enum sl_peft m, uint32_t r, uint32_t targets, uint32_t tokens);
+/* Parameters of the norms (LayerNorm weight and bias, RMSNorm weight) of the layers and the final norm. */
+uint64_t sl_arch_norm_params(const struct sl_arch *a);
 
 /* Peak device memory of a training step. Pure; fills *out. */
 void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
@@ -527,6 +559,8 @@ const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);
 const char *sl_fsdp_name(enum sl_fsdp f);     /* "none", "full_shard", "shard_grad_op", ... */
+const char *sl_peft_name(enum sl_peft m);     /* "lora", "dora", "ia3", "prompt_tuning", ... */
+int sl_peft_parse(const char *s);             /* PEFT peft_type names in either case; -1 when unknown */
 const char *sl_mode_name(enum sl_mode m);     /* "train", "eval", "generate" */
 struct sl_buf;
 /* Appends a combination's settings as estimate and the LSP hover show them:

@@ -66,6 +66,8 @@ enum sl_role {
 	SL_ROLE_FSDP,             /* FSDP sharding strategy: full_shard | shard_grad_op | hybrid_shard | no_shard | none */
 	SL_ROLE_FSDP_OFFLOAD,     /* FSDP CPU offload of parameters (and with them gradients and the step) */
 	SL_ROLE_FSDP_AUTO_WRAP,   /* FSDP auto-wrap: true (a unit per block) or false (the whole model one unit) */
+	SL_ROLE_PEFT_METHOD,      /* lora | dora | loha | vera | ia3 | oft | boft | prompt_tuning | p_tuning | ... */
+	SL_ROLE_NUM_VIRTUAL_TOKENS, /* prompt methods: virtual tokens (adapter_len, trained token rows) */
 	SL_ROLE__COUNT
 };
 

@@ -541,47 +541,72 @@ uint32_t sl_arch_max_seq_len(const struct sl_arch *a)
 }
 
 /* r·(in + out) for one adapted linear: A is r×in, B is out×r, no bias. */
-static uint64_t lora(uint64_t r, uint64_t in, uint64_t out)
+/*
+ * Trainable parameters of one adapted linear (in -> out; ff: a feed-forward module) by method, from
+ * PEFT's layer classes: LoRA A (r x in) + B (out x r); DoRA + lora_magnitude_vector (out); LoHa two
+ * rank-r pairs; VeRA lambda_d (r) + lambda_b (out), A and B frozen and shared; IA3 one vector (out,
+ * or in for feedforward_modules); OFT r blocks of in/r, each a skew-symmetric matrix stored as its
+ * upper triangle; BOFT in/4 blocks of 4 x 4 (boft_block_size 4, one butterfly factor) + boft_s (out).
+ */
+static uint64_t module(enum sl_peft m, uint64_t r, uint64_t in, uint64_t out, bool ff)
 {
-	return r * (in + out);
+	switch (m) {
+	case SL_PEFT_DORA:
+		return r * (in + out) + out;
+	case SL_PEFT_LOHA:
+		return 2 * r * (in + out);
+	case SL_PEFT_VERA:
+		return r + out;
+	case SL_PEFT_IA3:
+		return ff ? in : out;
+	case SL_PEFT_OFT: {
+		uint64_t bs = r ? in / r : 0;
+		return bs ? r * (bs * (bs - 1) / 2) : 0;
+	}
+	case SL_PEFT_BOFT:
+		return (in / 4) * 16 + out;
+	default:
+		return r * (in + out);
+	}
 }
 
-uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets)
+static uint64_t adapted(const struct sl_arch *a, enum sl_peft m, uint32_t r, uint32_t targets)
 {
 	uint64_t h = a->hidden, I = a->intermediate, q = q_width(a), kv = kv_width(a);
 	if (targets == 0)
-		targets = SL_LORA_Q | SL_LORA_V; /* PEFT's default for every family here */
+		targets = m == SL_PEFT_IA3 ? (SL_LORA_K | SL_LORA_V | SL_LORA_DOWN) /* PEFT's IA3 default */
+					   : SL_LORA_Q | SL_LORA_V;           /* PEFT's default for every family here */
 
 	/* one attention block: q, k, v, o (fused qkv counts once) */
 	uint64_t attn = 0;
 	if (a->fused_qkv) {
 		if (targets & (SL_LORA_Q | SL_LORA_K | SL_LORA_V))
-			attn += lora(r, h, q + 2 * kv); /* c_attn / query_key_value / qkv_proj */
+			attn += module(m, r, h, q + 2 * kv, false); /* c_attn / query_key_value / qkv_proj */
 	} else {
 		if (targets & SL_LORA_Q)
-			attn += lora(r, h, q);
+			attn += module(m, r, h, q, false);
 		if (targets & SL_LORA_K)
-			attn += lora(r, h, kv);
+			attn += module(m, r, h, kv, false);
 		if (targets & SL_LORA_V)
-			attn += lora(r, h, kv);
+			attn += module(m, r, h, kv, false);
 	}
 	if (targets & SL_LORA_O)
-		attn += lora(r, q, h);
+		attn += module(m, r, q, h, false);
 
 	/* one feed-forward block: gate only exists when gated */
 	uint64_t mlp = 0;
 	if ((targets & SL_LORA_GATE) && a->gated_ffn)
-		mlp += lora(r, h, I);
+		mlp += module(m, r, h, I, true);
 	if (targets & SL_LORA_UP)
-		mlp += lora(r, h, I);
+		mlp += module(m, r, h, I, true);
 	if (targets & SL_LORA_DOWN)
-		mlp += lora(r, I, h);
+		mlp += module(m, r, I, h, true);
 	if (a->experts) { /* every expert's projections (and the shared expert's) are adapted */
 		uint64_t shared = 0, S = a->shared_ffn;
 		if (S) {
-			shared += (targets & SL_LORA_GATE) ? lora(r, h, S) : 0;
-			shared += (targets & SL_LORA_UP) ? lora(r, h, S) : 0;
-			shared += (targets & SL_LORA_DOWN) ? lora(r, S, h) : 0;
+			shared += (targets & SL_LORA_GATE) ? module(m, r, h, S, true) : 0;
+			shared += (targets & SL_LORA_UP) ? module(m, r, h, S, true) : 0;
+			shared += (targets & SL_LORA_DOWN) ? module(m, r, S, h, true) : 0;
 		}
 		mlp = a->experts * mlp + shared;
 	}
@@ -589,4 +614,41 @@ uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targe
 	if (a->kind == SL_ARCH_ENCDEC) /* decoder layers hold self- and cross-attention */
 		return a->layers * (attn + mlp) + dec_layers(a) * (2 * attn + mlp);
 	return a->layers * (attn + mlp);
+}
+
+uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets)
+{
+	return adapted(a, SL_PEFT_LORA, r, targets);
+}
+
+uint64_t sl_arch_norm_params(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, L = a->layers, n = L * layer_norms(a) * norm(a, h);
+	if (a->kind == SL_ARCH_ENCDEC && !a->enc_only)
+		n += dec_layers(a) * 3 * norm(a, h) + (a->final_norm ? norm(a, h) : 0);
+	return n + (a->final_norm ? norm(a, h) : 0);
+}
+
+uint64_t sl_arch_peft_params(const struct sl_arch *a, enum sl_peft m, uint32_t r, uint32_t targets, uint32_t tokens)
+{
+	uint64_t h = a->hidden, L = a->layers + (a->kind == SL_ARCH_ENCDEC && !a->enc_only ? dec_layers(a) : 0);
+	switch (m) {
+	case SL_PEFT_PROMPT_TUNING:
+	case SL_PEFT_TRAINABLE_TOKENS:
+		return (uint64_t)tokens * h;             /* PromptEmbedding / TrainableTokensLayer rows */
+	case SL_PEFT_P_TUNING:
+		/* PromptEncoder (MLP): the embedding + Linear(h, h), Linear(h, h), Linear(h, h) with biases
+		 * (encoder_hidden_size defaults to the token dim) */
+		return (uint64_t)tokens * h + 3 * (h * h + h);
+	case SL_PEFT_PREFIX_TUNING:
+		/* PrefixEncoder without projection: num_virtual_tokens x layers x 2 x (kv heads x head dim) */
+		return (uint64_t)tokens * L * 2 * kv_width(a);
+	case SL_PEFT_ADAPTION_PROMPT:
+		/* AdaptedAttention per layer: adaption_prompt (adapter_len x h) + adaption_gate (1) */
+		return a->layers * ((uint64_t)tokens * h + 1);
+	case SL_PEFT_LN_TUNING:
+		return sl_arch_norm_params(a);
+	default:
+		return adapted(a, m, r, targets);
+	}
 }

@@ -71,6 +71,8 @@ struct ctx {
 	double p_hidden; /* hidden dropout */
 	double p_attn;   /* attention-probability dropout */
 	bool train_w;    /* base linear weights train (full fine-tune) */
+	bool train_norm; /* the norms' weights train (full fine-tune, ln_tuning) */
+	double peft_tok; /* per token and layer: what IA3's scaling or DoRA's magnitude keeps (bytes) */
 	bool train_head; /* the LM head trains (full fine-tune, or a modules_to_save copy) */
 	unsigned lora;   /* LoRA target bits (0: none) */
 	double r;
@@ -154,6 +156,22 @@ static double dim_head(const struct sl_arch *a)
 	return a->heads ? (double)a->hidden / a->heads : 0;
 }
 
+/* The PEFT method a run uses: LoRA when only a rank is given, none for a full fine-tune. */
+static enum sl_peft peft_of(const struct sl_settings *s)
+{
+	if (s->peft_method != SL_PEFT_NONE)
+		return s->peft_method;
+	return s->lora_r ? SL_PEFT_LORA : SL_PEFT_NONE;
+}
+
+/* The rank of a rank-r method: lora_r, else PEFT's default (LoraConfig, LoHaConfig, OFTConfig r=8; VeraConfig r=256). */
+static uint32_t peft_rank(const struct sl_settings *s)
+{
+	if (s->lora_r)
+		return s->lora_r;
+	return s->peft_method == SL_PEFT_VERA ? 256 : 8;
+}
+
 static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c)
 {
 	memset(x, 0, sizeof *x);
@@ -182,10 +200,32 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->sm_b = (x->amp || upcast) ? 4 : x->ab;
 	x->cast_probs = x->sm_b > x->ab;
 	dropout_of(a->family, &x->p_hidden, &x->p_attn);
-	x->lora = s->lora_r ? (s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V)) : 0;
-	x->r = s->lora_r;
+	enum sl_peft pm = peft_of(s);
+	uint32_t tgt = s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V);
+	/* adapters that keep their input (cast to their dtype) and an r-wide product: LoRA, DoRA, VeRA;
+	 * LoHa, OFT and BOFT multiply the input by a materialised weight: the input copy, no r-wide output */
+	x->lora = 0;
+	if (pm == SL_PEFT_LORA || pm == SL_PEFT_DORA || pm == SL_PEFT_VERA)
+		x->lora = tgt, x->r = peft_rank(s);
+	else if (pm == SL_PEFT_LOHA || pm == SL_PEFT_OFT || pm == SL_PEFT_BOFT)
+		x->lora = tgt, x->r = 0;
 	x->lora_b = s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF ? 2 : 4;
-	x->train_w = s->lora_r == 0;
+	x->train_w = pm == SL_PEFT_NONE;
+	x->train_norm = x->train_w || pm == SL_PEFT_LN_TUNING;
+	if (pm == SL_PEFT_IA3 || pm == SL_PEFT_DORA) {
+		/* IA3: the vector's product keeps the other operand — a target's output, or a feed-forward
+		 * module's input; DoRA: each target's base output, scaled by the magnitude (PEFT DoraLinearLayer) */
+		uint32_t t = pm == SL_PEFT_IA3 && !s->lora_targets ? (SL_LORA_K | SL_LORA_V | SL_LORA_DOWN) : tgt;
+		double q = x->hq, kv = x->kvd, h = x->h, I = x->I;
+		bool ia3 = pm == SL_PEFT_IA3;
+		double d = ((t & SL_LORA_Q) ? q : 0) + ((t & SL_LORA_K) ? kv : 0) + ((t & SL_LORA_V) ? kv : 0) +
+			   ((t & SL_LORA_O) ? h : 0);
+		if (a->gated_ffn && (t & SL_LORA_GATE))
+			d += ia3 ? h : I;
+		d += (t & SL_LORA_UP) ? (ia3 ? h : I) : 0;
+		d += (t & SL_LORA_DOWN) ? (ia3 ? I : h) : 0;
+		x->peft_tok = x->ab * d;
+	}
 	x->train_head = x->train_w || (s->modules_to_save & SL_MTS_HEAD);
 	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
 	x->gqa_repeat = true;
@@ -228,7 +268,7 @@ static double norm_saved(const struct ctx *x, double n)
 	double b = 4;
 	if (x->t5 && x->nb < 4)
 		b += x->nb;
-	if (x->train_w)
+	if (x->train_norm)
 		b += x->nb;
 	return n * x->h * b + n * 4;
 }
@@ -372,6 +412,18 @@ static double matmul_params(const struct sl_arch *a, bool lm_head, double *per_l
 	return enc + dec + (lm_head ? (double)a->vocab * h : 0);
 }
 
+/* in x out summed over one layer's target linears (q, v when none are given) */
+static double target_weights(const struct sl_arch *a, uint32_t t)
+{
+	double h = a->hidden, q = a->heads * dim_head(a), kv = (a->kv_heads ? a->kv_heads : a->heads) * dim_head(a);
+	double I = a->intermediate;
+	if (!t)
+		t = SL_LORA_Q | SL_LORA_V;
+	double w = ((t & SL_LORA_Q) ? h * q : 0) + ((t & SL_LORA_K) ? h * kv : 0) + ((t & SL_LORA_V) ? h * kv : 0) +
+		   ((t & SL_LORA_O) ? q * h : 0) + ((t & SL_LORA_UP) ? h * I : 0) + ((t & SL_LORA_DOWN) ? I * h : 0);
+	return w + ((a->gated_ffn && (t & SL_LORA_GATE)) ? h * I : 0);
+}
+
 /* Embedding parameters (word + positions + token types): gathered, not multiplied. */
 static double embedding_params(const struct sl_arch *a)
 {
@@ -441,11 +493,13 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
 	attn_block(x, n, n, false, &enc);
 	ffn_block(x, n, &enc);
+	enc.saved += n * x->peft_tok;
 	if (encdec) {
 		D = a->dec_layers ? a->dec_layers : a->layers;
 		attn_block(x, t, t, false, &dec);
 		attn_block(x, t, n, true, &dec);
 		ffn_block(x, t, &dec);
+		dec.saved += t * x->peft_tok;
 	}
 
 	double body, attn;
@@ -703,8 +757,9 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	memset(S, 0, sizeof *S);
 	enum sl_task task = s->task;
 	double P = (double)sl_arch_params_for_task(a, task);
-	bool full = s->lora_r == 0;
-	double T = full ? P : (double)sl_arch_lora_params(a, s->lora_r, s->lora_targets);
+	enum sl_peft pm = peft_of(s);
+	bool full = pm == SL_PEFT_NONE;
+	double T = full ? P : (double)sl_arch_peft_params(a, pm, peft_rank(s), s->lora_targets, s->num_virtual_tokens);
 	double N = s->num_gpus ? s->num_gpus : 1;
 	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
 	bool lm = has_vocab_logits(a, task);
@@ -752,6 +807,12 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		if (x->amp && s->quant == SL_QUANT_NONE) {
 			S->copies = 2 * Mcast;
 			S->layer_copy = 2 * per_layer;
+		}
+		if (pm == SL_PEFT_LOHA || pm == SL_PEFT_OFT || pm == SL_PEFT_BOFT) {
+			/* the delta (LoHa) or rotated (OFT, BOFT) weight of each target, float32, kept by its matmul */
+			double w = 4 * target_weights(a, s->lora_targets);
+			S->copies += a->layers * w;
+			S->layer_copy += w;
 		}
 		S->grads = gb * T + mb * Tm;
 		S->optim = optim_states(a, s, T, sb, P, full) + (Tm > 0 ? optim_states(a, s, Tm, mb, P, false) : 0);
@@ -894,6 +955,9 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 static void step_lengths(const struct sl_arch *a, const struct sl_settings *s, double *n, double *t)
 {
 	*n = s->seq_len ? s->seq_len : 1;
+	/* prompt tuning and P-tuning prepend their virtual tokens to every sequence */
+	if (s->peft_method == SL_PEFT_PROMPT_TUNING || s->peft_method == SL_PEFT_P_TUNING)
+		*n += s->num_virtual_tokens;
 	*t = s->target_len ? s->target_len : *n;
 	if (a->family == SL_FAMILY_WHISPER && a->src_pos) {
 		*t = s->target_len ? s->target_len : s->seq_len ? s->seq_len : (a->max_pos ? a->max_pos : 448);

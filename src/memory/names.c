@@ -131,6 +131,40 @@ const char *sl_fsdp_name(enum sl_fsdp f)
 	return (unsigned)f < SL_FSDP__COUNT ? names[f] : "?";
 }
 
+static const char *const peft_names[SL_PEFT__COUNT] = {
+	[SL_PEFT_NONE] = "none", [SL_PEFT_LORA] = "lora", [SL_PEFT_DORA] = "dora", [SL_PEFT_LOHA] = "loha",
+	[SL_PEFT_VERA] = "vera", [SL_PEFT_IA3] = "ia3", [SL_PEFT_OFT] = "oft", [SL_PEFT_BOFT] = "boft",
+	[SL_PEFT_PROMPT_TUNING] = "prompt_tuning", [SL_PEFT_P_TUNING] = "p_tuning",
+	[SL_PEFT_PREFIX_TUNING] = "prefix_tuning", [SL_PEFT_ADAPTION_PROMPT] = "adaption_prompt",
+	[SL_PEFT_LN_TUNING] = "ln_tuning", [SL_PEFT_TRAINABLE_TOKENS] = "trainable_tokens",
+};
+
+const char *sl_peft_name(enum sl_peft m)
+{
+	return (unsigned)m < SL_PEFT__COUNT ? peft_names[m] : "?";
+}
+
+int sl_peft_parse(const char *s)
+{
+	for (int i = 0; i < SL_PEFT__COUNT; i++)
+		if (strcasecmp(s, peft_names[i]) == 0)
+			return i;
+	/* PEFT's spellings that differ: PROMPT_TUNING etc. match above; qlora is LoRA on a k-bit base */
+	if (strcasecmp(s, "qlora") == 0)
+		return SL_PEFT_LORA;
+	if (strcasecmp(s, "lora-dora") == 0 || strcasecmp(s, "lora_dora") == 0)
+		return SL_PEFT_DORA;
+	if (strcasecmp(s, "ptuning") == 0 || strcasecmp(s, "p-tuning") == 0)
+		return SL_PEFT_P_TUNING;
+	if (strcasecmp(s, "prefixtuning") == 0 || strcasecmp(s, "prefix-tuning") == 0)
+		return SL_PEFT_PREFIX_TUNING;
+	if (strcasecmp(s, "prompt-tuning") == 0 || strcasecmp(s, "prompttuning") == 0)
+		return SL_PEFT_PROMPT_TUNING;
+	if (strcasecmp(s, "adaptionprompt") == 0 || strcasecmp(s, "llama-adapter") == 0)
+		return SL_PEFT_ADAPTION_PROMPT;
+	return -1;
+}
+
 const char *sl_mode_name(enum sl_mode m)
 {
 	static const char *const names[SL_MODE__COUNT] = {"train", "eval", "generate"};
@@ -192,8 +226,14 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 	if (s->gradient_checkpointing)
 		sl_buf_adds(b, ", gradient checkpointing");
 	sl_buf_addf(b, ", %s", sl_optim_name(s->optimizer));
-	if (s->lora_r)
+	if (s->peft_method > SL_PEFT_LORA)
+		sl_buf_addf(b, ", %s", sl_peft_name(s->peft_method));
+	if (s->lora_r && s->peft_method <= SL_PEFT_DORA)
 		sl_buf_addf(b, ", lora r%u", s->lora_r);
+	else if (s->lora_r && s->peft_method <= SL_PEFT_BOFT && s->peft_method != SL_PEFT_IA3)
+		sl_buf_addf(b, " r%u", s->lora_r);
+	if (s->num_virtual_tokens && s->peft_method >= SL_PEFT_PROMPT_TUNING && s->peft_method != SL_PEFT_LN_TUNING)
+		sl_buf_addf(b, " (%u tokens)", s->num_virtual_tokens);
 	if (s->quant != SL_QUANT_NONE)
 		sl_buf_addf(b, ", %s base", sl_quant_name(s->quant));
 	if (s->attn != SL_ATTN_DEFAULT)

@@ -63,6 +63,8 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_FSDP] = "fsdp",
 	[SL_ROLE_FSDP_OFFLOAD] = "fsdp_offload",
 	[SL_ROLE_FSDP_AUTO_WRAP] = "fsdp_auto_wrap",
+	[SL_ROLE_PEFT_METHOD] = "peft_method",
+	[SL_ROLE_NUM_VIRTUAL_TOKENS] = "num_virtual_tokens",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -526,6 +528,7 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	case SL_ROLE_MINI_BATCH_SIZE:
 	case SL_ROLE_NUM_BEAMS:
 	case SL_ROLE_MAX_NEW_TOKENS:
+	case SL_ROLE_NUM_VIRTUAL_TOKENS:
 		return &positive;
 	case SL_ROLE_GRAD_ACCUM:         /* -1: "derive it from a global batch" in many scripts */
 	case SL_ROLE_NUM_GPUS:           /* Lightning devices=-1: every GPU; 0: the CPU */
@@ -635,6 +638,14 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		return 0;
 	case SL_ROLE_TASK: {
 		int k = sl_task_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_PEFT_METHOD: {
+		/* axolotl leaves `adapter:` empty for a full fine-tune */
+		int k = (!*t || strcasecmp(t, "null") == 0 || strcasecmp(t, "false") == 0) ? SL_PEFT_NONE : sl_peft_parse(t);
 		if (k < 0)
 			goto bad;
 		out->u = (uint64_t)k;
@@ -904,6 +915,14 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 		break;
 	case SL_ROLE_FSDP_OFFLOAD:
 		s->fsdp_offload = u != 0;
+		break;
+	case SL_ROLE_PEFT_METHOD:
+		/* use_dora: false turns DoRA off, leaves another method alone */
+		if (!v->negates || s->peft_method == (enum sl_peft)v->negated)
+			s->peft_method = (enum sl_peft)u;
+		break;
+	case SL_ROLE_NUM_VIRTUAL_TOKENS:
+		s->num_virtual_tokens = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		break;
 	case SL_ROLE_FSDP_AUTO_WRAP:
 		s->fsdp_no_wrap = u == 0;

@@ -55,7 +55,7 @@ class ReadRowTest(unittest.TestCase):
         cases = [
             (dict(zero_stage="fsdp-sharded"), "FSDP strategy"),
             (dict(notes="so actual lengths may be shorter"), "the config's cap"),
-            (dict(method="ia3"), "peft_method ia3"),
+            (dict(method="adalora"), "peft_method adalora"),
             (dict(optimizer="adamw_torch (step fused into backward)"), "backward"),
             (dict(optimizer="unknown"), "optimizer"),
             (dict(seq_len=""), "sequence length not stated"),
@@ -67,6 +67,19 @@ class ReadRowTest(unittest.TestCase):
             self.assertIsNotNone(r.reason, kw)
             self.assertIn(why, r.reason, kw)
         self.assertEqual(published.read_row(raw(zero_stage="fsdp-full-shard")).method, "fsdp")
+
+    def test_peft_methods(self):
+        r = published.read_row(raw(method="ia3", lora_targets="down_proj,k_proj,v_proj"))
+        self.assertIsNone(r.reason)
+        self.assertIn("peft_method=ia3", r.roles)
+        self.assertIn("lora_targets=down_proj,k_proj,v_proj", r.roles)
+        r = published.read_row(raw(id="x-prefixtuning-tokens50", method="prefix_tuning", lora_targets="-"))
+        self.assertIn("num_virtual_tokens=50", r.roles)
+        r = published.read_row(raw(method="prompt_tuning"))
+        self.assertIn("num_virtual_tokens=200", r.roles)
+        r = published.read_row(raw(method="lora-dora", lora_r="32"))
+        self.assertIn("peft_method=dora", r.roles)
+        self.assertIn("lora_r=32", r.roles)
 
     def test_fsdp(self):
         r = published.read_row(raw(zero_stage="fsdp-full-shard", num_gpus="8"))
@@ -157,7 +170,7 @@ class ScoreTest(unittest.TestCase):
         rows = [raw(id="a", value_mib="9000"),                                   # torch_peak: 10500-500
                 raw(id="b", value_mib="9400", metric="torch_peak_active"),       # allocated: -slack
                 raw(id="c", value_mib="10500", metric="nvml_used"),              # whole device
-                raw(id="d", method="ia3"),                                       # left out
+                raw(id="d", method="adalora"),                                   # left out
                 raw(id="e", model="unknown/x")]                                  # left out by sweeplint
         path = self.write(rows)
         out = io.StringIO()
@@ -182,7 +195,7 @@ class ScoreTest(unittest.TestCase):
 
     def test_bars_fail(self):
         path = self.write([raw(id="a", value_mib="5000"), raw(id="b", value_mib="5000"),
-                           raw(id="c", value_mib="5000"), raw(id="d", method="ia3")])
+                           raw(id="c", value_mib="5000"), raw(id="d", method="adalora")])
         out = io.StringIO()
         rc = published.main([path, "--sweeplint", self.exe], out=out, runner=fake_runner(10500))
         text = out.getvalue()

@@ -713,6 +713,74 @@ static void test_fsdp(void **state)
 	assert_true(fabs((double)b.weights - (2 * P + 4 * (double)b.trainable) / 8) < 2);
 }
 
+/*
+ * PEFT methods: trainable parameters computed from Llama-3.2-3B's shape equal PEFT's own count
+ * (train_info.num_trainable_params of huggingface/peft method_comparison/MetaMathQA/results/
+ * <method>--llama-3.2-3B-*.json @ 5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40), and each keeps what
+ * its forward keeps (docs/memory-model.md "PEFT methods").
+ */
+static void test_peft_methods(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.2-3b");
+	static const struct {
+		enum sl_peft m;
+		uint32_t r, targets, tokens;
+		uint64_t peft_count; /* published by PEFT for that configuration */
+	} counts[] = {
+		{SL_PEFT_LORA, 32, 0, 0, 9175040},            /* lora--llama-3.2-3B-rank32 */
+		{SL_PEFT_DORA, 32, 0, 0, 9289728},            /* lora--llama-3.2-3B-rank32-dora */
+		{SL_PEFT_LOHA, 32, 0, 0, 18350080},           /* loha--llama-3.2-3B-rank32 */
+		{SL_PEFT_VERA, 256, 0, 0, 129024},            /* vera--llama-3.2-3B-default */
+		{SL_PEFT_IA3, 0, 0, 0, 286720},               /* ia3--llama-3.2-3B-default (k, v, down) */
+		{SL_PEFT_IA3, 0, SL_LORA_ALL, 0, 630784},     /* ia3--llama-3.2-3B-all-attn-5k-lr0.005 */
+		{SL_PEFT_OFT, 32, 0, 0, 8171520},             /* oft--llama-3.2-3B-rank32 */
+		{SL_PEFT_BOFT, 0, 0, 0, 802816},              /* boft--llama-3.2-3B-default */
+		{SL_PEFT_PROMPT_TUNING, 0, 0, 200, 614400},   /* prompt_tuning--llama-3.2-3B-default */
+		{SL_PEFT_P_TUNING, 0, 0, 20, 28382208},       /* ptuning--llama-3.2-3B-default */
+		{SL_PEFT_PREFIX_TUNING, 0, 0, 200, 11468800}, /* prefixtuning--llama-3.2-3B-lr_0.001 */
+		{SL_PEFT_ADAPTION_PROMPT, 0, 0, 100, 8601628},/* adaptionprompt--llama-3.2-3B-lr_0.0005 */
+		{SL_PEFT_LN_TUNING, 0, 0, 0, 175104},         /* ln_tuning--llama-3.2-3B-default */
+		{SL_PEFT_TRAINABLE_TOKENS, 0, 0, 2, 6144},    /* trainable_tokens--llama-3.2-3B-sos+eos */
+	};
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+		assert_int_equal(sl_arch_peft_params(a, counts[i].m, counts[i].r, counts[i].targets, counts[i].tokens),
+				 counts[i].peft_count);
+
+	/* through the estimate: trainable = the count; IA3 and DoRA keep more than LoRA's adapters alone */
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 4;
+	s.seq_len = 768;
+	struct sl_breakdown lora, dora, ia3, pt;
+	s.lora_r = 32;
+	sl_estimate(a, &s, NULL, &e->calib, &lora);
+	assert_int_equal(lora.trainable, 9175040);
+	s.peft_method = SL_PEFT_DORA;
+	sl_estimate(a, &s, NULL, &e->calib, &dora);
+	assert_int_equal(dora.trainable, 9289728);
+	/* DoRA keeps each target's base output (b·s·(q + v) in bf16, per layer) on top of LoRA's */
+	double extra = 2.0 * 4 * 768 * (a->layers * (double)(a->hidden + a->kv_heads * (a->hidden / a->heads)));
+	assert_true(fabs((double)dora.activations - (double)lora.activations - extra) < 4);
+	s.peft_method = SL_PEFT_IA3;
+	s.lora_r = 0;
+	sl_estimate(a, &s, NULL, &e->calib, &ia3);
+	assert_int_equal(ia3.trainable, 286720);
+	assert_true(ia3.optimizer < lora.optimizer);
+	/* prompt tuning lengthens every sequence by its virtual tokens */
+	s.peft_method = SL_PEFT_PROMPT_TUNING;
+	s.num_virtual_tokens = 200;
+	sl_estimate(a, &s, NULL, &e->calib, &pt);
+	assert_int_equal(pt.trainable, 614400);
+	struct sl_breakdown longer;
+	s.peft_method = SL_PEFT_TRAINABLE_TOKENS;
+	s.seq_len = 968;
+	sl_estimate(a, &s, NULL, &e->calib, &longer);
+	assert_int_equal(pt.activations, longer.activations);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -721,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_zero_more_gpus),
 		cmocka_unit_test(test_kbit_and_modules_to_save),
 		cmocka_unit_test(test_fsdp),
+		cmocka_unit_test(test_peft_methods),
 		cmocka_unit_test(test_breakdown_adds_up),
 		cmocka_unit_test(test_model_states),
 		cmocka_unit_test(test_seed_bge_m3),

@@ -414,6 +414,39 @@ static void test_fsdp(void **state)
 	assert_int_equal(sl_role_parse("fsdp_offload"), SL_ROLE_FSDP_OFFLOAD);
 }
 
+/* peft_method: PEFT's peft_type, axolotl's adapter, use_dora */
+static void test_peft_method(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(role_of(f, "peft_type"), SL_ROLE_PEFT_METHOD);
+	assert_int_equal(role_of(f, "adapter"), SL_ROLE_PEFT_METHOD);
+	assert_int_equal(role_of(f, "peft_config.use_dora"), SL_ROLE_PEFT_METHOD);
+	assert_int_equal(role_of(f, "num_virtual_tokens"), SL_ROLE_NUM_VIRTUAL_TOKENS);
+	struct sl_settings s;
+	sl_settings_default(&s);
+	struct sl_role_value v;
+	const char *why = NULL;
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "PROMPT_TUNING", NULL, &v, &why), 0);
+	assert_int_equal(v.u, SL_PEFT_PROMPT_TUNING);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "qlora", NULL, &v, &why), 0);
+	assert_int_equal(v.u, SL_PEFT_LORA);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "", NULL, &v, &why), 0);
+	assert_int_equal(v.u, SL_PEFT_NONE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "ADALORA", NULL, &v, &why), -SL_EPARSE);
+	/* use_dora: false clears DoRA only */
+	struct sl_value vt = {.type = SL_V_BOOL, .b = true}, vf = {.type = SL_V_BOOL, .b = false};
+	const struct sl_key_rule *r = sl_keymap_match(f->km, "use_dora", 8);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, r, "true", &vt, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.peft_method, SL_PEFT_DORA);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, r, "false", &vf, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.peft_method, SL_PEFT_LORA);
+	s.peft_method = SL_PEFT_IA3;
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.peft_method, SL_PEFT_IA3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +457,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fsdp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_peft_method, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

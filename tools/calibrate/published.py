@@ -7,8 +7,8 @@
 published.tsv is written by people reading benchmark tables, so its fields carry words as well
 as values ("nf4 (quant_storage bf16)", "adamw_torch (step fused into backward)", "~64 (tweets,
 dynamic padding)"). Each row is read into sweeplint roles by the rules below, or left out with
-the reason: a setting sweeplint has no role for yet (GPTQ bases, PEFT methods other than
-LoRA, optimizer step in backward, ...), a model it cannot build, or a field the source did not
+the reason: a setting sweeplint has no role for yet (PEFT methods it does not size, optimizer
+step in backward, ...), a model it cannot build, or a field the source did not
 state. Nothing is guessed that the row does not say, except what its `notes`/`confidence` already
 mark as inferred.
 
@@ -82,6 +82,31 @@ NOTE_SETTINGS = (
     ("cpu_offload", r"cpu offload|fsdp_cpu_offload|offload \(params"),
     ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
 )
+# published `method` -> sweeplint's peft_method (docs/cli.md); the methods of RANKED_METHODS adapt
+# the target linears at rank lora_r, the others train virtual tokens or norms
+PEFT_METHODS = {"lora-dora": "dora", "dora": "dora", "loha": "loha", "vera": "vera", "ia3": "ia3", "oft": "oft",
+                "boft": "boft", "prompt_tuning": "prompt_tuning", "p_tuning": "p_tuning",
+                "prefix_tuning": "prefix_tuning", "adaption_prompt": "adaption_prompt", "ln_tuning": "ln_tuning",
+                "trainable_tokens": "trainable_tokens"}
+RANKED_METHODS = ("dora", "loha", "vera", "ia3", "oft", "boft")
+# The virtual tokens of the PEFT MetaMathQA default experiments when the row does not name them
+# (huggingface/peft method_comparison/MetaMathQA/experiments/<method>/llama-3.2-3B-default/
+# adapter_config.json @ 5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40: num_virtual_tokens 200 for prompt
+# and prefix tuning, 20 for P-tuning, adapter_len 100 for the adaption prompt; trainable_tokens
+# "sos+eos" trains two token rows)
+PEFT_TOKENS = {"prompt_tuning": 200, "prefix_tuning": 200, "p_tuning": 20, "adaption_prompt": 100}
+
+
+def virtual_tokens(raw, peft):
+    """The virtual tokens of a prompt-method row: named in its id (tokens50, sos+eos), else the default."""
+    m = re.search(r"tokens(\d+)", raw["id"])
+    if m:
+        return int(m.group(1))
+    if peft == "trainable_tokens":
+        return 2 if "sos+eos" in raw["id"] else None
+    return PEFT_TOKENS.get(peft)
+
+
 # the fsdp role's strategies (docs/cli.md)
 FSDP_STRATEGIES = ("full_shard", "shard_grad_op", "hybrid_shard", "hybrid_shard_zero2", "no_shard")
 # note settings -> sweeplint roles, for those sweeplint has a role for
@@ -219,8 +244,9 @@ def read_row(raw):
 
     # --- what trains ---
     method = raw["method"].strip().lower()
-    if method not in ("full", "lora", "qlora"):
-        return out("peft_method %s: no role yet (sweeplint models LoRA only)" % method)
+    peft = PEFT_METHODS.get(method)
+    if method not in ("full", "lora", "qlora") and peft is None:
+        return out("peft_method %s: not a method sweeplint sizes" % method)
 
     # --- the optimizer ---
     opt_text = raw["optimizer"].strip().lower()
@@ -288,6 +314,19 @@ def read_row(raw):
             return out("LoRA targets %r include the LM head: no role yet" % raw["lora_targets"])
         if targets:
             roles.append(("lora_targets", targets))
+    elif peft is not None:
+        roles.append(("peft_method", peft))
+        if peft in RANKED_METHODS:
+            rank = leading_int(raw["lora_r"])
+            if rank is not None:
+                roles.append(("lora_r", rank))
+            targets = lora_targets(raw["lora_targets"])
+            if targets:
+                roles.append(("lora_targets", targets))
+        else:
+            tokens = virtual_tokens(raw, peft)
+            if tokens:
+                roles.append(("num_virtual_tokens", tokens))
     if quant:
         roles.append(("quant", quant))
     if zs in ("1", "2", "3"):
