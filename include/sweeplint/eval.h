@@ -113,6 +113,12 @@ struct sl_eval_axis {
 	bool bounds;                     /* a range evaluated at its bounds (continuous or huge) */
 	struct sl_count range;           /* with bounds: how many values the range stands for */
 	uint64_t stride;                 /* combination index = sum of value index × stride */
+	/*
+	 * index in cells = sum of value index × cell_stride; 0: a held axis, one
+	 * whose values the peak does not read (sl_eval_unread_roles): its values
+	 * share their cells
+	 */
+	uint64_t cell_stride;
 };
 
 /* A key that was read (or skipped) for -v. */
@@ -154,6 +160,7 @@ struct sl_eval_opts {
 	double headroom;                 /* fraction of capacity a run may plan to use (0 < h <= 1) */
 	uint32_t num_gpus;               /* -n: GPUs per run unless a key sets it (0: 1) */
 	uint64_t max_combos;             /* evaluation bound (0: from SL_EVAL_MAX_WORK and the axes) */
+	bool exhaustive;                 /* hold no axis: estimate every combination (the tests' reference) */
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
 	/* sweep parameters the program reads as something else (a Hydra group choice): not memory values */
 	const char *const *ignore_params;
@@ -196,14 +203,18 @@ struct sl_eval {
 	struct sl_count total;
 	uint64_t u[SL_VERDICT__COUNT];   /* memory-relevant combinations by verdict */
 	uint64_t ncombos;                /* memory-relevant combinations (the product of the axes) */
-	uint64_t evaluated;              /* estimates computed: the known combinations */
+	uint64_t ncells;                 /* combinations estimated: the product of the axes that are not held */
+	uint64_t evaluated;              /* estimates computed: the known ones of the ncells */
 	uint64_t memo_hits;              /* always 0: no memo since estimates are incremental (kept for -v) */
 	bool truncated;                  /* too many combinations: some axes were cut to their bounds */
 	bool too_many;                   /* still too many with every axis at most two values: not evaluated */
 	uint64_t limit;                  /* with too_many: the combination bound passed; 0: SL_EVAL_MAX_AXES */
 	uint64_t worst;                  /* largest known peak */
 	uint32_t *worst_combo;
-	/* per combination: verdict << 14 | peak / capacity in 1/1024 steps (saturating) */
+	/*
+	 * per combination of the axes that are not held (sl_eval_cell): verdict
+	 * << 14 | peak / capacity in 1/1024 steps (saturating)
+	 */
 	uint16_t *cells;
 	struct sl_eval_note *notes;
 	size_t nnotes;
@@ -264,6 +275,9 @@ enum sl_verdict sl_eval_classify(const struct sl_eval *ev, uint64_t total);
 
 /* The stored verdict of a combination. */
 enum sl_verdict sl_eval_verdict(const struct sl_eval *ev, const uint32_t *idx);
+
+/* The stored cell of a combination (ev->cells must be set). */
+uint16_t sl_eval_cell(const struct sl_eval *ev, const uint32_t *idx);
 
 /* Step idx to the next combination (last axis fastest); false after the last one. */
 bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx);

@@ -163,10 +163,7 @@ static void fill(struct sl_arena *a, const struct sl_eval *ev, size_t ma, size_t
 	bool have_fixed = false;
 	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
 	do {
-		uint64_t flat = 0;
-		for (size_t i = 0; i < ev->naxes; i++)
-			flat += idx[i] * ev->axes[i].stride;
-		uint16_t cv = ev->cells ? ev->cells[flat] : (uint16_t)(SL_VERDICT_UNKNOWN << 14);
+		uint16_t cv = ev->cells ? sl_eval_cell(ev, idx) : (uint16_t)(SL_VERDICT_UNKNOWN << 14);
 		enum sl_verdict vd = (enum sl_verdict)(cv >> 14);
 		size_t row = bax ? g->row_of[idx[ba]] : 0, col = lax ? g->col_of[idx[la]] : 0;
 		struct cell *c = &g->cells[(max ? idx[ma] : 0) * per + row * g->nc + col];

@@ -216,8 +216,11 @@ int sl_rewrite_init(struct sl_rewrite *rw, struct sl_arena *a, const struct sl_e
 	}
 	rw->ncombos = total;
 	rw->vd = sl_arena_array(a, total, 1);
-	for (uint64_t c = 0; c < total; c++)
-		rw->vd[c] = (uint8_t)sl_rw_class_of((enum sl_verdict)(ev->cells[c] >> 14));
+	uint32_t *idx = sl_eval_combo(a, ev, SIZE_MAX, 0);
+	uint64_t c = 0;
+	do /* one verdict per combination, held axes included (ev->cells holds one per cell) */
+		rw->vd[c++] = (uint8_t)sl_rw_class_of(sl_eval_verdict(ev, idx));
+	while (sl_eval_next(ev, idx));
 	return 0;
 }
 

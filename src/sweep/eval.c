@@ -3,7 +3,9 @@
  * evaluated once per combination (incrementally), a verdict per combination kept
  * in two bytes, then counts, per-value statistics and blame in one pass over
  * those verdicts. Nothing of the non-memory parameters is enumerated: they
- * only multiply the counts.
+ * only multiply the counts; nor are the memory axes the peak does not read
+ * (hold_axes: DataLoader workers, a training sweep's eval batch), whose
+ * values share one cell per combination of the other axes.
  */
 #include "sweeplint/eval.h"
 
@@ -568,7 +570,7 @@ static uint64_t cell_index(const struct sl_eval *ev, const uint32_t *idx)
 {
 	uint64_t c = 0;
 	for (size_t i = 0; i < ev->naxes; i++)
-		c += idx[i] * ev->axes[i].stride;
+		c += idx[i] * ev->axes[i].cell_stride;
 	return c;
 }
 
@@ -577,6 +579,11 @@ enum sl_verdict sl_eval_verdict(const struct sl_eval *ev, const uint32_t *idx)
 	if (!ev->cells)
 		return SL_VERDICT_UNKNOWN;
 	return (enum sl_verdict)(ev->cells[cell_index(ev, idx)] >> 14);
+}
+
+uint16_t sl_eval_cell(const struct sl_eval *ev, const uint32_t *idx)
+{
+	return ev->cells[cell_index(ev, idx)];
 }
 
 bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx)
@@ -734,7 +741,8 @@ static bool value_field(const struct sl_eval_value *v, int f, uint64_t *u)
 }
 
 struct order {
-	size_t *axis;            /* axes in visiting order */
+	size_t *axis;            /* axes in visiting order (held axes are not visited) */
+	size_t nvisit;           /* axes visited */
 	size_t nstatic;          /* axis[0..nstatic) are static */
 	size_t field_axis[F__COUNT]; /* the axis deciding each field, or SIZE_MAX */
 	uint64_t *field_u[F__COUNT]; /* its value per value index */
@@ -781,15 +789,16 @@ static bool plan_order(struct builder *B, struct order *O)
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!dyn[i])
+		if (!dyn[i] && ev->axes[i].cell_stride)
 			O->axis[k++] = i;
 	O->nstatic = k;
 	for (size_t i = 0; i < n; i++)
-		if (dyn[i] && len[i])
+		if (dyn[i] && len[i] && ev->axes[i].cell_stride)
 			O->axis[k++] = i;
 	for (size_t i = 0; i < n; i++)
-		if (dyn[i] && !len[i])
+		if (dyn[i] && !len[i] && ev->axes[i].cell_stride)
 			O->axis[k++] = i;
+	O->nvisit = k;
 	return true;
 }
 
@@ -822,11 +831,14 @@ static void merge_stat(struct vstat *st, const struct vstat *blk)
 		st->u[v] += blk->u[v];
 }
 
+/* The combination of cell c (held axes at their first value). */
 static void decode_combo(const struct sl_eval *ev, uint64_t c, uint32_t *idx)
 {
 	for (size_t i = 0; i < ev->naxes; i++) {
-		idx[i] = (uint32_t)(c / ev->axes[i].stride);
-		c %= ev->axes[i].stride;
+		uint64_t st = ev->axes[i].cell_stride;
+		idx[i] = st ? (uint32_t)(c / st) : 0;
+		if (st)
+			c %= st;
 	}
 }
 
@@ -862,18 +874,42 @@ static void plan_key(struct sl_settings *k)
 	k->pin_memory = false;
 }
 
+/*
+ * Hold the axes the peak does not read (walk.c: the DataLoader's workers and
+ * pinning, a training sweep's eval batch) when no axis is cut to its bounds
+ * (their corners are counted as blocks, tally): their values share one cell
+ * per combination of the other axes, which are all that is estimated. Sets
+ * every axis's stride and cell stride, ncombos and ncells.
+ */
+static void hold_axes(struct builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	size_t n = ev->naxes;
+	bool bounds = false;
+	for (size_t i = 0; i < n; i++)
+		bounds |= ev->axes[i].bounds;
+	struct sl_eval_walk w;
+	sl_eval_walk_init(B->a, ev, bounds || B->o->exhaustive ? 0 : sl_eval_unread_roles(ev, SL_MEASURE_STEP), &w);
+	uint64_t stride = 1, cell = 1;
+	for (size_t i = n; i-- > 0;) {
+		struct sl_eval_axis *ax = &ev->axes[i];
+		ax->stride = stride;
+		stride *= ax->n;
+		ax->cell_stride = w.steps[i] ? cell : 0;
+		if (w.steps[i])
+			cell *= ax->n;
+	}
+	ev->ncombos = stride;
+	ev->ncells = cell;
+}
+
 static void enumerate(struct builder *B)
 {
 	struct sl_eval *ev = B->ev;
 	struct sl_arena *a = B->a;
 	size_t n = ev->naxes;
-	uint64_t stride = 1;
-	for (size_t i = n; i-- > 0;) {
-		ev->axes[i].stride = stride;
-		stride *= ev->axes[i].n;
-	}
-	ev->ncombos = stride;
-	ev->cells = malloc(ev->ncombos * sizeof *ev->cells);
+	hold_axes(B);
+	ev->cells = malloc(ev->ncells * sizeof *ev->cells);
 	if (!ev->cells)
 		sl_oom();
 	sl_arena_defer(a, free, ev->cells);
@@ -883,10 +919,13 @@ static void enumerate(struct builder *B)
 	bool fast = plan_order(B, &O);
 	if (!fast) {
 		/* some axis sets a length or the batch in only some of its values: the axes in order */
+		O.nvisit = 0;
 		for (size_t i = 0; i < n; i++)
-			O.axis[i] = i;
-		O.nstatic = n;
+			if (ev->axes[i].cell_stride)
+				O.axis[O.nvisit++] = i;
+		O.nstatic = O.nvisit;
 	}
+	size_t nv = O.nvisit;
 	/* per-value statistics, flattened */
 	size_t *first = sl_arena_array(a, n ? n : 1, sizeof *first);
 	size_t nvalues = 0;
@@ -908,7 +947,7 @@ static void enumerate(struct builder *B)
 	const struct sl_model *m = NULL, *plan_m = NULL;
 	bool have_plan = false, static_known = false;
 	size_t bad_dyn = 0;          /* dynamic axes at a value that is not ok */
-	for (size_t k = O.nstatic; k < n; k++)
+	for (size_t k = O.nstatic; k < nv; k++)
 		bad_dyn += !ev->axes[O.axis[k]].values[0].ok;
 	size_t changed = 0;          /* axes O.axis[changed..] moved since the last combination */
 	uint64_t c = 0;
@@ -954,14 +993,14 @@ static void enumerate(struct builder *B)
 		blk.u[vd]++;
 		if (known)
 			note_value(&blk, total, c);
-		for (size_t k = O.nstatic; k < n; k++) {
+		for (size_t k = O.nstatic; k < nv; k++) {
 			struct vstat *st = &vs[first[O.axis[k]] + idx[O.axis[k]]];
 			st->u[vd]++;
 			if (known)
 				note_value(st, total, c);
 		}
-		/* the next combination: O.axis[n-1] fastest */
-		size_t k = n;
+		/* the next combination: O.axis[nv-1] fastest */
+		size_t k = nv;
 		while (k-- > 0) {
 			size_t i = O.axis[k];
 			if (k + 1 == O.nstatic) { /* the block ends */
@@ -970,9 +1009,9 @@ static void enumerate(struct builder *B)
 			const struct sl_eval_axis *ax = &ev->axes[i];
 			bool was_bad = !ax->values[idx[i]].ok;
 			if (++idx[i] < ax->n) {
-				c += ax->stride;
+				c += ax->cell_stride;
 			} else {
-				c -= (uint64_t)(ax->n - 1) * ax->stride;
+				c -= (uint64_t)(ax->n - 1) * ax->cell_stride;
 				idx[i] = 0;
 			}
 			if (k >= O.nstatic)
@@ -986,8 +1025,16 @@ static void enumerate(struct builder *B)
 	}
 	if (O.nstatic == 0) /* one block, never ended by a static axis */
 		flush_block(&O, first, idx, vs, &all, &blk);
+	/*
+	 * Each cell stands for `held` combinations, one per value of the held
+	 * axes. A held axis's value takes part in held / n of them in every
+	 * cell: its results are those of all the cells. The first worst
+	 * combination holds every held axis at its first value (the cells are
+	 * visited in combination order with those at 0), or at the value itself.
+	 */
+	uint64_t held = ev->ncombos / ev->ncells;
 	for (int v = 0; v < SL_VERDICT__COUNT; v++)
-		ev->u[v] = all.u[v];
+		ev->u[v] = all.u[v] * held;
 
 	if (all.worst_c != UINT64_MAX) {
 		ev->worst = all.worst;
@@ -995,15 +1042,19 @@ static void enumerate(struct builder *B)
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < ev->axes[i].n; j++) {
-			struct sl_eval_value *v = &ev->axes[i].values[j];
-			const struct vstat *st = &vs[first[i] + j];
+			struct sl_eval_axis *ax = &ev->axes[i];
+			struct sl_eval_value *v = &ax->values[j];
+			const struct vstat *st = ax->cell_stride ? &vs[first[i] + j] : &all;
+			uint64_t times = ax->cell_stride ? held : held / ax->n;
 			v->best = st->best;
-			memcpy(v->u, st->u, sizeof v->u);
+			for (int vd = 0; vd < SL_VERDICT__COUNT; vd++)
+				v->u[vd] = st->u[vd] * times;
 			if (st->worst_c == UINT64_MAX)
 				continue;
 			v->worst = st->worst;
 			v->worst_combo = sl_arena_array(a, n, sizeof *v->worst_combo);
 			decode_combo(ev, st->worst_c, v->worst_combo);
+			v->worst_combo[i] = (uint32_t)j;
 		}
 	free(vs);
 }
@@ -1026,6 +1077,8 @@ static int blame_rank(enum sl_role r)
 struct tally {
 	struct sl_eval *ev;
 	struct sl_arena *a;
+	uint64_t held;          /* combinations per cell (hold_axes) */
+	uint32_t *scratch;      /* a combination, for the held axes' values */
 	size_t *order;          /* axes by blame rank */
 	size_t *bounds;         /* axes evaluated at their bounds */
 	size_t nbounds;
@@ -1041,11 +1094,11 @@ static size_t blame(const struct tally *T, const uint32_t *idx, uint64_t c, enum
 		const struct sl_eval_axis *ax = &ev->axes[T->order[k]];
 		if (ax->n < 2)
 			continue;
-		uint64_t base = c - idx[T->order[k]] * ax->stride;
+		uint64_t base = c - idx[T->order[k]] * ax->cell_stride;
 		for (uint32_t j = 0; j < ax->n; j++) {
 			if (j == idx[T->order[k]])
 				continue;
-			enum sl_verdict w = (enum sl_verdict)(ev->cells[base + j * ax->stride] >> 14);
+			enum sl_verdict w = (enum sl_verdict)(ev->cells[base + j * ax->cell_stride] >> 14);
 			if (w != SL_VERDICT_UNKNOWN && w < vd)
 				return T->order[k];
 		}
@@ -1061,6 +1114,53 @@ static size_t blame(const struct tally *T, const uint32_t *idx, uint64_t c, enum
 	return ev->naxes ? T->order[0] : SIZE_MAX;
 }
 
+/* The index of a combination among all of them (sl_eval_next's order). */
+static uint64_t combo_index(const struct sl_eval *ev, const uint32_t *idx)
+{
+	uint64_t c = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		c += idx[i] * ev->axes[i].stride;
+	return c;
+}
+
+/* weight combinations like idx (peak step q) blamed on axis k: counted, and the largest first one kept. */
+static void attribute(struct tally *T, const uint32_t *idx, size_t k, bool hopeless, uint16_t q, enum sl_verdict vd,
+		      uint64_t weight)
+{
+	struct sl_eval *ev = T->ev;
+	struct sl_eval_value *v = &ev->axes[k].values[idx[k]];
+	v->blamed[vd] += weight;
+	v->hopeless |= hopeless;
+	/* with held axes the combinations are not visited in order: ties go to the first */
+	if (!v->blame_combo[vd] || q > v->blame_q[vd] ||
+	    (T->held > 1 && q == v->blame_q[vd] && combo_index(ev, idx) < combo_index(ev, v->blame_combo[vd]))) {
+		if (!v->blame_combo[vd])
+			v->blame_combo[vd] = sl_arena_array(T->a, ev->naxes, sizeof *idx);
+		memcpy(v->blame_combo[vd], idx, ev->naxes * sizeof *idx);
+		v->blame_q[vd] = q;
+	}
+}
+
+/* The next value of the held axes (last fastest); false after the last. */
+static bool next_held(const struct sl_eval *ev, uint32_t *idx)
+{
+	for (size_t i = ev->naxes; i-- > 0;) {
+		if (ev->axes[i].cell_stride)
+			continue;
+		if (++idx[i] < ev->axes[i].n)
+			return true;
+		idx[i] = 0;
+	}
+	return false;
+}
+
+/*
+ * Blame the combinations of cell c (idx: held axes at their first value).
+ * A change that fixes them is on an axis that is not held (held values
+ * share the cell), the same for all of them; when none does, the fallback
+ * reads where the values are written, so each held combination is blamed
+ * on its own.
+ */
 static void blame_one(struct tally *T, const uint32_t *idx, uint64_t c, enum sl_verdict vd)
 {
 	struct sl_eval *ev = T->ev;
@@ -1068,16 +1168,16 @@ static void blame_one(struct tally *T, const uint32_t *idx, uint64_t c, enum sl_
 	size_t k = blame(T, idx, c, vd, &hopeless);
 	if (k == SIZE_MAX)
 		return;
-	struct sl_eval_value *v = &ev->axes[k].values[idx[k]];
 	uint16_t q = ev->cells[c] & 0x3FFF;
-	v->blamed[vd]++;
-	v->hopeless |= hopeless;
-	if (!v->blame_combo[vd] || q > v->blame_q[vd]) {
-		if (!v->blame_combo[vd])
-			v->blame_combo[vd] = sl_arena_array(T->a, ev->naxes, sizeof *idx);
-		memcpy(v->blame_combo[vd], idx, ev->naxes * sizeof *idx);
-		v->blame_q[vd] = q;
+	if (!hopeless || T->held == 1) {
+		attribute(T, idx, k, hopeless, q, vd, T->held);
+		return;
 	}
+	memcpy(T->scratch, idx, ev->naxes * sizeof *idx);
+	do {
+		k = blame(T, T->scratch, c, vd, &hopeless);
+		attribute(T, T->scratch, k, hopeless, q, vd, 1);
+	} while (next_held(ev, T->scratch));
 }
 
 /* Half of a range for one of its two bounds: the lower bound stands for floor(n/2) values. */
@@ -1099,8 +1199,9 @@ static struct sl_count half(struct sl_count range, bool upper)
 static void tally(struct builder *B)
 {
 	struct sl_eval *ev = B->ev;
-	struct tally T = {.ev = ev, .a = B->a};
 	size_t n = ev->naxes;
+	struct tally T = {.ev = ev, .a = B->a, .held = ev->ncombos / ev->ncells,
+			  .scratch = sl_arena_array(B->a, n ? n : 1, sizeof(uint32_t))};
 	T.order = sl_arena_array(B->a, n ? n : 1, sizeof *T.order);
 	T.bounds = sl_arena_array(B->a, n ? n : 1, sizeof *T.bounds);
 	for (size_t i = 0; i < n; i++)
@@ -1128,12 +1229,14 @@ static void tally(struct builder *B)
 					ev->axes[i].values[j].n[vd] = count_times(T.block, ev->axes[i].values[j].u[vd]);
 		}
 		ev->total = count_times(T.block, ev->ncombos);
-		/* blame, in combination order: only what does not fit the headroom */
-		for (uint64_t c = 0; c < ev->ncombos; c++) {
+		/* blame, cell by cell in combination order (held axes at 0): only what does not fit the headroom */
+		for (uint64_t c = 0; c < ev->ncells; c++) {
 			enum sl_verdict vd = (enum sl_verdict)(ev->cells[c] >> 14);
 			if (vd == SL_VERDICT_OOM || vd == SL_VERDICT_NEAR)
 				blame_one(&T, idx, c, vd);
 			for (size_t i = n; i-- > 0;) {
+				if (!ev->axes[i].cell_stride)
+					continue;
 				if (++idx[i] < ev->axes[i].n)
 					break;
 				idx[i] = 0;

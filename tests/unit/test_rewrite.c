@@ -79,8 +79,8 @@ static void build(struct world *w, bool (*fits)(uint64_t, uint64_t))
 			ax->values[j].ok = true;
 		}
 	}
-	w->axes[0].stride = 3; /* last axis fastest */
-	w->axes[1].stride = 1;
+	w->axes[0].stride = w->axes[0].cell_stride = 3; /* last axis fastest */
+	w->axes[1].stride = w->axes[1].cell_stride = 1;
 	memset(&w->ev, 0, sizeof w->ev);
 	w->ev.sweep = w->sw;
 	w->ev.axes = w->axes;

@@ -11,7 +11,12 @@
  *   measure, first worst combination; a walk pinned to one value of one
  *   axis (gc-off-large-model, workers-over-cores) visits weights that add up
  *   to that value's combinations and finds the same first largest; the
- *   counts of combinations judged on stated settings (sl_eval_count_assumed).
+ *   counts of combinations judged on stated settings (sl_eval_count_assumed);
+ * - the evaluation with held axes (one cell per combination of the axes the
+ *   peak reads) against the exhaustive one (sl_eval_opts.exhaustive) over
+ *   random sweeps: every combination's cell, the counts by verdict, stated
+ *   and assumed, every value's counts, best, worst, first worst combination,
+ *   blame counts, blamed combinations and hopelessness, the overall worst.
  *
  * Randomised with fixed seeds: a failure names the case to replay.
  */
@@ -308,11 +313,124 @@ static void test_walks_equal_every_combination(void **state)
 	assert_true(skipped > 100); /* the walks did skip axes */
 }
 
+static struct sl_eval *evaluate(struct env *e, struct sl_arena *a, const char *text, const char *config,
+				const char *const *sets, size_t nsets, const struct sl_gpu *gpu, double headroom,
+				uint32_t gpus, bool exhaustive, int case_no)
+{
+	struct sl_diags d;
+	sl_diags_init(&d, a);
+	struct sl_source *src = sl_source_from_bytes(a, "sweep.yaml", text, strlen(text));
+	struct sl_ydoc *doc = sl_ydoc_parse(a, src, e->res, &d);
+	assert_true(doc->ok);
+	struct sl_sweep *sw = sl_sweep_load(a, doc);
+	struct sl_trainer *tr = NULL;
+	if (config)
+		assert_int_equal(sl_trainer_load_bytes(a, "train.yaml", NULL, config, strlen(config), e->res, &d, &tr), 0);
+	const struct sl_trainer *const configs[1] = {tr};
+	struct sl_eval_opts o = {
+		.cat = e->cat, .gpu = gpu, .keys = e->keys, .configs = configs, .nconfigs = tr ? 1 : 0,
+		.sets = sets, .nsets = nsets, .headroom = headroom, .num_gpus = gpus, .max_combos = 3000,
+		.resolver = e->res, .exhaustive = exhaustive,
+	};
+	struct sl_eval *ev = NULL;
+	const char *why = NULL;
+	if (sl_eval_run(a, sw, &o, &d, &ev, &why) != 0)
+		fail_msg("case %d: %s", case_no, why);
+	return ev;
+}
+
+static bool same_combo(const uint32_t *x, const uint32_t *y, size_t n)
+{
+	return (!x && !y) || (x && y && memcmp(x, y, n * sizeof *x) == 0);
+}
+
+static void test_held_equals_exhaustive(void **state)
+{
+	struct env *e = *state;
+	uint64_t r = 0xBF58476D1CE4E5B9ull;
+	uint64_t combos = 0, cells = 0, oom = 0;
+	for (int i = 0; i < 1500; i++) {
+		struct sl_arena *a = sl_arena_new();
+		const char *config = NULL, *sets[16];
+		size_t nsets = 0;
+		const char *text = random_sweep(a, &r, &config, sets, &nsets);
+		/*
+		 * axes the peak does not read, under other spellings than random_sweep's keys, first (held
+		 * axes before the others: the order of the combinations is not the cells' order)
+		 */
+		const char *held = sl_arena_printf(a, "%s%s%s", pick(&r, 4) ? "  workers: {values: [0, 2, 8]}\n" : "",
+						   pick(&r, 2) ? "  eval_batch_size: {values: [4, 64, 1024]}\n" : "",
+						   pick(&r, 3) ? "" : "  pin_memory: {values: [true, false]}\n");
+		const char *at = strstr(text, "parameters:\n") + strlen("parameters:\n");
+		text = sl_arena_printf(a, "%.*s%s%s", (int)(at - text), text, held, at);
+		if (pick(&r, 6) == 0) {
+			/* nothing with a place in the file but the held axes: blame falls back to them */
+			static const char *const fixed[] = {"model=gpt2", "batch_size=256", "seq_len=2048"};
+			text = sl_arena_printf(a, "program: train.py\nmethod: grid\nparameters:\n%s%s", held,
+					       pick(&r, 2) ? "  gradient_accumulation_steps: {values: [1, 4]}\n" : "");
+			config = NULL;
+			nsets = 0;
+			for (size_t k = 0; k < 3; k++)
+				sets[nsets++] = fixed[k];
+		}
+		const struct sl_gpu *gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)];
+		double headroom = 0.5 + (double)pick(&r, 6) / 10;
+		uint32_t gpus = (uint32_t)pick(&r, 3);
+		struct sl_eval *x = evaluate(e, a, text, config, sets, nsets, gpu, headroom, gpus, false, i);
+		struct sl_eval *y = evaluate(e, a, text, config, sets, nsets, gpu, headroom, gpus, true, i);
+		assert_int_equal(x->naxes, y->naxes);
+		assert_int_equal(x->ncombos, y->ncombos);
+		assert_int_equal(x->too_many, y->too_many);
+		if (!y->cells) {
+			assert_null(x->cells);
+			sl_arena_free(a);
+			continue;
+		}
+		size_t n = x->naxes;
+		combos += x->ncombos;
+		cells += x->ncells;
+		oom += y->u[SL_VERDICT_OOM];
+		uint32_t *idx = sl_eval_combo(a, x, SIZE_MAX, 0);
+		do
+			if (sl_eval_cell(x, idx) != sl_eval_cell(y, idx))
+				fail_msg("case %d: combination %s: cell %u, exhaustive %u", i, sl_eval_describe(a, x, idx, SIZE_MAX),
+					 sl_eval_cell(x, idx), sl_eval_cell(y, idx));
+		while (sl_eval_next(x, idx));
+		if (memcmp(x->n, y->n, sizeof x->n) != 0 || memcmp(x->u, y->u, sizeof x->u) != 0 ||
+		    memcmp(&x->total, &y->total, sizeof x->total) != 0 ||
+		    memcmp(&x->stated, &y->stated, sizeof x->stated) != 0 ||
+		    memcmp(&x->assumed, &y->assumed, sizeof x->assumed) != 0 || x->worst != y->worst ||
+		    !same_combo(x->worst_combo, y->worst_combo, n))
+			fail_msg("case %d: the sweep's counts or worst differ", i);
+		for (size_t k = 0; k < n; k++)
+			for (size_t j = 0; j < x->axes[k].n; j++) {
+				const struct sl_eval_value *v = &x->axes[k].values[j], *w = &y->axes[k].values[j];
+				bool same = memcmp(v->n, w->n, sizeof v->n) == 0 && memcmp(v->u, w->u, sizeof v->u) == 0 &&
+					    v->worst == w->worst && v->best == w->best &&
+					    same_combo(v->worst_combo, w->worst_combo, n) &&
+					    memcmp(v->blamed, w->blamed, sizeof v->blamed) == 0 &&
+					    memcmp(v->blame_q, w->blame_q, sizeof v->blame_q) == 0 && v->hopeless == w->hopeless;
+				for (int vd = 0; vd < SL_VERDICT__COUNT; vd++)
+					same &= same_combo(v->blame_combo[vd], w->blame_combo[vd], n);
+				if (!same)
+					fail_msg("case %d: %s differs from the exhaustive evaluation", i,
+						 sl_eval_value_name(a, &x->axes[k], v));
+			}
+		sl_arena_free(a);
+	}
+	print_message("%llu combinations in %llu cells, %llu oom\n", (unsigned long long)combos,
+		      (unsigned long long)cells, (unsigned long long)oom);
+	assert_true(combos > 100000);
+	assert_true(cells * 2 < combos); /* axes were held */
+	assert_true(oom > 1000);          /* blame was exercised */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unread_roles_are_unread),
 		cmocka_unit_test(test_walks_equal_every_combination),
+		cmocka_unit_test(test_held_equals_exhaustive),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
