@@ -686,7 +686,17 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 			out->u = SL_AMP_BF16;
 			return 0;
 		}
-		int k = lookup(amp_names, t);
+		/* Lightning Trainer(precision=...) "bf16-true" / "16-true": the whole model in 16 bits */
+		static const struct name_map pure_names[] = {
+			{"bf16-true", SL_DTYPE_BF16}, {"16-true", SL_DTYPE_FP16}, {NULL, 0},
+		};
+		int k = lookup(pure_names, t);
+		if (k >= 0) {
+			out->u = SL_AMP_OFF;
+			out->pure_dtype = (uint8_t)(k + 1);
+			return 0;
+		}
+		k = lookup(amp_names, t);
 		if (k < 0)
 			goto bad;
 		out->u = (uint64_t)k;
@@ -798,6 +808,13 @@ int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_
 		}
 		return sl_role_value_from_text(a, r, rule, b.buf, NULL, out, why);
 	}
+	if (node && node->kind == SL_NODE_SEQ && r == SL_ROLE_NUM_GPUS && node->n) {
+		/* Lightning devices: [0, 1] — the GPUs listed */
+		memset(out, 0, sizeof *out);
+		out->role = r;
+		out->u = node->n;
+		return 0;
+	}
 	if (!node || node->kind != SL_NODE_SCALAR) {
 		memset(out, 0, sizeof *out);
 		out->role = r;
@@ -842,6 +859,8 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 			break;
 		}
 		s->amp = v->is_auto ? (gpu_bf16 ? SL_AMP_BF16 : SL_AMP_FP16) : (enum sl_amp)u;
+		if (v->pure_dtype)
+			s->dtype = (enum sl_dtype)(v->pure_dtype - 1);
 		break;
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
 		s->gradient_checkpointing = u != 0;

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 /* test_roles: key -> role mapping from rules/keys.yaml and role value parsing. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -281,6 +282,30 @@ static void test_values(void **state)
 	assert_int_equal(v.u, SL_ATTN_FLASH);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "bf16-mixed", &vstr, &v, &why), 0);
 	assert_int_equal(v.u, SL_AMP_BF16);
+	assert_int_equal(v.pure_dtype, 0);
+	/* Lightning's "bf16-true": no autocast, the whole model in bf16 */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "bf16-true", &vstr, &v, &why), 0);
+	assert_int_equal(v.u, SL_AMP_OFF);
+	assert_int_equal(v.pure_dtype, SL_DTYPE_BF16 + 1);
+	struct sl_settings st;
+	sl_settings_default(&st);
+	st.amp = SL_AMP_FP16;
+	sl_settings_apply(&st, &v, true);
+	assert_int_equal(st.amp, SL_AMP_OFF);
+	assert_int_equal(st.dtype, SL_DTYPE_BF16);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "16-true", &vstr, &v, &why), 0);
+	assert_int_equal(v.pure_dtype, SL_DTYPE_FP16 + 1);
+	/* the severity of an unusable count: refused by the frameworks, or maybe the script's own */
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_BATCH_SIZE, "-1", NULL), SL_SEV_ERROR);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_BATCH_SIZE, "1.5", NULL), SL_SEV_ERROR);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_BATCH_SIZE, "auto", NULL), SL_SEV_WARNING);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_GRAD_ACCUM, "-1", NULL), SL_SEV_WARNING);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_GRAD_ACCUM, "0.5", NULL), SL_SEV_ERROR);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_NUM_GPUS, "-1", &vneg), SL_SEV_WARNING);
+	struct sl_value vinf = {.type = SL_V_FLOAT, .f = INFINITY};
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_SEQ_LEN, ".inf", &vinf), SL_SEV_ERROR);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_ZERO_STAGE, "4", NULL), SL_SEV_ERROR);
+	assert_int_equal(sl_role_count_refusal(SL_ROLE_NUM_WORKERS, "-2", NULL), SL_SEV_ERROR);
 	assert_int_equal(sl_lora_targets_parse("q_proj,v_proj"), SL_LORA_Q | SL_LORA_V);
 	assert_int_equal(sl_lora_targets_parse("all-linear"), SL_LORA_ALL);
 	assert_int_equal(sl_lora_targets_parse("[query, value]"), SL_LORA_Q | SL_LORA_V);
