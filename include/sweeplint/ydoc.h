@@ -118,4 +118,11 @@ bool sl_node_is(const struct sl_node *node, enum sl_vtype t);
 /* A short description of a node's type for messages: "a string", "a list", ... */
 const char *sl_node_describe(const struct sl_node *node);
 
+/*
+ * The byte offset of the first tab PyYAML's scanner refuses (outside quoted scalars, block scalar
+ * text and comments), or SIZE_MAX when there is none (src/yaml/tabs.c). For sweeps, which W&B reads
+ * with PyYAML; JSON files, where tabs are whitespace, are not asked.
+ */
+size_t sl_yaml_pyyaml_tab(struct sl_source *src);
+
 #endif

@@ -1,0 +1,112 @@
+/*
+ * tabs: PyYAML's scanner (what W&B's yaml.safe_load runs) skips only spaces between tokens and ends
+ * a plain scalar at a tab, so a tab anywhere but in a quoted scalar, a block scalar's text or a
+ * comment is "found character '\t' that cannot start any token". libyaml takes tabs as separators
+ * (`method: grid<TAB># c`, `a:<TAB>b`, `[1,<TAB>2]`, `d: a<TAB>b`); this finds the first such tab.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/source.h"
+#include "sweeplint/ydoc.h"
+
+/* libyaml's character index to a byte offset (libyaml reads past a BOM, the source counts it). */
+static size_t byte_of(struct sl_source *src, yaml_mark_t m)
+{
+	return sl_source_char_to_byte(src, m.index + (src->bom ? 1 : 0));
+}
+
+/* The first tab in [from, to) that is not in a comment, or SIZE_MAX. */
+static size_t tab_in_gap(const struct sl_source *src, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		if (src->bytes[i] == '#') {
+			while (i < to && src->bytes[i] != '\n' && src->bytes[i] != '\r')
+				i++;
+		} else if (src->bytes[i] == '\t') {
+			return i;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * The first tab in [from, to) outside comments and quoted scalars, or SIZE_MAX: where libyaml's scanner
+ * failed, the text it had read but not yet made tokens of (a simple key waits for its ':').
+ */
+static size_t tab_in_unscanned(const struct sl_source *src, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		char c = src->bytes[i];
+		if (c == '#' && (i == from || src->bytes[i - 1] == ' ' || src->bytes[i - 1] == '\n')) {
+			while (i < to && src->bytes[i] != '\n')
+				i++;
+		} else if (c == '\'' || c == '"') {
+			for (i++; i < to && src->bytes[i] != c; i++)
+				if (c == '"' && src->bytes[i] == '\\')
+					i++;
+		} else if (c == '\t') {
+			return i;
+		}
+	}
+	return SIZE_MAX;
+}
+
+size_t sl_yaml_pyyaml_tab(struct sl_source *src)
+{
+	if (!memchr(src->bytes, '\t', src->len))
+		return SIZE_MAX;
+	yaml_parser_t parser;
+	yaml_token_t tok;
+	if (!yaml_parser_initialize(&parser))
+		sl_oom();
+	yaml_parser_set_input_string(&parser, (const unsigned char *)src->bytes + src->bom, src->len - src->bom);
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	size_t pos = src->bom, found = SIZE_MAX;
+	for (;;) {
+		if (!yaml_parser_scan(&parser, &tok)) {
+			/* the loader reports libyaml's own error; PyYAML may stop at a tab before it */
+			size_t err = byte_of(src, parser.problem_mark);
+			found = tab_in_unscanned(src, pos, err < src->len ? err : src->len);
+			break;
+		}
+		yaml_token_type_t type = tok.type;
+		size_t start = byte_of(src, tok.start_mark), end = byte_of(src, tok.end_mark);
+		yaml_scalar_style_t style = type == YAML_SCALAR_TOKEN ? tok.data.scalar.style : YAML_ANY_SCALAR_STYLE;
+		bool text = type == YAML_SCALAR_TOKEN && style != YAML_PLAIN_SCALAR_STYLE;
+		bool block = style == YAML_LITERAL_SCALAR_STYLE || style == YAML_FOLDED_SCALAR_STYLE;
+		yaml_token_delete(&tok);
+		if (type == YAML_STREAM_END_TOKEN) {
+			found = tab_in_gap(src, pos, src->len);
+			break;
+		}
+		if (start < pos || start == end)
+			continue; /* a token libyaml places retroactively (a key) or one without text */
+		found = tab_in_gap(src, pos, start);
+		if (found != SIZE_MAX)
+			break;
+		if (block) {
+			/* the header line ('|', '>-', '|2' ...) takes spaces only before a comment */
+			size_t h = start;
+			while (h < end && src->bytes[h] != '\n' && src->bytes[h] != '#' && src->bytes[h] != '\t')
+				h++;
+			if (h < end && src->bytes[h] == '\t') {
+				found = h;
+				break;
+			}
+		}
+		if (!text) {
+			const char *t = memchr(src->bytes + start, '\t', end - start);
+			if (t) {
+				found = (size_t)(t - src->bytes);
+				break;
+			}
+		}
+		pos = end;
+	}
+	yaml_parser_delete(&parser);
+	return found;
+}
