@@ -82,6 +82,18 @@ class CompareTest(unittest.TestCase):
         self.assertIn("mode=eval", measured.row_roles(eval_row))
         self.assertIn("eval_batch_size=64", measured.row_roles(eval_row))
 
+    def test_eval_rows_compare_allocated_only(self):
+        # the reserved and device peaks of an evaluation hold the training step's cached
+        # blocks (released under pressure): only its allocated peak is its own
+        est = {"total_bytes": 50 * MIB, "fits": True, "breakdown": {"cuda_context": MIB, "slack": 4 * MIB},
+               "eval": {"total_bytes": 30 * MIB, "fits": True, "breakdown": {"cuda_context": MIB, "slack": 2 * MIB}}}
+        eval_row = row("e", "nvml_used", 30, notes="mode=eval eval_batch_size=64 measured_phase=eval")
+        view = compare.phase_view(est, eval_row)
+        for metric in ("nvml_used", "torch_reserved", "reserved_minus_init"):
+            self.assertIsNone(compare.predicted_bytes(metric, view, eval_row, pool=est))
+        self.assertEqual(compare.predicted_bytes("torch_allocated", view, eval_row, pool=est), 27 * MIB)
+        self.assertEqual(compare.predicted_bytes("nvml_used", view, eval_row), 30 * MIB)
+
     def test_metric_mapping_median_worst_and_pass(self):
         rc, data, _ = self.run_compare(case_a() + [row("b", "oom", 1, model="m/big")])
         self.assertEqual(rc, 0)
