@@ -5,7 +5,7 @@ published ones (median |error| <= 10 %, every row <= 20 %, verdicts right for ev
 measured as OOM or fitting with > 10 % margin). tools/calibrate/compare.py does the
 comparison; this only finds the files. Exit 77 while no file is committed.
 
-usage: own_rows.py SWEEPLINT FIXTURES_DIR
+usage: own_rows.py SWEEPLINT FIXTURES_DIR [compare.py options, e.g. --worst-bar 32]
 """
 import glob
 import os
@@ -21,7 +21,7 @@ def main():
         return 77
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     compare = os.path.join(root, "tools", "calibrate", "compare.py")
-    return subprocess.call([sys.executable, compare, "--sweeplint", exe] + tsvs)
+    return subprocess.call([sys.executable, compare, "--sweeplint", exe] + sys.argv[3:] + tsvs)
 
 
 if __name__ == "__main__":
