@@ -58,7 +58,4 @@ int sl_trainer_load_bytes(struct sl_arena *a, const char *path, const char *sect
 /* The entry with this dotted key, or NULL. */
 const struct sl_cfg_entry *sl_trainer_get(const struct sl_trainer *t, const char *key);
 
-/* The directory part of path ("." when none), in a. */
-const char *sl_path_dir(struct sl_arena *a, const char *path);
-
 #endif

@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "rewrite_cli.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/path.h"
 #include "sweeplint/run.h"
 #include "sweeplint/split.h"
 #include "sweeplint/trainer.h"

@@ -8,6 +8,7 @@
  * project root; Windows separators and absolute paths from another machine
  * are tried by their tail.
  */
+#include "sweeplint/path.h"
 #include "sweeplint/program.h"
 
 #include <errno.h>

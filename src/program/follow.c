@@ -4,6 +4,7 @@
  * gives), its Hydra composition and the options a shell script passes to
  * it, read into trainer configs (lowest precedence first) with notes for -v.
  */
+#include "sweeplint/path.h"
 #include "sweeplint/program.h"
 
 #include <string.h>

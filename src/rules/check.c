@@ -17,6 +17,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/path.h"
 #include "sweeplint/program.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/rules.h"

@@ -18,6 +18,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/path.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"

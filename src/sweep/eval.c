@@ -18,6 +18,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/path.h"
 #include "sweeplint/scalar.h"
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"

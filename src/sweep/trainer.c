@@ -14,16 +14,6 @@
 
 #define MAX_CONFIG_BYTES ((size_t)16 << 20)
 
-const char *sl_path_dir(struct sl_arena *a, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return ".";
-	if (slash == path)
-		return "/";
-	return sl_arena_strndup(a, path, (size_t)(slash - path));
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);

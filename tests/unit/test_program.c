@@ -21,6 +21,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/path.h"
 #include "sweeplint/program.h"
 #include "sweeplint/source.h"
 #include "sweeplint/sweep.h"

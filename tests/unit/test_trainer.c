@@ -120,14 +120,6 @@ static void test_plain_auto_is_a_value(void **state)
 	assert_false(t->is_deepspeed);
 }
 
-static void test_path_dir(void **state)
-{
-	(void)state;
-	assert_string_equal(sl_path_dir(A, "a/b/c.yaml"), "a/b");
-	assert_string_equal(sl_path_dir(A, "c.yaml"), ".");
-	assert_string_equal(sl_path_dir(A, "/c.yaml"), "/");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,7 +127,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deepspeed_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_have_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_auto_is_a_value, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_path_dir, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
