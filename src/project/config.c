@@ -1,7 +1,8 @@
 /*
  * config: .sweeplint.yaml — discovery upward from a file, loading through
  * ydoc (so every problem has a position), ignored paths, and the overlay of
- * command line, config and defaults. See include/sweeplint/config.h.
+ * command line, config and defaults. See include/sweeplint/config.h. Its own
+ * module (src/project/): the project's settings, not a rule.
  */
 #include "sweeplint/config.h"
 
