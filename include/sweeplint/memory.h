@@ -305,6 +305,13 @@ struct sl_settings {
 	bool fsdp_no_wrap;         /* no auto-wrap policy: the whole model is one FSDP unit */
 	enum sl_peft peft_method;  /* NONE: LoRA when lora_r > 0, else a full fine-tune */
 	uint32_t num_virtual_tokens; /* prompt methods: virtual tokens (adaption prompt length, trained token rows) */
+	/* runtime options (docs/memory-model.md "Runtime options") */
+	bool torch_compile;        /* inductor fuses RMSNorm and the gated activation: fewer saved tensors */
+	bool liger;                /* Liger kernels: fused linear cross-entropy (no logits), RMSNorm, SwiGLU */
+	bool chunked_ce;           /* cross-entropy over chunks of the logits (torchtune CEWithChunkedOutputLoss) */
+	bool packing;              /* sequences packed to seq_len: what the estimate assumes anyway */
+	bool optimizer_in_backward;/* each parameter's step in its gradient hook: no full gradient buffer */
+	bool activation_offload;   /* saved activations moved to host memory as the forward goes */
 	uint32_t num_gpus;         /* >= 1 */
 	uint32_t num_workers;      /* DataLoader workers per process */
 	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */

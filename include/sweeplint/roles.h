@@ -68,6 +68,12 @@ enum sl_role {
 	SL_ROLE_FSDP_AUTO_WRAP,   /* FSDP auto-wrap: true (a unit per block) or false (the whole model one unit) */
 	SL_ROLE_PEFT_METHOD,      /* lora | dora | loha | vera | ia3 | oft | boft | prompt_tuning | p_tuning | ... */
 	SL_ROLE_NUM_VIRTUAL_TOKENS, /* prompt methods: virtual tokens (adapter_len, trained token rows) */
+	SL_ROLE_TORCH_COMPILE,    /* torch.compile of the model */
+	SL_ROLE_LIGER,            /* Liger kernels (use_liger_kernel) */
+	SL_ROLE_CHUNKED_CE,       /* chunked cross-entropy */
+	SL_ROLE_PACKING,          /* packed sequences */
+	SL_ROLE_OPTIMIZER_IN_BACKWARD, /* the optimizer step fused into backward */
+	SL_ROLE_ACTIVATION_OFFLOAD, /* activations offloaded to the host */
 	SL_ROLE__COUNT
 };
 

@@ -72,6 +72,7 @@ struct ctx {
 	double p_attn;   /* attention-probability dropout */
 	bool train_w;    /* base linear weights train (full fine-tune) */
 	bool train_norm; /* the norms' weights train (full fine-tune, ln_tuning) */
+	bool fused;      /* torch.compile or Liger: RMSNorm and the gated activation fused (fewer saved tensors) */
 	double peft_tok; /* per token and layer: what IA3's scaling or DoRA's magnitude keeps (bytes) */
 	bool train_head; /* the LM head trains (full fine-tune, or a modules_to_save copy) */
 	unsigned lora;   /* LoRA target bits (0: none) */
@@ -212,6 +213,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->lora_b = s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF ? 2 : 4;
 	x->train_w = pm == SL_PEFT_NONE;
 	x->train_norm = x->train_w || pm == SL_PEFT_LN_TUNING;
+	x->fused = s->torch_compile || s->liger;
 	if (pm == SL_PEFT_IA3 || pm == SL_PEFT_DORA) {
 		/* IA3: the vector's product keeps the other operand — a target's output, or a feed-forward
 		 * module's input; DoRA: each target's base output, scaled by the magnitude (PEFT DoraLinearLayer) */
@@ -265,6 +267,8 @@ static double norm_saved(const struct ctx *x, double n)
 {
 	if (!x->a->rmsnorm)
 		return n * x->h * x->nb + n * 8; /* input + mean/rstd */
+	if (x->fused) /* one fused kernel (inductor, Liger LigerRMSNorm): its input and the rstd */
+		return n * x->h * x->nb + n * 4;
 	double b = 4;
 	if (x->t5 && x->nb < 4)
 		b += x->nb;
@@ -376,7 +380,8 @@ static void ffn_block(const struct ctx *x, double n, struct layer *L)
 	int lu = bits(x->lora, SL_LORA_UP) + (gated ? bits(x->lora, SL_LORA_GATE) : 0);
 	b += lin_in(x, gated ? 2 : 1, lu, n, h, x->nb);
 	/* activation input; gated: activation output and up output kept by the product */
-	b += (gated ? 3 : 1) * x->ab * n * I;
+	/* fused (inductor, LigerSiLUMulFunction): gate and up outputs, the product recomputed in backward */
+	b += (gated ? (x->fused ? 2 : 3) : 1) * x->ab * n * I;
 	if (x->t5 && x->p_hidden > 0)
 		b += n * I; /* T5 drops out the hidden layer before wo */
 	/* down's input is a new tensor except T5's relu output without dropout */
@@ -477,6 +482,8 @@ struct per_len {
 	double out_tokens;  /* tokens the head sees */
 	bool vocab;         /* logits over the vocabulary */
 	double logit_b;     /* their bytes per element: logits, float32 copy, log_softmax */
+	double logit_bwd_b; /* per element at the start of backward */
+	double flce;        /* Liger fused linear cross-entropy: bytes per output token instead of the logits */
 };
 
 /* Activations of one sequence of n tokens (t decoder tokens): the terms that do not depend on the batch. */
@@ -503,13 +510,21 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	}
 
 	double body, attn;
+	/* activation offloading (torchtune OffloadActivations): each saved tensor goes to the host as the
+	 * forward makes it and comes back before its backward; on the device the layer being computed and
+	 * the one in flight on the copy stream */
+	double Lk = L, Dk = D;
+	if (s->activation_offload) {
+		Lk = L < 2 ? L : 2;
+		Dk = encdec ? (D < 2 ? D : 2) : 0;
+	}
 	if (gc) {
-		body = L * ckpt_input(x, n) + D * ckpt_input(x, t);
+		body = Lk * ckpt_input(x, n) + Dk * ckpt_input(x, t);
 		attn = 0;
 		P->recompute = dec.saved > enc.saved ? dec.saved : enc.saved;
 	} else {
-		body = L * enc.saved + D * dec.saved;
-		attn = L * enc.attn + D * dec.attn;
+		body = Lk * enc.saved + Dk * dec.saved;
+		attn = Lk * enc.attn + Dk * dec.attn;
 	}
 	P->tr = enc.transient > dec.transient ? enc.transient : dec.transient;
 
@@ -542,6 +557,19 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 			once += P->out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
 		double lb = x->amp ? x->ab : x->wb;
 		P->logit_b = lb + (lb < 4 ? 4 : 0) + 4;
+		P->logit_bwd_b = 12;
+		if (s->liger) {
+			/* LigerFusedLinearCrossEntropyFunction: the logits of one chunk of tokens at a time (chunks
+			 * of about BT·h/V tokens: V·chunk ≈ BT·h elements, in the logits dtype and float32) and the
+			 * hidden states' gradient, computed in the forward: per token h × (lb + 4 + 4 + lb) */
+			P->vocab = false;
+			P->flce = x->h * (2 * lb + 8);
+		} else if (s->chunked_ce) {
+			/* torchtune CEWithChunkedOutputLoss: the logits stay whole in their dtype, the float32
+			 * upcast and log-softmax run one chunk (of 8) at a time, and so does the gradient */
+			P->logit_b = lb + 8.0 / 8;
+			P->logit_bwd_b = lb + (8.0 + lb) / 8;
+		}
 	}
 	P->saved = body + once;
 	P->attn = attn;
@@ -562,7 +590,9 @@ static void activations(const struct ctx *x, const struct per_len *P, double seq
 		A->logits_fwd = seqs * P->out_tokens * V * P->logit_b;
 		/* backward start: log_softmax output, its gradient, the logits' gradient
 		 * (the Trainer has dropped the logits by then) */
-		A->logits_bwd = seqs * P->out_tokens * V * 12;
+		A->logits_bwd = seqs * P->out_tokens * V * P->logit_bwd_b;
+	} else if (P->flce > 0) {
+		A->logits_fwd = A->logits_bwd = seqs * P->out_tokens * P->flce;
 	} else if (s->task == SL_TASK_BI_ENCODER) {
 		/* in-batch negatives: b × b·(texts-1) similarity scores through cross-entropy */
 		double b = (double)batch, k = s->texts_per_example > 1 ? s->texts_per_example - 1 : 1;
@@ -798,7 +828,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	double gb = full ? pb : 4;          /* gradient = parameter dtype */
 	double sb = gb;                     /* torch optimizer states follow the parameter dtype */
 
-	S->grads_persist = s->legacy_runtime || s->grad_accum > 1;
+	S->grads_persist = (s->legacy_runtime || s->grad_accum > 1) && !s->optimizer_in_backward;
 	S->T = T + Tm;
 	if (s->fsdp != SL_FSDP_NONE) {
 		fsdp_statics(x, S, base, adapters, Tm, full, &gb);
@@ -817,6 +847,15 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		S->grads = gb * T + mb * Tm;
 		S->optim = optim_states(a, s, T, sb, P, full) + (Tm > 0 ? optim_states(a, s, Tm, mb, P, false) : 0);
 		S->opt_temp = optim_temp(a, s, T + Tm, sb > mb ? sb : mb);
+		if (s->optimizer_in_backward) {
+			/* torchtune optimizer_in_bwd: a post-accumulate-grad hook steps each parameter and frees
+			 * its gradient, so only the parameter being stepped has one, with that step's temporaries */
+			double big = (double)sl_arch_largest_layer(a);
+			if (big > T + Tm)
+				big = T + Tm;
+			S->grads = gb * big;
+			S->opt_temp = (sb > mb ? sb : mb) * big;
+		}
 		if (N > 1)
 			S->comm = gb * T + (double)c->nccl_buffer; /* DDP gradient buckets */
 	} else {

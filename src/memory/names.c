@@ -245,6 +245,16 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, ", zero-%u", s->zero_stage);
 	if (s->offload != SL_OFFLOAD_NONE)
 		sl_buf_addf(b, ", offload %s", sl_offload_name(s->offload));
+	if (s->torch_compile)
+		sl_buf_adds(b, ", torch.compile");
+	if (s->liger)
+		sl_buf_adds(b, ", liger");
+	if (s->chunked_ce)
+		sl_buf_adds(b, ", chunked CE");
+	if (s->optimizer_in_backward)
+		sl_buf_adds(b, ", optimizer in backward");
+	if (s->activation_offload)
+		sl_buf_adds(b, ", activation offload");
 	if (s->num_gpus > 1)
 		sl_buf_addf(b, ", %u GPUs", s->num_gpus);
 	if (s->mode != SL_MODE_TRAIN)

@@ -65,6 +65,12 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_FSDP_AUTO_WRAP] = "fsdp_auto_wrap",
 	[SL_ROLE_PEFT_METHOD] = "peft_method",
 	[SL_ROLE_NUM_VIRTUAL_TOKENS] = "num_virtual_tokens",
+	[SL_ROLE_TORCH_COMPILE] = "torch_compile",
+	[SL_ROLE_LIGER] = "liger",
+	[SL_ROLE_CHUNKED_CE] = "chunked_ce",
+	[SL_ROLE_PACKING] = "packing",
+	[SL_ROLE_OPTIMIZER_IN_BACKWARD] = "optimizer_in_backward",
+	[SL_ROLE_ACTIVATION_OFFLOAD] = "activation_offload",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -670,6 +676,18 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		}
 		/* else a boolean */
 		__attribute__((fallthrough));
+	case SL_ROLE_CHUNKED_CE:
+		/* torchtune names the loss class: loss._component_: torchtune.modules.loss.CEWithChunkedOutputLoss */
+		if (strchr(t, '.') && !(typed && typed->type != SL_V_STR)) {
+			out->u = strcasestr(t, "chunked") != NULL;
+			return 0;
+		}
+		__attribute__((fallthrough));
+	case SL_ROLE_TORCH_COMPILE:
+	case SL_ROLE_LIGER:
+	case SL_ROLE_PACKING:
+	case SL_ROLE_OPTIMIZER_IN_BACKWARD:
+	case SL_ROLE_ACTIVATION_OFFLOAD:
 	case SL_ROLE_FSDP_OFFLOAD:
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
 	case SL_ROLE_ZERO3_INIT:
@@ -942,6 +960,24 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 		break;
 	case SL_ROLE_NUM_VIRTUAL_TOKENS:
 		s->num_virtual_tokens = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		break;
+	case SL_ROLE_TORCH_COMPILE:
+		s->torch_compile = u != 0;
+		break;
+	case SL_ROLE_LIGER:
+		s->liger = u != 0;
+		break;
+	case SL_ROLE_CHUNKED_CE:
+		s->chunked_ce = u != 0;
+		break;
+	case SL_ROLE_PACKING:
+		s->packing = u != 0;
+		break;
+	case SL_ROLE_OPTIMIZER_IN_BACKWARD:
+		s->optimizer_in_backward = u != 0;
+		break;
+	case SL_ROLE_ACTIVATION_OFFLOAD:
+		s->activation_offload = u != 0;
 		break;
 	case SL_ROLE_FSDP_AUTO_WRAP:
 		s->fsdp_no_wrap = u == 0;

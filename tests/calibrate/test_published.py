@@ -56,7 +56,6 @@ class ReadRowTest(unittest.TestCase):
             (dict(zero_stage="fsdp-sharded"), "FSDP strategy"),
             (dict(notes="so actual lengths may be shorter"), "the config's cap"),
             (dict(method="adalora"), "peft_method adalora"),
-            (dict(optimizer="adamw_torch (step fused into backward)"), "backward"),
             (dict(optimizer="unknown"), "optimizer"),
             (dict(seq_len=""), "sequence length not stated"),
             (dict(metric="made up"), "metric"),
@@ -80,6 +79,18 @@ class ReadRowTest(unittest.TestCase):
         r = published.read_row(raw(method="lora-dora", lora_r="32"))
         self.assertIn("peft_method=dora", r.roles)
         self.assertIn("lora_r=32", r.roles)
+
+    def test_runtime_options(self):
+        r = published.read_row(raw(optimizer="adamw_torch (step fused into backward)",
+                                   notes="+ activation offloading to CPU on top (not an estimator input)"))
+        self.assertIsNone(r.reason)
+        for role in ("optimizer_in_backward=true", "torch_compile=true", "chunked_ce=true", "optimizer=adamw_torch"):
+            self.assertIn(role, r.roles)
+        r = published.read_row(raw(notes="packed+compile+chunked CE+AC+activation offloading"))
+        for role in ("torch_compile=true", "chunked_ce=true", "activation_offload=true"):
+            self.assertIn(role, r.roles)
+        r = published.read_row(raw(dtype="nf4", method="qlora", lora_r="8", notes="NF4 via torchao"))
+        self.assertIn("torchao", r.reason)
 
     def test_fsdp(self):
         r = published.read_row(raw(zero_stage="fsdp-full-shard", num_gpus="8"))
@@ -105,11 +116,13 @@ class ReadRowTest(unittest.TestCase):
         self.assertIsNone(r.reason)
         self.assertIn("modules_to_save=embed_tokens,lm_head", r.roles)
         r = published.read_row(raw(notes="+ torch.compile on top of packed; baseline"))
-        self.assertIn("torch_compile", r.reason)
+        self.assertIn("torch_compile=true", r.roles)
+        self.assertNotIn("chunked_ce=true", r.roles)
         r = published.read_row(raw(notes="+ activation offloading to CPU on top"))
-        self.assertIn("activation_offload", r.reason)
+        self.assertIn("activation_offload=true", r.roles)
         r = published.read_row(raw(notes="+ Packed Dataset: packed to 4096, no compile, standard CE, no AC"))
         self.assertIsNone(r.reason)
+        self.assertNotIn("torch_compile=true", r.roles)
         r = published.read_row(raw(zero_stage="3+offload", notes="DeepSpeed ZeRO-3 with CPU offload (params+optimizer)"))
         self.assertIsNone(r.reason)
         self.assertEqual([x for x in r.roles if x.startswith("offload=")], ["offload=all"])

@@ -781,6 +781,68 @@ static void test_peft_methods(void **state)
 	assert_int_equal(pt.activations, longer.activations);
 }
 
+/* Runtime options (docs/memory-model.md "Runtime options"): each changes only its own terms */
+static void test_runtime_options(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.2-3b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.attn = SL_ATTN_SDPA;
+	s.batch_size = 2;
+	s.seq_len = 4096;
+	double b = 2, n = 4096, h = a->hidden, I = a->intermediate, L = a->layers, V = a->vocab;
+	struct sl_breakdown base, o;
+	sl_estimate(a, &s, NULL, &e->calib, &base);
+	assert_int_equal(base.phase, SL_PHASE_BACKWARD);
+	/* torch.compile: each RMSNorm keeps its bf16 input and rstd instead of a float32 copy and the
+	 * normalised tensor (2 per layer + the final one), SwiGLU its two inputs instead of three tensors */
+	s.torch_compile = true;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	double saved = b * ((2 * L + 1) * 4 * n * h + L * 2 * n * I);
+	assert_true(fabs((double)base.activations - (double)o.activations - saved) < 4);
+	assert_int_equal(o.logits, base.logits);
+	assert_int_equal(o.weights, base.weights);
+	s.torch_compile = false;
+	/* chunked cross-entropy: bf16 logits whole, the float32 upcast one chunk in 8 at a time */
+	s.chunked_ce = true;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	assert_true(o.logits < base.logits / 2);
+	assert_true(fabs((double)o.logits - b * n * V * (2 + (8.0 + 2) / 8)) < 4 || o.phase != SL_PHASE_BACKWARD);
+	s.chunked_ce = false;
+	/* Liger's fused linear cross-entropy: no vocabulary-sized tensor at all */
+	s.liger = true;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	assert_true(o.logits <= (uint64_t)(b * n * h * (2 * 2 + 8)) + 4);
+	assert_true(o.activations < base.activations); /* its RMSNorm and SwiGLU too */
+	s.liger = false;
+	/* optimizer step in backward: no full gradient buffer, no state-sized step temporaries */
+	s.gradient_checkpointing = true;
+	struct sl_breakdown gc, small;
+	s.seq_len = 512; /* the optimizer step is the peak */
+	sl_estimate(a, &s, NULL, &e->calib, &small);
+	assert_int_equal(small.phase, SL_PHASE_OPTIMIZER);
+	s.optimizer_in_backward = true;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	assert_true(o.gradients <= 2 * (uint64_t)sl_arch_largest_layer(a) + 2 * (uint64_t)(V * h) + 4);
+	assert_true((double)o.total < (double)small.total - 2 * 0.9 * (double)small.params); /* no full gradient */
+	s.optimizer_in_backward = false;
+	s.seq_len = 4096;
+	sl_estimate(a, &s, NULL, &e->calib, &gc);
+	/* activation offloading: two layers' checkpoints on the device instead of all */
+	s.activation_offload = true;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	if (o.phase == gc.phase)
+		assert_true(fabs((double)gc.activations - (double)o.activations - (L - 2) * b * n * h * 2) < 4);
+	s.activation_offload = false;
+	/* packing: what the estimate assumes anyway */
+	s.packing = true;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	assert_int_equal(o.total, gc.total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -790,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_kbit_and_modules_to_save),
 		cmocka_unit_test(test_fsdp),
 		cmocka_unit_test(test_peft_methods),
+		cmocka_unit_test(test_runtime_options),
 		cmocka_unit_test(test_breakdown_adds_up),
 		cmocka_unit_test(test_model_states),
 		cmocka_unit_test(test_seed_bge_m3),

@@ -470,6 +470,23 @@ static void test_peft_method(void **state)
 	s.peft_method = SL_PEFT_IA3;
 	sl_settings_apply(&s, &v, true);
 	assert_int_equal(s.peft_method, SL_PEFT_IA3);
+
+	/* runtime options by their frameworks' keys */
+	assert_int_equal(role_of(f, "torch_compile"), SL_ROLE_TORCH_COMPILE);
+	assert_int_equal(role_of(f, "compile"), SL_ROLE_TORCH_COMPILE);
+	assert_int_equal(role_of(f, "use_liger_kernel"), SL_ROLE_LIGER);
+	assert_int_equal(role_of(f, "sample_packing"), SL_ROLE_PACKING);
+	assert_int_equal(role_of(f, "dataset.packed"), SL_ROLE_PACKING);
+	assert_int_equal(role_of(f, "optimizer_in_bwd"), SL_ROLE_OPTIMIZER_IN_BACKWARD);
+	assert_int_equal(role_of(f, "enable_activation_offloading"), SL_ROLE_ACTIVATION_OFFLOAD);
+	assert_int_equal(role_of(f, "loss._component_"), SL_ROLE_CHUNKED_CE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_CHUNKED_CE, NULL,
+						 "torchtune.modules.loss.CEWithChunkedOutputLoss", NULL, &v, &why), 0);
+	assert_int_equal(v.u, 1);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_CHUNKED_CE, NULL, "torch.nn.CrossEntropyLoss", NULL, &v,
+						 &why), 0);
+	assert_int_equal(v.u, 0);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_TORCH_COMPILE, NULL, "maybe", NULL, &v, &why), -SL_EPARSE);
 }
 
 int main(void)

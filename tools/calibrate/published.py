@@ -73,15 +73,26 @@ FAMILIES = (("qwen", "qwen"), ("llama", "llama"), ("mistral", "mistral"), ("t0_"
 # Settings that published.tsv states in `notes` (or the id) rather than in a column: (name, pattern
 # over the lowercased notes). Each is either passed to sweeplint as the role it maps to
 # (NOTE_ROLES) or, while sweeplint has no role for it, the reason the row is left out.
+# torchtune's Llama 3.2 3B ladder adds each technique "on top of the previous one": a later row's
+# notes name only the technique it adds ("on top of AC", "on top of everything above"), so the earlier
+# techniques are read from those phrases too.
+_LADDER = r"|on top of ac\b|activation offloading to cpu on top|on top of everything above"
 NOTE_SETTINGS = (
     ("modules_to_save", r"modules_to_save=\[['\"]?wte"),
     ("torch_compile", r"torch[. ]compile|uses torch compile|on top of (compile|chunked|activation checkpointing)"
-                      r"|packed\+compile|[(,] ?compile,"),
-    ("chunked_ce", r"chunkedoutputloss|chunked ce|chunked cross|on top of (chunked|activation checkpointing)"),
-    ("activation_offload", r"activation offload"),
+                      r"|packed\+compile|[(,] ?compile," + _LADDER),
+    ("chunked_ce", r"chunkedoutputloss|chunked ce|chunked cross|on top of (chunked|activation checkpointing)"
+                   + _LADDER),
+    ("activation_offload", r"activation offload|on top of everything above"),
     ("cpu_offload", r"cpu offload|fsdp_cpu_offload|offload \(params"),
     ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
 )
+# note settings -> sweeplint roles, for those sweeplint has a role for
+NOTE_ROLES = {"cpu_offload": "offload=all", "modules_to_save": "modules_to_save=embed_tokens,lm_head",
+              "torch_compile": "torch_compile=true", "chunked_ce": "chunked_ce=true",
+              "activation_offload": "activation_offload=true",
+              "optimizer_in_backward": "optimizer_in_backward=true"}
+
 # published `method` -> sweeplint's peft_method (docs/cli.md); the methods of RANKED_METHODS adapt
 # the target linears at rank lora_r, the others train virtual tokens or norms
 PEFT_METHODS = {"lora-dora": "dora", "dora": "dora", "loha": "loha", "vera": "vera", "ia3": "ia3", "oft": "oft",
@@ -109,8 +120,6 @@ def virtual_tokens(raw, peft):
 
 # the fsdp role's strategies (docs/cli.md)
 FSDP_STRATEGIES = ("full_shard", "shard_grad_op", "hybrid_shard", "hybrid_shard_zero2", "no_shard")
-# note settings -> sweeplint roles, for those sweeplint has a role for
-NOTE_ROLES = {"cpu_offload": "offload=all", "modules_to_save": "modules_to_save=embed_tokens,lm_head"}
 
 _LEADING_INT = re.compile(r"^\s*(?:~|<=|>=|<|>)?\s*(\d+)")
 
@@ -250,8 +259,8 @@ def read_row(raw):
 
     # --- the optimizer ---
     opt_text = raw["optimizer"].strip().lower()
-    if "backward" in opt_text:
-        return out("optimizer step fused into backward: no role yet")
+    if "backward" in opt_text and "optimizer_in_backward=true" not in r.roles_extra:
+        r.roles_extra.append("optimizer_in_backward=true")  # "adamw_torch (step fused into backward)"
     opt = OPTIMIZERS.get(first_word(opt_text))
     if opt is None:
         return out("optimizer %r: not a spelling sweeplint reads" % raw["optimizer"])
@@ -265,7 +274,7 @@ def read_row(raw):
     elif dtype_text.startswith("nf4"):
         quant = "nf4"
         dtype = "bf16"
-        if "torchao" in dtype_text:
+        if "torchao" in dtype_text or "nf4 via torchao" in notes:
             return out("torchao NF4 (torchtune): not the bitsandbytes layout sweeplint models")
     elif dtype_text.startswith("int8"):
         quant, dtype = "int8", "bf16"
