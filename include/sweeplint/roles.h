@@ -207,9 +207,16 @@ struct sl_role_value {
 	bool is_auto;         /* amp/dtype "auto": decided by the GPU (bf16 when supported) */
 	bool negates;         /* a boolean key set false (fp16: false): clears only its own value */
 	uint64_t negated;     /* with negates: the value it clears (amp fp16) */
-	/* amp "bf16-true" / "16-true" (Lightning's precision): no autocast, the weights, gradients and
-	 * optimizer states in that dtype — applied as amp off and dtype pure_dtype - 1; 0: none */
-	uint8_t pure_dtype;
+	/*
+	 * Settings one value implies beside its own role, applied after it: Lightning's precision
+	 * "bf16-true" / "16-true" (amp off; the weights, gradients and optimizer states in that dtype:
+	 * dtype), its strategy "deepspeed_stage_2[_offload]" (fsdp none; zero_stage, offload).
+	 */
+	struct {
+		enum sl_role role;
+		uint64_t u;
+	} also[2];
+	uint8_t nalso;
 };
 
 /*

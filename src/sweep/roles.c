@@ -662,6 +662,25 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		if (k < 0)
 			goto bad;
 		out->u = (uint64_t)k;
+		/* Lightning's DeepSpeed strategies: "deepspeed" is stage 2 (DeepSpeedStrategy's default);
+		 * _offload moves the optimizer states (stage 2) or the states and parameters (stage 3) to the CPU */
+		static const struct {
+			const char *name;
+			unsigned stage, offload;
+		} ds[] = {
+			{"deepspeed", 2, SL_OFFLOAD_NONE}, {"deepspeed_stage_1", 1, SL_OFFLOAD_NONE},
+			{"deepspeed_stage_2", 2, SL_OFFLOAD_NONE}, {"deepspeed_stage_2_offload", 2, SL_OFFLOAD_OPTIMIZER},
+			{"deepspeed_stage_3", 3, SL_OFFLOAD_NONE}, {"deepspeed_stage_3_offload", 3, SL_OFFLOAD_ALL},
+			{"deepspeed_stage_3_offload_nvme", 3, SL_OFFLOAD_ALL},
+		};
+		for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+			if (strcasecmp(t, ds[i].name) == 0) {
+				out->also[0].role = SL_ROLE_ZERO_STAGE;
+				out->also[0].u = ds[i].stage;
+				out->also[1].role = SL_ROLE_OFFLOAD;
+				out->also[1].u = ds[i].offload;
+				out->nalso = ds[i].offload == SL_OFFLOAD_NONE ? 1 : 2; /* leave a config's offload alone */
+			}
 		return 0;
 	}
 	case SL_ROLE_FSDP_AUTO_WRAP:
@@ -711,7 +730,8 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		int k = lookup(pure_names, t);
 		if (k >= 0) {
 			out->u = SL_AMP_OFF;
-			out->pure_dtype = (uint8_t)(k + 1);
+			out->also[out->nalso].role = SL_ROLE_DTYPE;
+			out->also[out->nalso++].u = (uint64_t)k;
 			return 0;
 		}
 		k = lookup(amp_names, t);
@@ -844,7 +864,18 @@ int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_
 	return sl_role_value_from_text(a, r, rule, node->text, &node->value, out, why);
 }
 
+static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16);
+
 void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16)
+{
+	apply_one(s, v, gpu_bf16);
+	for (unsigned i = 0; i < v->nalso && i < 2; i++) {
+		struct sl_role_value w = {.role = v->also[i].role, .u = v->also[i].u};
+		apply_one(s, &w, gpu_bf16);
+	}
+}
+
+static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16)
 {
 	uint64_t u = v->u;
 	switch (v->role) {
@@ -877,8 +908,6 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 			break;
 		}
 		s->amp = v->is_auto ? (gpu_bf16 ? SL_AMP_BF16 : SL_AMP_FP16) : (enum sl_amp)u;
-		if (v->pure_dtype)
-			s->dtype = (enum sl_dtype)(v->pure_dtype - 1);
 		break;
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
 		s->gradient_checkpointing = u != 0;

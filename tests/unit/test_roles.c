@@ -282,11 +282,13 @@ static void test_values(void **state)
 	assert_int_equal(v.u, SL_ATTN_FLASH);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "bf16-mixed", &vstr, &v, &why), 0);
 	assert_int_equal(v.u, SL_AMP_BF16);
-	assert_int_equal(v.pure_dtype, 0);
+	assert_int_equal(v.nalso, 0);
 	/* Lightning's "bf16-true": no autocast, the whole model in bf16 */
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "bf16-true", &vstr, &v, &why), 0);
 	assert_int_equal(v.u, SL_AMP_OFF);
-	assert_int_equal(v.pure_dtype, SL_DTYPE_BF16 + 1);
+	assert_int_equal(v.nalso, 1);
+	assert_int_equal(v.also[0].role, SL_ROLE_DTYPE);
+	assert_int_equal(v.also[0].u, SL_DTYPE_BF16);
 	struct sl_settings st;
 	sl_settings_default(&st);
 	st.amp = SL_AMP_FP16;
@@ -294,7 +296,20 @@ static void test_values(void **state)
 	assert_int_equal(st.amp, SL_AMP_OFF);
 	assert_int_equal(st.dtype, SL_DTYPE_BF16);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_AMP, NULL, "16-true", &vstr, &v, &why), 0);
-	assert_int_equal(v.pure_dtype, SL_DTYPE_FP16 + 1);
+	assert_int_equal(v.also[0].u, SL_DTYPE_FP16);
+	/* Lightning's strategy: deepspeed_stage_3_offload is no FSDP, ZeRO-3, states and parameters on the CPU */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP, NULL, "deepspeed_stage_3_offload", &vstr, &v, &why), 0);
+	assert_int_equal(v.u, SL_FSDP_NONE);
+	sl_settings_default(&st);
+	sl_settings_apply(&st, &v, true);
+	assert_int_equal(st.fsdp, SL_FSDP_NONE);
+	assert_int_equal(st.zero_stage, 3);
+	assert_int_equal(st.offload, SL_OFFLOAD_ALL);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP, NULL, "deepspeed", &vstr, &v, &why), 0);
+	sl_settings_default(&st);
+	sl_settings_apply(&st, &v, true);
+	assert_int_equal(st.zero_stage, 2);
+	assert_int_equal(st.offload, SL_OFFLOAD_NONE);
 	/* the severity of an unusable count: refused by the frameworks, or maybe the script's own */
 	assert_int_equal(sl_role_count_refusal(SL_ROLE_BATCH_SIZE, "-1", NULL), SL_SEV_ERROR);
 	assert_int_equal(sl_role_count_refusal(SL_ROLE_BATCH_SIZE, "1.5", NULL), SL_SEV_ERROR);
