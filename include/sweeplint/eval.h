@@ -293,7 +293,7 @@ enum sl_measure { SL_MEASURE_STEP, SL_MEASURE_EVAL, SL_MEASURE_HOST };
 uint64_t sl_eval_unread_roles(const struct sl_eval *ev, enum sl_measure m);
 
 /*
- * A walk over the combinations a measure can tell apart (src/sweep/walk.c):
+ * A walk over the combinations a measure can tell apart (src/enumerate/walk.c):
  * axes whose values all set only roles in `unread` stay at their first
  * value, the others step as sl_eval_next steps them; each combination
  * visited stands for `weight` combinations with the same measure. Its

@@ -1,6 +1,6 @@
 /*
  * test_walk: the walk over the combinations a measure tells apart
- * (src/sweep/walk.c) gives what walking every combination gives.
+ * (src/enumerate/walk.c) gives what walking every combination gives.
  *
  * - the roles each measure is said not to read: over random settings (and
  *   workloads), setting any of them to any value leaves the training step,

@@ -6,7 +6,7 @@
  * alone mean evaluation. The patterns are rules/workload.yaml (embedded),
  * read with ydoc and compiled with PCRE2 into the run arena.
  */
-#include "sweep_internal.h"
+#include "enumerate_internal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

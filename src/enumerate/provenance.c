@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
-#include "sweep_internal.h"
+#include "enumerate_internal.h"
 
 const char *sl_axis_origin_name(enum sl_axis_origin o)
 {

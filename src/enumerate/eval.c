@@ -22,7 +22,7 @@
 #include "sweeplint/scalar.h"
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
-#include "sweep_internal.h"
+#include "enumerate_internal.h"
 
 #define MAX_AXIS_VALUES 4096 /* a longer integer range on a memory axis is evaluated at its bounds */
 
