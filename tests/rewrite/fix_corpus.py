@@ -52,7 +52,7 @@ SETTINGS = [
     ["--gpu", "24GiB", "--set", "model=t5-base"],
 ]
 
-REMOVED = re.compile(r"^.*?:\d+:\d+: removed (.+?) (.*?): out of memory in all ")
+REMOVED = re.compile(r"^.*?:\d+:\d+: removed (.+?) (.*?): out of memory in (?:all |the one combination )")
 NARROWED = re.compile(r"^.*?:\d+:\d+: narrowed (.+?) to (.*?), written as `value: ")
 LOWERED = re.compile(r"^.*?:\d+:\d+: lowered the max of (.+?) (?:to keep|from) ")
 RAISED = re.compile(r"^.*?:\d+:\d+: raised the min of (.+?) to ")
