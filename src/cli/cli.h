@@ -15,6 +15,9 @@ struct sl_cli {
 	const char *argv0;  /* "sweeplint" */
 };
 
+/* A stream writing to `to` with control characters escaped (src/cli/term.c); main's cli.err. */
+FILE *sl_cli_term_stream(FILE *to);
+
 /* Exit codes (DESIGN §3). */
 enum {
 	SL_EXIT_OK = 0,      /* no error-level finding */

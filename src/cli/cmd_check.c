@@ -178,7 +178,7 @@ static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool r
 	bool stopped = false;
 	for (int i = first; i < argc; i++) {
 		const char *path = argv[i];
-		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : sl_term_safe(run->arena, path);
 		const char *cpath = ctx.config_file ? ctx.config_file : sl_config_find(run->arena, path);
 		struct sl_config *config = cpath ? project_load(cli, run, &projects, cpath) : NULL;
 		if (cpath && !config) {

@@ -96,7 +96,7 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				fprintf(err,
 					"%s:%u:%u: removed %s %s: out of memory in %s it takes part in (the "
 					"smallest needs %s on %s)\n",
-					j->shown, v->span.line, v->span.col, ax->key, sl_rewrite_value_text(rw, i, k),
+					j->shown, v->span.line, v->span.col, sl_term_safe(a, ax->key), sl_term_safe(a, sl_rewrite_value_text(rw, i, k)),
 					v->n[SL_VERDICT_OOM].infinite || v->n[SL_VERDICT_OOM].saturated
 						? sl_arena_printf(a, "all %llu memory-relevant combinations",
 								  (unsigned long long)v->u[SL_VERDICT_OOM])
@@ -117,8 +117,8 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				fprintf(err,
 					"%s:%u:%u: narrowed %s to %s, written as `value: %s` (W&B wants min < max): "
 					"every other value runs out of memory in every combination\n",
-					j->shown, ax->param->key->span.line, ax->param->key->span.col, ax->key,
-					sl_rewrite_value_text(rw, i, lo), sl_rewrite_value_text(rw, i, lo));
+					j->shown, ax->param->key->span.line, ax->param->key->span.col, sl_term_safe(a, ax->key),
+					sl_term_safe(a, sl_rewrite_value_text(rw, i, lo)), sl_term_safe(a, sl_rewrite_value_text(rw, i, lo)));
 				break;
 			}
 			if (hi < ax->n) {
@@ -126,18 +126,18 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				fprintf(err,
 					"%s:%u:%u: lowered the max of %s to keep %s at most: %s to %s run out of "
 					"memory in every combination\n",
-					j->shown, ax->param->max->span.line, ax->param->max->span.col, ax->key,
-					sl_rewrite_value_text(rw, i, hi - 1), sl_rewrite_value_text(rw, i, hi),
-					sl_rewrite_value_text(rw, i, ax->n - 1));
+					j->shown, ax->param->max->span.line, ax->param->max->span.col, sl_term_safe(a, ax->key),
+					sl_term_safe(a, sl_rewrite_value_text(rw, i, hi - 1)), sl_term_safe(a, sl_rewrite_value_text(rw, i, hi)),
+					sl_term_safe(a, sl_rewrite_value_text(rw, i, ax->n - 1)));
 			}
 			if (lo > 0) {
 				edits++;
 				fprintf(err,
 					"%s:%u:%u: raised the min of %s to %s: %s to %s run out of memory in every "
 					"combination\n",
-					j->shown, ax->param->min->span.line, ax->param->min->span.col, ax->key,
-					sl_rewrite_value_text(rw, i, lo), sl_rewrite_value_text(rw, i, 0),
-					sl_rewrite_value_text(rw, i, lo - 1));
+					j->shown, ax->param->min->span.line, ax->param->min->span.col, sl_term_safe(a, ax->key),
+					sl_term_safe(a, sl_rewrite_value_text(rw, i, lo)), sl_term_safe(a, sl_rewrite_value_text(rw, i, 0)),
+					sl_term_safe(a, sl_rewrite_value_text(rw, i, lo - 1)));
 			}
 			break;
 		}
@@ -146,8 +146,8 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				fprintf(err,
 					"%s:%u:%u: lowered the max of %s from %s to %llu: above it every combination "
 					"runs out of memory\n",
-					j->shown, ax->param->max->span.line, ax->param->max->span.col, ax->key,
-					sl_rewrite_value_text(rw, i, 1), (unsigned long long)b->max[i]);
+					j->shown, ax->param->max->span.line, ax->param->max->span.col, sl_term_safe(a, ax->key),
+					sl_term_safe(a, sl_rewrite_value_text(rw, i, 1)), (unsigned long long)b->max[i]);
 			break;
 		default:
 			/* a value that fits nowhere on an axis the rewriter does not narrow: say why it stays */
@@ -156,8 +156,8 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				if (v->u[SL_VERDICT_OOM] && !v->u[SL_VERDICT_FIT] && !v->u[SL_VERDICT_NEAR] &&
 				    !v->u[SL_VERDICT_UNKNOWN] && ++*stuck)
 					fprintf(err, "%s:%u:%u: kept %s %s although it fits in no combination: %s\n",
-						j->shown, v->span.line, v->span.col, ax->key,
-						sl_rewrite_value_text(rw, i, k), x->why);
+						j->shown, v->span.line, v->span.col, sl_term_safe(a, ax->key),
+						sl_term_safe(a, sl_rewrite_value_text(rw, i, k)), x->why);
 			}
 			break;
 		}

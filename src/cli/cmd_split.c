@@ -123,7 +123,7 @@ static const char *box_summary(struct rw_job *j, const struct sl_box *b, size_t 
 			kept += b->keep[i][k];
 		if (kept == x->ax->n && !b->max[i])
 			continue;
-		sl_buf_addf(&s, "%s%s ", s.len ? "; " : "", x->ax->key);
+		sl_buf_addf(&s, "%s%s ", s.len ? "; " : "", sl_term_safe(a, x->ax->key));
 		if (x->kind == SL_RW_BOUNDS) {
 			sl_buf_addf(&s, "max %llu", (unsigned long long)b->max[i]);
 			continue;
@@ -131,7 +131,7 @@ static const char *box_summary(struct rw_job *j, const struct sl_box *b, size_t 
 		bool first = true;
 		for (size_t k = 0; k < x->ax->n; k++)
 			if (b->keep[i][k]) {
-				sl_buf_addf(&s, "%s%s", first ? "" : ",", sl_rewrite_value_text(rw, i, k));
+				sl_buf_addf(&s, "%s%s", first ? "" : ",", sl_term_safe(a, sl_rewrite_value_text(rw, i, k)));
 				first = false;
 			}
 	}
@@ -259,7 +259,7 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 				if (!kept)
 					fprintf(err, "%s:%u:%u: %s %s: no combination fits on %s: no sweep for it\n",
 						j.shown, it->span.line, it->span.col, by->path,
-						it->kind == SL_NODE_SCALAR ? it->text : "?", j.ev->gpu->name);
+						it->kind == SL_NODE_SCALAR ? sl_term_safe(a, it->text) : "?", j.ev->gpu->name);
 			}
 		}
 	} else {
@@ -303,7 +303,7 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 			struct sl_buf l;
 			sl_buf_init(&l, a);
 			if (v)
-				sl_buf_addf(&l, "%s=%s", by->path, v);
+				sl_buf_addf(&l, "%s=%s", sl_term_safe(a, by->path), sl_term_safe(a, v));
 			if (nparts > 1)
 				sl_buf_addf(&l, "%spart %zu of %zu", v ? ", " : "", p + 1, nparts);
 			pc->label = l.len ? l.buf : NULL;

@@ -49,7 +49,8 @@ static void help(FILE *out)
 
 int main(int argc, char **argv)
 {
-	struct sl_cli cli = {.out = stdout, .err = stderr, .argv0 = "sweeplint"};
+	/* stderr escapes control characters from input: no file's bytes act on the terminal */
+	struct sl_cli cli = {.out = stdout, .err = sl_cli_term_stream(stderr), .argv0 = "sweeplint"};
 	int rc = -1;
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		help(cli.out);
@@ -69,5 +70,7 @@ int main(int argc, char **argv)
 		perror("sweeplint: error: cannot write output");
 		rc = SL_EXIT_USAGE;
 	}
+	if (cli.err != stderr)
+		fclose(cli.err);
 	return rc;
 }

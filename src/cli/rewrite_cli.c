@@ -63,7 +63,7 @@ int rw_load(struct rw_job *j)
 {
 	struct sl_run *run = j->run;
 	FILE *err = j->cli->err;
-	j->shown = strcmp(j->path, "-") == 0 ? "<stdin>" : j->path;
+	j->shown = strcmp(j->path, "-") == 0 ? "<stdin>" : sl_term_safe(j->run->arena, j->path);
 	if (!apply_project(j))
 		return SL_EXIT_USAGE;
 	const char *why = NULL;

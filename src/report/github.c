@@ -42,7 +42,17 @@ static void put_escaped(FILE *out, const char *s, bool property)
 			fputs(property ? "%2C" : ",", out);
 			break;
 		default:
-			fputc(*p, out);
+			/* other control characters (ESC, BEL, DEL, C1 as UTF-8) percent-encoded: the runner
+			 * decodes none of them, so the log shows them as text instead of acting on them */
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				fprintf(out, "%%%02X", (unsigned char)*p);
+			} else if ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 &&
+				   (unsigned char)p[1] <= 0x9f) {
+				fprintf(out, "%%C2%%%02X", (unsigned char)p[1]);
+				p++;
+			} else {
+				fputc(*p, out);
+			}
 			break;
 		}
 	}

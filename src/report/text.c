@@ -20,10 +20,15 @@ static const char *const sev_color[SL_SEV__COUNT] = {
 	[SL_SEV_ERROR] = "\033[1;31m",   /* bold red */
 };
 
-/* Write s with control characters (and DEL) escaped: \n, \r, \t, \x1b. */
+/* Write s with control characters (and DEL) escaped: \n, \r, \t, \x1b, C1 (U+0080..U+009F) as \u009b. */
 static void put_text(FILE *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			fprintf(out, "\\u%04x", p[1]);
+			p++;
+			continue;
+		}
 		if (*p >= 0x20 && *p != 0x7f) {
 			fputc(*p, out);
 			continue;

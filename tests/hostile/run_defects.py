@@ -373,6 +373,35 @@ def main():
             check(f"acceptance of {body!r}: PyYAML {'rejects' if p.returncode else 'accepts'}, so does sweeplint",
                   rejected == (p.returncode != 0), f"rc {rc}: {out!r}")
 
+        # 13. control characters from input never reach the terminal raw (ESC, BEL, C1, DEL), and a newline
+        # in a value or key cannot start a line of its own in a message
+        evil = "x\\e]0;PWNED\\a\\e[2J\\x9b31m\\x7f\\nFORGED: error"
+        d = os.path.join(tmp, "escape")
+        os.makedirs(d)
+        texts = {
+            "value": "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-base, \"" + evil + "\"]}\n"
+                     "  per_device_train_batch_size: {values: [8, 16]}\n",
+            "key": "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-large]}\n"
+                   "  \"" + evil + ".per_device_train_batch_size\": {values: [8, 256]}\n",
+            "by": "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-large]}\n"
+                  "  per_device_train_batch_size: {values: [8, 256]}\n  \"" + evil + "\": {values: [a, \"" + evil + "\"]}\n",
+        }
+        for name, text in texts.items():
+            path = os.path.join(d, name + ".yaml")
+            open(path, "w").write(text)
+            key = "model_name_or_path" if name != "by" else evil.replace("\\e", "\x1b").replace("\\a", "\x07").replace(
+                "\\x9b", "\x9b").replace("\\x7f", "\x7f").replace("\\n", "\n")
+            for args in ([path], ["-v", path], ["fix", path], ["split", "--dry-run", "--by", key, path],
+                         ["split", "--dry-run", "--exact", path], ["-f", "github", path]):
+                a = args[:1] + GPU + args[1:] if args[0] in ("fix", "split") else GPU + args
+                rc, out, err, _, rss, secs = run(a)
+                both = out + err
+                raw = [c for c in both if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+                forged = [l for l in both.splitlines() if l.startswith("FORGED")]
+                check(f"control characters in a {name} ({' '.join(args[:-1]) or 'check'}): none raw, no forged line, "
+                      f"exit {rc}", not raw and not forged and rc in (0, 1, 2),
+                      f"raw {sorted(set(raw))!r}, forged {forged[:2]!r}: {both[:600]!r}")
+
         # 8. tabs: PyYAML's scanner takes only spaces between tokens (a tab outside quotes, block scalar
         # text and comments fails safe_load), libyaml takes tabs too. A tab inserted at, and put in place
         # of, every byte of a sweep: sweeplint's syntax verdict and position equal PyYAML's. One known
