@@ -6,8 +6,8 @@
  *    "diagnostics": [{"rule", "severity", "line", "column", "end_line",
  *                     "end_column", "message", "hint"?, "code", "path"?}]}]}
  * ("path" in a diagnostic only when it is about another file: a -c config).
- * A count that is infinite or past 2^63 - 1 is null (never a sentinel number),
- * flagged with "infinite": true or "saturated": true next to it. Text that
+ * A count that is infinite is the string "infinite"; one past 2^63 - 1 is null
+ * (never a sentinel number); "infinite": true or "saturated": true next to it. Text that
  * is not valid UTF-8 (a path, a value quoted from the file) is written with
  * U+FFFD in place of each bad byte, since JSON strings must be UTF-8.
  */
@@ -91,11 +91,16 @@ static void set(json_t *obj, const char *key, json_t *v)
 		sl_oom();
 }
 
-/* A count as a JSON integer; null when it is infinite or not exact below 2^63 (no sentinel number). */
+/*
+ * A count as a JSON integer; the string "infinite" when it is infinite (a continuous distribution
+ * with no run_cap: a truthy value, as the text summary's word), null when it is finite but not exact
+ * below 2^63 (no sentinel number).
+ */
 static void set_count(json_t *obj, const char *key, struct sl_count c, bool *saturated, bool *infinite)
 {
 	bool big = !c.infinite && (c.saturated || c.value > (uint64_t)INT64_MAX);
-	set(obj, key, c.infinite || big ? json_null() : json_integer((json_int_t)c.value));
+	set(obj, key,
+	    c.infinite ? json_string("infinite") : big ? json_null() : json_integer((json_int_t)c.value));
 	*saturated = *saturated || big;
 	*infinite = *infinite || c.infinite;
 }
