@@ -4,7 +4,8 @@
  * role (some roles twice, some values that do not parse) with a trainer
  * config and --set fixes. xorshift64 with fixed seeds: the same cases on
  * every machine. Header-only (static functions) for the test executables;
- * every string lives in the arena passed in.
+ * every string lives in the arena passed in. random_eval evaluates a case
+ * with cmocka's assertions: include this after <cmocka.h>.
  */
 #ifndef SWEEPLINT_TESTS_RANDOM_SWEEP_H
 #define SWEEPLINT_TESTS_RANDOM_SWEEP_H
@@ -12,8 +13,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+/* What the property tests evaluate with: the catalogs and key map, loaded once per executable. */
+struct env {
+	struct sl_arena *a;
+	struct sl_catalog *cat;
+	struct sl_keymap *keys;
+	const struct sl_scalar_resolver *res;
+};
 
 /* xorshift64: fixed seeds, the same cases on every machine */
 static inline uint64_t next(uint64_t *r)
@@ -163,6 +180,33 @@ static inline const char *random_sweep(struct sl_arena *a, uint64_t *r, const ch
 		if (pick(r, 10) == 0)
 			sets[(*nsets)++] = fixes[i];
 	return b.buf;
+}
+
+/* The evaluation of a case (a sweep's text, its trainer config, --set fixes) in the arena; fails the test when it cannot run. */
+static inline struct sl_eval *random_eval(const struct env *e, struct sl_arena *a, const char *text, const char *config,
+					  const char *const *sets, size_t nsets, const struct sl_gpu *gpu, double headroom,
+					  uint32_t gpus, uint64_t max_combos, bool exhaustive, int case_no)
+{
+	struct sl_diags d;
+	sl_diags_init(&d, a);
+	struct sl_source *src = sl_source_from_bytes(a, "sweep.yaml", text, strlen(text));
+	struct sl_ydoc *doc = sl_ydoc_parse(a, src, e->res, &d);
+	assert_true(doc->ok);
+	struct sl_sweep *sw = sl_sweep_load(a, doc);
+	struct sl_trainer *tr = NULL;
+	if (config)
+		assert_int_equal(sl_trainer_load_bytes(a, "train.yaml", NULL, config, strlen(config), e->res, &d, &tr), 0);
+	const struct sl_trainer *const configs[1] = {tr};
+	struct sl_eval_opts o = {
+		.cat = e->cat, .gpu = gpu, .keys = e->keys, .configs = configs, .nconfigs = tr ? 1 : 0,
+		.sets = sets, .nsets = nsets, .headroom = headroom, .num_gpus = gpus, .max_combos = max_combos,
+		.resolver = e->res, .exhaustive = exhaustive,
+	};
+	struct sl_eval *ev = NULL;
+	const char *why = NULL;
+	if (sl_eval_run(a, sw, &o, &d, &ev, &why) != 0)
+		fail_msg("case %d: %s", case_no, why);
+	return ev;
 }
 
 #endif

@@ -39,13 +39,6 @@
 
 #include "random_sweep.h"
 
-struct env {
-	struct sl_arena *a;
-	struct sl_catalog *cat;
-	struct sl_keymap *keys;
-	const struct sl_scalar_resolver *res;
-};
-
 static int setup(void **state)
 {
 	static struct env e;
@@ -231,33 +224,10 @@ static void test_enumeration_equals_reference(void **state)
 		const char *config = NULL, *sets[16];
 		size_t nsets = 0;
 		const char *text = random_sweep(a, &r, &config, sets, &nsets);
-		struct sl_diags d;
-		sl_diags_init(&d, a);
-		struct sl_source *src = sl_source_from_bytes(a, "sweep.yaml", text, strlen(text));
-		struct sl_ydoc *doc = sl_ydoc_parse(a, src, e->res, &d);
-		assert_true(doc->ok);
-		struct sl_sweep *sw = sl_sweep_load(a, doc);
-		struct sl_trainer *tr = NULL;
-		if (config)
-			assert_int_equal(sl_trainer_load_bytes(a, "train.yaml", NULL, config, strlen(config), e->res, &d, &tr), 0);
-		const struct sl_trainer *const configs[1] = {tr};
-		struct sl_eval_opts o = {
-			.cat = e->cat,
-			.gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)],
-			.keys = e->keys,
-			.configs = configs,
-			.nconfigs = tr ? 1 : 0,
-			.sets = sets,
-			.nsets = nsets,
-			.headroom = 0.5 + (double)pick(&r, 6) / 10,
-			.num_gpus = (uint32_t)pick(&r, 3),
-			.max_combos = 3000,
-			.resolver = e->res,
-		};
-		struct sl_eval *ev = NULL;
-		const char *why = NULL;
-		if (sl_eval_run(a, sw, &o, &d, &ev, &why) != 0)
-			fail_msg("case %d: %s", i, why);
+		const struct sl_gpu *gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)];
+		double headroom = 0.5 + (double)pick(&r, 6) / 10;
+		uint32_t gpus = (uint32_t)pick(&r, 3);
+		struct sl_eval *ev = random_eval(e, a, text, config, sets, nsets, gpu, headroom, gpus, 3000, false, i);
 		check_eval(e, a, ev, i);
 		combos += ev->ncombos;
 		known += ev->evaluated;

@@ -43,13 +43,6 @@
 
 #include "random_sweep.h"
 
-struct env {
-	struct sl_arena *a;
-	struct sl_catalog *cat;
-	struct sl_keymap *keys;
-	const struct sl_scalar_resolver *res;
-};
-
 static int setup(void **state)
 {
 	static struct env e;
@@ -274,33 +267,10 @@ static void test_walks_equal_every_combination(void **state)
 		const char *config = NULL, *sets[16];
 		size_t nsets = 0;
 		const char *text = random_sweep(a, &r, &config, sets, &nsets);
-		struct sl_diags d;
-		sl_diags_init(&d, a);
-		struct sl_source *src = sl_source_from_bytes(a, "sweep.yaml", text, strlen(text));
-		struct sl_ydoc *doc = sl_ydoc_parse(a, src, e->res, &d);
-		assert_true(doc->ok);
-		struct sl_sweep *sw = sl_sweep_load(a, doc);
-		struct sl_trainer *tr = NULL;
-		if (config)
-			assert_int_equal(sl_trainer_load_bytes(a, "train.yaml", NULL, config, strlen(config), e->res, &d, &tr), 0);
-		const struct sl_trainer *const configs[1] = {tr};
-		struct sl_eval_opts o = {
-			.cat = e->cat,
-			.gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)],
-			.keys = e->keys,
-			.configs = configs,
-			.nconfigs = tr ? 1 : 0,
-			.sets = sets,
-			.nsets = nsets,
-			.headroom = 0.5 + (double)pick(&r, 6) / 10,
-			.num_gpus = (uint32_t)pick(&r, 3),
-			.max_combos = 600,
-			.resolver = e->res,
-		};
-		struct sl_eval *ev = NULL;
-		const char *why = NULL;
-		if (sl_eval_run(a, sw, &o, &d, &ev, &why) != 0)
-			fail_msg("case %d: %s", i, why);
+		const struct sl_gpu *gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)];
+		double headroom = 0.5 + (double)pick(&r, 6) / 10;
+		uint32_t gpus = (uint32_t)pick(&r, 3);
+		struct sl_eval *ev = random_eval(e, a, text, config, sets, nsets, gpu, headroom, gpus, 600, false, i);
 		if (!ev->too_many) {
 			check_walks(e, a, ev, &r, i, &skipped);
 			combos += ev->ncombos;
@@ -311,32 +281,6 @@ static void test_walks_equal_every_combination(void **state)
 		      (unsigned long long)skipped);
 	assert_true(combos > 20000);
 	assert_true(skipped > 100); /* the walks did skip axes */
-}
-
-static struct sl_eval *evaluate(struct env *e, struct sl_arena *a, const char *text, const char *config,
-				const char *const *sets, size_t nsets, const struct sl_gpu *gpu, double headroom,
-				uint32_t gpus, bool exhaustive, int case_no)
-{
-	struct sl_diags d;
-	sl_diags_init(&d, a);
-	struct sl_source *src = sl_source_from_bytes(a, "sweep.yaml", text, strlen(text));
-	struct sl_ydoc *doc = sl_ydoc_parse(a, src, e->res, &d);
-	assert_true(doc->ok);
-	struct sl_sweep *sw = sl_sweep_load(a, doc);
-	struct sl_trainer *tr = NULL;
-	if (config)
-		assert_int_equal(sl_trainer_load_bytes(a, "train.yaml", NULL, config, strlen(config), e->res, &d, &tr), 0);
-	const struct sl_trainer *const configs[1] = {tr};
-	struct sl_eval_opts o = {
-		.cat = e->cat, .gpu = gpu, .keys = e->keys, .configs = configs, .nconfigs = tr ? 1 : 0,
-		.sets = sets, .nsets = nsets, .headroom = headroom, .num_gpus = gpus, .max_combos = 3000,
-		.resolver = e->res, .exhaustive = exhaustive,
-	};
-	struct sl_eval *ev = NULL;
-	const char *why = NULL;
-	if (sl_eval_run(a, sw, &o, &d, &ev, &why) != 0)
-		fail_msg("case %d: %s", case_no, why);
-	return ev;
 }
 
 static bool same_combo(const uint32_t *x, const uint32_t *y, size_t n)
@@ -376,8 +320,8 @@ static void test_held_equals_exhaustive(void **state)
 		const struct sl_gpu *gpu = &e->cat->gpus[pick(&r, e->cat->ngpus)];
 		double headroom = 0.5 + (double)pick(&r, 6) / 10;
 		uint32_t gpus = (uint32_t)pick(&r, 3);
-		struct sl_eval *x = evaluate(e, a, text, config, sets, nsets, gpu, headroom, gpus, false, i);
-		struct sl_eval *y = evaluate(e, a, text, config, sets, nsets, gpu, headroom, gpus, true, i);
+		struct sl_eval *x = random_eval(e, a, text, config, sets, nsets, gpu, headroom, gpus, 3000, false, i);
+		struct sl_eval *y = random_eval(e, a, text, config, sets, nsets, gpu, headroom, gpus, 3000, true, i);
 		assert_int_equal(x->naxes, y->naxes);
 		assert_int_equal(x->ncombos, y->ncombos);
 		assert_int_equal(x->too_many, y->too_many);
