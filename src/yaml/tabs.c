@@ -12,12 +12,8 @@
 #include "sweeplint/diag.h"
 #include "sweeplint/source.h"
 #include "sweeplint/ydoc.h"
+#include "input.h"
 
-/* libyaml's character index to a byte offset (libyaml reads past a BOM, the source counts it). */
-static size_t byte_of(struct sl_source *src, yaml_mark_t m)
-{
-	return sl_source_char_to_byte(src, m.index + (src->bom ? 1 : 0));
-}
 
 /* The first tab in [from, to) that is not in a comment, or SIZE_MAX. */
 static size_t tab_in_gap(const struct sl_source *src, size_t from, size_t to)
@@ -55,10 +51,15 @@ static size_t tab_in_unscanned(const struct sl_source *src, size_t from, size_t 
 	return SIZE_MAX;
 }
 
-size_t sl_yaml_pyyaml_tab(struct sl_source *src)
+size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 {
-	if (!memchr(src->bytes, '\t', src->len))
+	if (!memchr(orig->bytes, '\t', orig->len))
 		return SIZE_MAX;
+	/* the text the loader gives libyaml (a reserved directive's line, blanked, may hold tabs) */
+	struct sl_arena *a = sl_arena_new();
+	struct sl_yaml_input in;
+	sl_yaml_input_init(a, orig, &in);
+	const struct sl_source *src = &in.view;
 	yaml_parser_t parser;
 	yaml_token_t tok;
 	if (!yaml_parser_initialize(&parser))
@@ -69,12 +70,12 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *src)
 	for (;;) {
 		if (!yaml_parser_scan(&parser, &tok)) {
 			/* the loader reports libyaml's own error; PyYAML may stop at a tab before it */
-			size_t err = byte_of(src, parser.problem_mark);
+			size_t err = sl_yaml_input_byte(&in, parser.problem_mark.index);
 			found = tab_in_unscanned(src, pos, err < src->len ? err : src->len);
 			break;
 		}
 		yaml_token_type_t type = tok.type;
-		size_t start = byte_of(src, tok.start_mark), end = byte_of(src, tok.end_mark);
+		size_t start = sl_yaml_input_byte(&in, tok.start_mark.index), end = sl_yaml_input_byte(&in, tok.end_mark.index);
 		yaml_scalar_style_t style = type == YAML_SCALAR_TOKEN ? tok.data.scalar.style : YAML_ANY_SCALAR_STYLE;
 		bool text = type == YAML_SCALAR_TOKEN && style != YAML_PLAIN_SCALAR_STYLE;
 		bool block = style == YAML_LITERAL_SCALAR_STYLE || style == YAML_FOLDED_SCALAR_STYLE;
@@ -108,5 +109,6 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *src)
 		pos = end;
 	}
 	yaml_parser_delete(&parser);
+	sl_arena_free(a);
 	return found;
 }

@@ -6,6 +6,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "input.h"
 
 struct anchor {
 	const char *name;
@@ -23,6 +24,7 @@ struct frame {
 struct loader {
 	struct sl_arena *a;
 	struct sl_source *src;
+	struct sl_yaml_input in; /* the text libyaml reads (PyYAML's acceptance, src/yaml/input.c) */
 	const struct sl_scalar_resolver *res;
 	struct sl_diags *diags;
 	struct frame *stack;
@@ -54,8 +56,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 static size_t mark_byte(struct loader *L, yaml_mark_t m)
 {
-	/* libyaml reads past the BOM (see sl_ydoc_parse); the source counts it as one character */
-	return sl_source_char_to_byte(L->src, m.index + (L->src->bom ? 1 : 0));
+	return sl_yaml_input_byte(&L->in, m.index);
 }
 
 static void fail_at(struct loader *L, size_t off, const char *fmt, const char *arg)
@@ -233,7 +234,18 @@ static void parser_error(struct loader *L, yaml_parser_t *p)
 			fail_at(L, off, "syntax error: %s", what);
 		return;
 	}
+	if (p->problem && strcmp(p->problem, "found unknown directive name") == 0) {
+		/* a reserved directive PyYAML ignores, after the first document: it fails where the next starts */
+		const char *why;
+		off = sl_yaml_input_late_directive(&L->in, mark_byte(L, p->context_mark), &why);
+		fail_at(L, off, "syntax error: %s", why);
+		return;
+	}
 	off = mark_byte(L, p->problem_mark);
+	if (off >= L->in.err) {
+		fail_at(L, L->in.err, "syntax error: %s", L->in.why);
+		return;
+	}
 	const char *problem = p->problem ? p->problem : "invalid YAML";
 	if (p->context) {
 		char *m = sl_arena_printf(L->a, "%s %s", problem, p->context);
@@ -258,7 +270,8 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 		sl_oom();
 	/* with the encoding given, libyaml would read a BOM as a character of the first line and then
 	 * misjudge the indentation of the next ones: start after it */
-	yaml_parser_set_input_string(&parser, (const unsigned char *)src->bytes + src->bom, src->len - src->bom);
+	sl_yaml_input_init(a, src, &L.in);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)L.in.view.bytes + src->bom, src->len - src->bom);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	bool done = false;
 	while (!done && !L.failed) {
@@ -267,6 +280,11 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			break;
 		}
 		have_ev = true;
+		if (L.in.err != SIZE_MAX && ev.type != YAML_STREAM_START_EVENT && mark_byte(&L, ev.start_mark) >= L.in.err) {
+			/* the directive prefix PyYAML refuses ends here */
+			fail_at(&L, L.in.err, "syntax error: %s", L.in.why);
+			break;
+		}
 		/* every node costs memory whatever its shape: a 200,000-key sweep is refused, not swallowed */
 		if ((ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
 		     ev.type == YAML_MAPPING_START_EVENT) &&
@@ -291,7 +309,9 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			struct sl_node *n = new_node(&L, SL_NODE_SCALAR, ev.start_mark, ev.end_mark,
 						     ev.data.scalar.anchor, ev.data.scalar.tag);
 			n->style = scalar_style(ev.data.scalar.style);
-			n->text = sl_arena_strndup(a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
+			n->text = sl_arena_strndup(a, sl_yaml_input_text(a, &L.in, (const char *)ev.data.scalar.value,
+									 ev.data.scalar.length),
+						   ev.data.scalar.length);
 			n->text_len = ev.data.scalar.length;
 			/* libyaml sets plain_implicit for plain scalars and for the non-specific tag "!",
 			 * which PyYAML then resolves implicitly even on a quoted scalar */

@@ -288,6 +288,73 @@ static void test_documents_and_bytes(void **state)
 	assert_null(p.doc->root);
 }
 
+/* The first syntax finding's line and column, or 0:0 when the document loaded. */
+static void first_error(struct sl_arena *a, const char *text, uint32_t *line, uint32_t *col)
+{
+	struct parsed p = parse(a, text);
+	*line = *col = 0;
+	if (p.doc->ok)
+		return;
+	assert_true(p.diags.n >= 1);
+	*line = p.diags.v[0].span.line;
+	*col = p.diags.v[0].span.col;
+}
+
+/* What libyaml and PyYAML's safe_load read differently before any node (src/yaml/input.c). */
+static void test_directives_and_boms(void **state)
+{
+	struct sl_arena *a = *state;
+	uint32_t line, col;
+	/* any 1.x version: PyYAML loads it (libyaml only 1.1 and 1.2) */
+	const char *accepted[] = {
+		"%YAML 1.3\n---\na: 1\n", "%YAML 1.10 # c\n---\na: 1\n", "%YAML 1.0000000001\n--- a\n",
+		"%YAML 1.1\n---\na: 1\n", "%FOO bar baz\n---\na: 1\n", "# c\n%FOO\n%A-b_1 x:\t[\n--- a\n",
+		"%FOO\n%YAML 1.9\n%TAG !e! tag:yaml.org,2002:\n---\na: !e!int 1\n", "\xEF\xBB\xBF%FOO 1\n---\na: 1\n",
+	};
+	for (size_t i = 0; i < sizeof accepted / sizeof *accepted; i++) {
+		first_error(a, accepted[i], &line, &col);
+		if (line)
+			print_error("%s: error at %u:%u\n", accepted[i], line, col);
+		assert_int_equal(line, 0);
+	}
+	/* and where PyYAML refuses them: the position of its error */
+	struct {
+		const char *text;
+		uint32_t line, col;
+	} refused[] = {
+		{"%YAML 2.0\n---\na: 1\n", 1, 1},          /* incompatible */
+		{"%FOO bar\na: 1\n", 2, 1},                 /* a directive needs '---' */
+		{"%FOO bar\n", 2, 1},                        /* ... even before the end */
+		{"%FOO\n# c\n\n  a: 1\n", 4, 3},
+		{"a: 1\n...\n%FOO\n---\nb: 2\n", 3, 1},   /* a second document, where its prefix starts */
+		{"a: 1\n...\n%TAG !e! x\n%FOO\n---\n", 3, 1},
+		{"a: 1\n...\n%FOO\nb: 2\n", 4, 1},         /* no '---' after the directive */
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		first_error(a, refused[i].text, &line, &col);
+		if (line != refused[i].line || col != refused[i].col)
+			print_error("%s: error at %u:%u, PyYAML %u:%u\n", refused[i].text, line, col, refused[i].line,
+				    refused[i].col);
+		assert_int_equal(line, refused[i].line);
+		assert_int_equal(col, refused[i].col);
+	}
+	/* U+FEFF at a line start is a character for PyYAML (libyaml skips it): the key is "\ufeffb" */
+	struct parsed p = parse(a, "a: 1\n\xEF\xBB\xBF" "b: 2\nc: \xEF\xBB\xBF" "d\n");
+	assert_true(p.doc->ok);
+	assert_null(sl_map_get(p.doc->root, "b"));
+	assert_int_equal(sl_map_get(p.doc->root, "\xEF\xBB\xBF" "b")->value.i, 2);
+	assert_string_equal(sl_map_get(p.doc->root, "c")->text, "\xEF\xBB\xBF" "d");
+	/* the stand-in character is one the text does not hold */
+	p = parse(a, "a: \xEE\x80\x80\n\xEF\xBB\xBF" "b: 2\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "a")->text, "\xEE\x80\x80");
+	assert_non_null(sl_map_get(p.doc->root, "\xEF\xBB\xBF" "b"));
+	/* a BOM before a later document's '---' is text: PyYAML wants the document start there */
+	first_error(a, "a: 1\n...\n\xEF\xBB\xBF---\nb: 2\n", &line, &col);
+	assert_int_equal(line, 3);
+	assert_int_equal(col, 1);
+}
+
 static void test_merge_and_duplicates(void **state)
 {
 	struct sl_arena *a = *state;
@@ -319,6 +386,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_documents_and_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_duplicates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_directives_and_boms, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,305 @@
+/*
+ * input: where libyaml 0.2.5 and PyYAML's safe_load (what W&B runs) differ before any node exists, the
+ * text libyaml reads is changed in place, byte for byte, so that it accepts what PyYAML accepts:
+ *
+ * - `%YAML 1.3`, `%YAML 1.10`: PyYAML takes any 1.x version; libyaml only 1.1 and 1.2 of at most 9
+ *   digits. The version is rewritten "1.1" (padded with spaces).
+ * - `%FOO bar`: PyYAML ignores a reserved directive (the rest of its line), libyaml refuses it ("found
+ *   unknown directive name"). At the start of the stream it is blanked; PyYAML still wants the `---`
+ *   that ends a directive prefix, which is checked here when no %YAML/%TAG directive is left for
+ *   libyaml to check. After the first document, PyYAML fails where the second document starts
+ *   (sl_yaml_input_late_directive).
+ * - U+FEFF at the start of a line (but the stream's first character): libyaml skips it, PyYAML reads it
+ *   as a character of the next token (`\ufeffb: 2` is the key "\ufeffb"). It is replaced by a private
+ *   use character the text does not hold, turned back into U+FEFF in scalars (sl_yaml_input_text).
+ *
+ * Line breaks are \n, \r, NEL (U+0085), LS (U+2028) and PS (U+2029) for both, as for sl_source.
+ */
+#include "input.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sweeplint/arena.h"
+
+/* Bytes of the line break at i (\r\n counts 1: two breaks' worth of bytes are walked one by one), or 0. */
+static size_t break_at(const char *b, size_t len, size_t i)
+{
+	unsigned char c = (unsigned char)b[i];
+	if (c == '\n' || c == '\r')
+		return 1;
+	if (c == 0xC2 && i + 1 < len && (unsigned char)b[i + 1] == 0x85)
+		return 2;
+	if (c == 0xE2 && i + 2 < len && (unsigned char)b[i + 1] == 0x80 &&
+	    ((unsigned char)b[i + 2] == 0xA8 || (unsigned char)b[i + 2] == 0xA9))
+		return 3;
+	return 0;
+}
+
+/* True when a line break ends just before i. */
+static bool after_break(const char *b, size_t i)
+{
+	if (i >= 1 && (b[i - 1] == '\n' || b[i - 1] == '\r'))
+		return true;
+	if (i >= 2 && (unsigned char)b[i - 2] == 0xC2 && (unsigned char)b[i - 1] == 0x85)
+		return true;
+	return i >= 3 && (unsigned char)b[i - 3] == 0xE2 && (unsigned char)b[i - 2] == 0x80 &&
+	       ((unsigned char)b[i - 1] == 0xA8 || (unsigned char)b[i - 1] == 0xA9);
+}
+
+/* The first line break at or after i, or len. */
+/* The start of the line that holds byte i. */
+static size_t line_start(const char *b, size_t i)
+{
+	while (i > 0 && !after_break(b, i))
+		i--;
+	return i;
+}
+
+static size_t eol(const char *b, size_t len, size_t i)
+{
+	while (i < len && !break_at(b, len, i))
+		i++;
+	return i;
+}
+
+static size_t next_line(const char *b, size_t len, size_t i)
+{
+	i = eol(b, len, i);
+	return i < len ? i + break_at(b, len, i) : len;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A YAML version number: digits from i; *n the count, *value saturated at 10^9. */
+static size_t number(const char *b, size_t e, size_t i, size_t *n, uint64_t *value)
+{
+	*n = 0;
+	*value = 0;
+	while (i < e && is_digit(b[i])) {
+		if (*value < 1000000000)
+			*value = *value * 10 + (uint64_t)(b[i] - '0');
+		(*n)++;
+		i++;
+	}
+	return i;
+}
+
+/*
+ * A `%YAML` directive's value in [i, e) (after the name): when PyYAML reads it (major version 1) and
+ * libyaml does not (another minor version, more than 9 digits), the version in w becomes "1.1".
+ */
+static void fix_version(const char *b, size_t i, size_t e, char *w)
+{
+	while (i < e && b[i] == ' ')
+		i++;
+	size_t from = i, nmaj, nmin;
+	uint64_t maj, min;
+	i = number(b, e, i, &nmaj, &maj);
+	if (nmaj == 0 || i >= e || b[i] != '.')
+		return; /* both refuse it */
+	i = number(b, e, i + 1, &nmin, &min);
+	if (nmin == 0 || (i < e && b[i] != ' '))
+		return;
+	size_t to = i;
+	while (i < e && b[i] == ' ')
+		i++;
+	if (i < e && b[i] != '#')
+		return;
+	bool libyaml_reads = maj == 1 && (min == 1 || min == 2) && nmaj <= 9 && nmin <= 9;
+	if (libyaml_reads)
+		return;
+	/* another major version: both refuse it, at the directive ("found incompatible YAML document") */
+	const char *v = maj == 1 ? "1.1" : "2.0";
+	memset(w + from, ' ', to - from);
+	memcpy(w + from, v, 3);
+}
+
+struct prefix {
+	size_t first;  /* the first directive, or SIZE_MAX */
+	bool reserved; /* a reserved directive was met */
+	bool kept;     /* a %YAML or %TAG directive was met (libyaml checks what follows) */
+};
+
+/*
+ * Walk the directives, comments and blank lines from the line start i; reserved directives are
+ * blanked in w, %YAML versions fixed (w may be NULL: only walk). Returns the offset of the first
+ * other text (a token, or len). Stops, leaving the rest to libyaml, at a directive both refuse.
+ */
+static size_t walk_prefix(const char *b, size_t len, size_t i, char *w, struct prefix *p)
+{
+	while (i < len) {
+		char c = b[i];
+		size_t brk = break_at(b, len, i);
+		if (brk) {
+			i += brk;
+		} else if (c == '#') {
+			i = next_line(b, len, i);
+		} else if (c == ' ' || c == '\t') {
+			size_t j = i;
+			while (j < len && (b[j] == ' ' || b[j] == '\t'))
+				j++;
+			if (j < len && b[j] != '#' && !break_at(b, len, j))
+				return j;
+			i = next_line(b, len, j);
+		} else if (c == '%') {
+			size_t j = i + 1;
+			while (j < len && ((b[j] >= '0' && b[j] <= '9') || (b[j] >= 'A' && b[j] <= 'Z') ||
+					   (b[j] >= 'a' && b[j] <= 'z') || b[j] == '-' || b[j] == '_'))
+				j++;
+			size_t e = eol(b, len, j);
+			if (j == i + 1 || (j < e && b[j] != ' '))
+				return i; /* PyYAML: "expected alphabetic or numeric character"; libyaml refuses too */
+			if (p->first == SIZE_MAX)
+				p->first = i;
+			if (j - i - 1 == 4 && memcmp(b + i + 1, "YAML", 4) == 0) {
+				p->kept = true;
+				if (w)
+					fix_version(b, j, e, w);
+			} else if (j - i - 1 == 3 && memcmp(b + i + 1, "TAG", 3) == 0) {
+				p->kept = true;
+			} else {
+				p->reserved = true;
+				if (w)
+					memset(w + i, ' ', e - i);
+			}
+			i = e < len ? e + break_at(b, len, e) : len;
+		} else {
+			return i;
+		}
+	}
+	return len;
+}
+
+/* `---` followed by a space, a tab, a line break or the end: PyYAML's document start. */
+static bool document_start(const char *b, size_t len, size_t i)
+{
+	if (i + 3 > len || memcmp(b + i, "---", 3) != 0)
+		return false;
+	return i + 3 == len || b[i + 3] == ' ' || b[i + 3] == '\t' || break_at(b, len, i + 3);
+}
+
+static const char *missing_start(size_t len, size_t at)
+{
+	return at >= len ? "expected '<document start>', but found '<stream end>' (a directive needs '---' after it)"
+			 : "expected '<document start>', but found another token (a directive needs '---' after it)";
+}
+
+static bool holds(const char *b, size_t len, const char *s, size_t n)
+{
+	for (const char *p = b; (p = memchr(p, s[0], len - (size_t)(p - b))) != NULL; p++)
+		if ((size_t)(b + len - p) >= n && memcmp(p, s, n) == 0)
+			return true;
+	return false;
+}
+
+void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct sl_yaml_input *in)
+{
+	const char *b = src->bytes;
+	size_t len = src->len;
+	in->view = *src;
+	in->view.cur_char = in->view.cur_byte = 0;
+	in->err = SIZE_MAX;
+	in->why = NULL;
+	in->marker[0] = '\0';
+	char *w = NULL;
+
+	/* a directive prefix (PyYAML: a '%' at column 0 before the first document) */
+	struct prefix p = {.first = SIZE_MAX};
+	size_t start = src->bom;
+	size_t probe = start;
+	while (probe < len && (b[probe] == ' ' || b[probe] == '\t' || b[probe] == '#' || break_at(b, len, probe)))
+		probe = b[probe] == '#' ? next_line(b, len, probe) : probe + 1;
+	if (probe < len && b[probe] == '%') {
+		w = sl_arena_strndup(a, b, len);
+		size_t content = walk_prefix(b, len, start, w, &p);
+		if (p.reserved && !p.kept && !document_start(b, len, content)) {
+			in->err = content;
+			in->why = missing_start(len, content);
+		}
+	}
+
+	/* U+FEFF at a line start (libyaml's column 0): libyaml skips it, PyYAML reads it */
+	static const char bom[3] = {(char)0xEF, (char)0xBB, (char)0xBF};
+	bool found = false;
+	for (size_t i = start; i + 3 <= len; i++) {
+		const char *q = memchr(b + i, 0xEF, len - i);
+		if (!q)
+			break;
+		i = (size_t)(q - b);
+		if (i + 3 > len || memcmp(q, bom, 3) != 0 || !(i == start || after_break(b, i)))
+			continue;
+		if (!found) {
+			found = true;
+			/* a private use character the text does not hold: U+E000, U+E001, ... */
+			for (unsigned cp = 0xE000; cp < 0xF000; cp++) {
+				char m[3] = {(char)(0xE0 | (cp >> 12)), (char)(0x80 | ((cp >> 6) & 0x3F)),
+					     (char)(0x80 | (cp & 0x3F))};
+				if (!holds(b, len, m, 3)) {
+					memcpy(in->marker, m, 3);
+					in->marker[3] = '\0';
+					break;
+				}
+			}
+			if (!in->marker[0])
+				return; /* 4,096 private use characters in the text: leave it to libyaml */
+			if (!w)
+				w = sl_arena_strndup(a, b, len);
+		}
+		memcpy(w + i, in->marker, 3);
+	}
+	if (w)
+		in->view.bytes = w;
+}
+
+size_t sl_yaml_input_byte(struct sl_yaml_input *in, size_t index)
+{
+	/* libyaml reads past the BOM; the view counts it as one character */
+	return sl_source_char_to_byte(&in->view, index + (in->view.bom ? 1 : 0));
+}
+
+const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *in, const char *text, size_t len)
+{
+	if (!in->marker[0] || !holds(text, len, in->marker, 3))
+		return text;
+	char *t = sl_arena_strndup(a, text, len);
+	for (size_t i = 0; i + 3 <= len; i++)
+		if (memcmp(t + i, in->marker, 3) == 0) {
+			t[i] = (char)0xEF;
+			t[i + 1] = (char)0xBB;
+			t[i + 2] = (char)0xBF;
+			i += 2;
+		}
+	return t;
+}
+
+size_t sl_yaml_input_late_directive(const struct sl_yaml_input *in, size_t off, const char **why)
+{
+	const char *b = in->view.bytes;
+	size_t len = in->view.len;
+	/* the directives before it in the same prefix (libyaml read them): lines of '%', '#' or blanks */
+	size_t first = off, ls = off;
+	while (ls > 0) {
+		size_t k = line_start(b, ls - 1);
+		size_t t = k;
+		while (t < ls && (b[t] == ' ' || b[t] == '\t'))
+			t++;
+		if (b[k] == '%')
+			first = k;
+		else if (t < ls && b[t] != '#' && !break_at(b, len, t))
+			break;
+		ls = k;
+	}
+	struct prefix p = {.first = SIZE_MAX};
+	size_t content = walk_prefix(b, len, off, NULL, &p);
+	if (document_start(b, len, content)) {
+		*why = "expected a single document in the stream, but found another document";
+		return first;
+	}
+	*why = missing_start(len, content);
+	return content;
+}
