@@ -1084,6 +1084,9 @@ struct tally {
 	size_t *bounds;         /* axes evaluated at their bounds */
 	size_t nbounds;
 	struct sl_count block;  /* weight of one block of bound corners */
+	struct sl_count *share; /* per bound axis: the block's combinations at one of its values */
+	uint32_t *corner;       /* a corner of the block being counted */
+	enum sl_verdict *cv;    /* the verdicts of its 2^nbounds corners */
 };
 
 /* The axis and value an OOM (vd) combination is attributed to; *hopeless when no single change fixes it. */
@@ -1181,12 +1184,66 @@ static void blame_one(struct tally *T, const uint32_t *idx, uint64_t c, enum sl_
 	} while (next_held(ev, T->scratch));
 }
 
-/* Half of a range for one of its two bounds: the lower bound stands for floor(n/2) values. */
-static struct sl_count half(struct sl_count range, bool upper)
+/* x less y, where y is a part of x (an infinite or saturated x stays as it is). */
+static struct sl_count count_less(struct sl_count x, struct sl_count y)
 {
-	if (range.infinite || range.saturated)
-		return range;
-	return (struct sl_count){.value = upper ? range.value - range.value / 2 : range.value / 2};
+	if (x.infinite || x.saturated)
+		return x;
+	if (y.infinite || y.saturated || y.value >= x.value)
+		return (struct sl_count){0};
+	return (struct sl_count){.value = x.value - y.value};
+}
+
+/*
+ * Spread a region of a block over the verdicts: whole, the combinations the
+ * region stands for; corner m is in it when bit is SIZE_MAX (all) or its bit
+ * equals side. When the block's corners agree, the whole region takes their
+ * verdict; otherwise each corner in it counts its own (one combination of the
+ * bound values times `one`) and the rest of the region is unknown.
+ */
+static void spread(struct sl_count *n, struct sl_count whole, struct sl_count one, const enum sl_verdict *cv,
+		   size_t ncorner, bool agree, size_t bit, unsigned side)
+{
+	if (agree) {
+		n[cv[0]] = sl_count_add(n[cv[0]], whole);
+		return;
+	}
+	struct sl_count known = {0};
+	for (size_t m = 0; m < ncorner; m++) {
+		if (bit != SIZE_MAX && (m >> bit & 1) != side)
+			continue;
+		n[cv[m]] = sl_count_add(n[cv[m]], one);
+		known = sl_count_add(known, one);
+	}
+	n[SL_VERDICT_UNKNOWN] = sl_count_add(n[SL_VERDICT_UNKNOWN], count_less(whole, known));
+}
+
+/*
+ * The counts of one block: the bound axes' ranges at the other axes' values
+ * (idx, its base corner). The summary, the values of the other axes (the
+ * whole block) and each bound value (its share: the block with that axis at
+ * that value) read the same set, so a finding's count and the summary agree.
+ */
+static void tally_block(struct tally *T, const uint32_t *idx)
+{
+	struct sl_eval *ev = T->ev;
+	size_t n = ev->naxes, ncorner = (size_t)1 << T->nbounds;
+	memcpy(T->corner, idx, n * sizeof *idx);
+	bool agree = true;
+	for (size_t m = 0; m < ncorner; m++) {
+		for (size_t b = 0; b < T->nbounds; b++)
+			T->corner[T->bounds[b]] = (uint32_t)(m >> b & 1);
+		T->cv[m] = (enum sl_verdict)(ev->cells[cell_index(ev, T->corner)] >> 14);
+		agree &= T->cv[m] == T->cv[0];
+	}
+	ev->total = sl_count_add(ev->total, T->block);
+	spread(ev->n, T->block, ev->others, T->cv, ncorner, agree, SIZE_MAX, 0);
+	for (size_t i = 0; i < n; i++)
+		if (!ev->axes[i].bounds || ev->axes[i].n != 2)
+			spread(ev->axes[i].values[idx[i]].n, T->block, ev->others, T->cv, ncorner, agree, SIZE_MAX, 0);
+	for (size_t b = 0; b < T->nbounds; b++)
+		for (unsigned s = 0; s < 2; s++)
+			spread(ev->axes[T->bounds[b]].values[s].n, T->share[b], ev->others, T->cv, ncorner, agree, b, s);
 }
 
 /*
@@ -1194,8 +1251,8 @@ static struct sl_count half(struct sl_count range, bool upper)
  * every combination weighs `others`. Axes evaluated at their bounds group
  * their corners into blocks: a block whose corners agree takes their
  * verdict for all the values between (memory is monotone along a numeric
- * axis), one whose corners disagree is unknown; a bound value itself counts
- * its own corner over half of its range.
+ * axis); in one whose corners disagree only the corners themselves (the
+ * combinations evaluated) are known and the rest is unknown (tally_block).
  */
 static void tally(struct builder *B)
 {
@@ -1245,7 +1302,15 @@ static void tally(struct builder *B)
 		}
 		return;
 	}
-	uint32_t *corner = sl_arena_array(B->a, n ? n : 1, sizeof *corner);
+	T.corner = sl_arena_array(B->a, n ? n : 1, sizeof *T.corner);
+	T.cv = sl_arena_array(B->a, (size_t)1 << T.nbounds, sizeof *T.cv);
+	T.share = sl_arena_array(B->a, T.nbounds, sizeof *T.share);
+	for (size_t b = 0; b < T.nbounds; b++) {
+		T.share[b] = ev->others;
+		for (size_t o = 0; o < T.nbounds; o++)
+			if (o != b)
+				T.share[b] = sl_count_mul(T.share[b], ev->axes[T.bounds[o]].range);
+	}
 	uint64_t c = 0;
 	do {
 		enum sl_verdict vd = (enum sl_verdict)(ev->cells[c] >> 14);
@@ -1255,31 +1320,8 @@ static void tally(struct builder *B)
 		bool base = true;
 		for (size_t b = 0; b < T.nbounds; b++)
 			base &= idx[T.bounds[b]] == 0;
-		if (base) {
-			enum sl_verdict bv = vd;
-			memcpy(corner, idx, n * sizeof *idx);
-			for (uint64_t m = 1; m < ((uint64_t)1 << T.nbounds); m++) {
-				for (size_t b = 0; b < T.nbounds; b++)
-					corner[T.bounds[b]] = (uint32_t)(m >> b & 1);
-				if ((enum sl_verdict)(ev->cells[cell_index(ev, corner)] >> 14) != bv)
-					bv = SL_VERDICT_UNKNOWN;
-			}
-			ev->n[bv] = sl_count_add(ev->n[bv], T.block);
-			ev->total = sl_count_add(ev->total, T.block);
-			for (size_t i = 0; i < n; i++)
-				if (!ev->axes[i].bounds || ev->axes[i].n != 2)
-					ev->axes[i].values[idx[i]].n[bv] =
-						sl_count_add(ev->axes[i].values[idx[i]].n[bv], T.block);
-		}
-		/* a bound value: its own corner over half the range, the other bounds' block shares */
-		for (size_t b = 0; b < T.nbounds; b++) {
-			size_t i = T.bounds[b];
-			struct sl_count w = ev->others;
-			for (size_t o = 0; o < T.nbounds; o++)
-				w = sl_count_mul(w, half(ev->axes[T.bounds[o]].range, idx[T.bounds[o]] == 1));
-			struct sl_eval_value *v = &ev->axes[i].values[idx[i]];
-			v->n[vd] = sl_count_add(v->n[vd], w);
-		}
+		if (base)
+			tally_block(&T, idx);
 		c++;
 	} while (sl_eval_next(ev, idx));
 }

@@ -39,6 +39,29 @@ struct sl_diag *sl_memrule_emit(struct sl_check *cx, const struct sl_eval_axis *
 	return d;
 }
 
+/*
+ * What was evaluated, when axes are evaluated at their bounds: the counts are
+ * of the whole grid, and a combination between the bounds is known only where
+ * the bounds agree (eval.c tally_block; the summary counts the same way).
+ */
+static const char *bounds_said(struct sl_arena *a, const struct sl_eval *ev)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	size_t n = 0;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		if (!ev->axes[i].bounds || ev->axes[i].n != 2)
+			continue;
+		sl_buf_adds(&b, n++ ? ", " : " (");
+		sl_buf_adds(&b, ev->axes[i].key);
+	}
+	if (!n)
+		return "";
+	sl_buf_adds(&b, n == 1 ? " evaluated at its bounds only; the values between are counted only where both bounds agree, else unknown)"
+			       : " evaluated at their bounds only; the values between are counted only where all the bounds agree, else unknown)");
+	return b.buf;
+}
+
 const char *sl_memrule_counts(struct sl_arena *a, const struct sl_eval *ev, const struct sl_eval_value *v,
 			      unsigned mask)
 {
@@ -59,10 +82,11 @@ const char *sl_memrule_counts(struct sl_arena *a, const struct sl_eval *ev, cons
 		if (mask & 1u << i)
 			k = sl_count_add(k, v->n[i]);
 	}
+	const char *bounds = bounds_said(a, ev);
 	if (!k.infinite && !k.saturated && k.value == all.value)
-		return sl_arena_printf(a, "in all %s combination%s", sl_count_str(a, all),
-				       !all.infinite && all.value == 1 ? "" : "s");
-	return sl_arena_printf(a, "in %s of %s combinations", sl_count_str(a, k), sl_count_str(a, all));
+		return sl_arena_printf(a, "in all %s combination%s%s", sl_count_str(a, all),
+				       !all.infinite && all.value == 1 ? "" : "s", bounds);
+	return sl_arena_printf(a, "in %s of %s combinations%s", sl_count_str(a, k), sl_count_str(a, all), bounds);
 }
 
 const struct sl_eval_axis *sl_memrule_axis(const struct sl_eval *ev, enum sl_role r, size_t *index)
