@@ -12,9 +12,14 @@
 #include "estimate.h"
 #include "opts.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/eval.h"
 #include "sweeplint/hub.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/run.h"
+#include "sweeplint/scalar.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
 
 static const struct sl_cmd_spec spec = {
 	.name = "estimate",
@@ -42,6 +47,7 @@ static int set_role(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *
 	if (role == SL_ROLE_DEEPSPEED)
 		return sl_opts_error(cli, "role 'deepspeed' is not read by estimate: give zero_stage= and offload=");
 	m->has[role] = true;
+	m->config_only[role] = false;
 	if (role == SL_ROLE_MODEL) {
 		struct sl_diags d;
 		sl_diags_init(&d, run->arena);
@@ -60,6 +66,93 @@ static int set_role(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *
 	if (sl_role_value_from_text(run->arena, (enum sl_role)role, NULL, val, NULL, &vals[*nvals], &why) != 0)
 		return sl_opts_error(cli, "%s", why ? why : "bad value");
 	(*nvals)++;
+	return 0;
+}
+
+/*
+ * The -c trainer configs, read as `check` reads them beside a sweep: each
+ * key the key map knows becomes its role values (a `deepspeed:` path the
+ * values of that file, a from-scratch shape a model), in config order, so
+ * that the command's ROLE=VALUE operands and --set given after them win.
+ * A value that cannot be used is a warning (its default stays); a config
+ * that cannot be read, or a model it names that does not resolve, is an
+ * error (exit 2).
+ */
+static int apply_configs(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *m, struct sl_role_value **vals,
+			 size_t *nvals, size_t *cap, const char **unresolved, enum sl_mode *mode)
+{
+	struct sl_arena *a = run->arena;
+	if (!run->resolver)
+		run->resolver = sl_scalar_resolver_new(a);
+	struct sl_diags d;
+	sl_diags_init(&d, a);
+	struct sl_trainer **cfgs = sl_arena_array(a, run->opt.nconfigs, sizeof *cfgs);
+	size_t n = 0;
+	bool bad = false;
+	for (size_t i = 0; i < run->opt.nconfigs; i++)
+		if (sl_trainer_load(a, run->opt.configs[i], NULL, run->resolver, &d, &cfgs[n]) == 0)
+			n++;
+		else
+			bad = true;
+	struct sl_keymap *keys = bad ? NULL : sl_keymap_new(a, &d);
+	bad |= !keys;
+	/* no sweep: an empty document stands for it, so that only the configs make axes */
+	struct sl_source *none = sl_source_from_bytes(a, "-", "{}\n", 3);
+	struct sl_eval *ev = NULL;
+	const char *why = NULL;
+	if (!bad) {
+		struct sl_eval_opts o = {
+			.cat = m->cat,
+			.keys = keys,
+			.configs = (const struct sl_trainer *const *)cfgs,
+			.nconfigs = n,
+			.hf_cache = run->opt.hf_cache,
+			.hub = run->opt.fetch ? run->opt.hub : NULL,
+			.resolver = run->resolver,
+		};
+		/* no GPU in the options: the axes are built, nothing is estimated */
+		bad = sl_eval_run(a, sl_sweep_load(a, sl_ydoc_parse(a, none, run->resolver, &d)), &o, &d, &ev, &why) != 0;
+	}
+	for (size_t i = 0; i < d.n; i++) {
+		const struct sl_diag *g = &d.v[i];
+		if (g->src && g->src != none)
+			fprintf(cli->err, "sweeplint: %s: %s:%u:%u: %s\n", g->severity == SL_SEV_ERROR ? "error" : "warning",
+				g->src->display, g->span.line, g->span.col, g->message);
+		else
+			fprintf(cli->err, "sweeplint: error: %s\n", g->message);
+		bad |= g->severity == SL_SEV_ERROR;
+	}
+	if (bad) {
+		if (why)
+			fprintf(cli->err, "sweeplint: error: %s\n", why);
+		return -SL_ECONFIG;
+	}
+	for (size_t i = 0; i < ev->nnotes; i++) {
+		const struct sl_eval_note *nt = &ev->notes[i];
+		if (nt->rejected && nt->src)
+			fprintf(cli->err, "sweeplint: warning: %s:%u:%u: %s: %s (not used)\n", nt->src->display,
+				nt->span.line, nt->span.col, nt->key, nt->detail ? nt->detail : "cannot be read");
+	}
+	*mode = ev->mode; /* what the configs' keys say the program runs (train, eval, generate) */
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (ax->n != 1 || !ax->values[0].ok || sl_role_is_shape(ax->role))
+			continue;
+		const struct sl_eval_value *v = &ax->values[0];
+		if (ax->role == SL_ROLE_MODEL) {
+			m->model = v->model;
+			m->has[SL_ROLE_MODEL] = m->config_only[SL_ROLE_MODEL] = true;
+			*unresolved = v->model ? NULL : sl_arena_printf(a, "%s:%u:%u: %s: unknown model '%s'",
+									ax->src ? ax->src->display : "config",
+									v->span.line, v->span.col, ax->key, v->text);
+			continue;
+		}
+		*vals = sl_arena_reserve(a, *vals, *nvals, cap, *nvals + v->nrv, sizeof **vals);
+		for (size_t k = 0; k < v->nrv; k++) {
+			m->has[v->rv[k].role] = m->config_only[v->rv[k].role] = true;
+			(*vals)[(*nvals)++] = v->rv[k];
+		}
+	}
 	return 0;
 }
 
@@ -83,6 +176,15 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 
 	size_t cap = (size_t)(argc - first) + run->opt.nsets + 1, nvals = 0;
 	struct sl_role_value *vals = sl_arena_array(run->arena, cap, sizeof *vals);
+	const char *unresolved = NULL;
+	enum sl_mode mode = SL_MODE_TRAIN;
+	if (run->opt.nconfigs) {
+		int rc = apply_configs(cli, run, m, &vals, &nvals, &cap, &unresolved, &mode);
+		if (rc != 0)
+			return rc;
+		vals = sl_arena_reserve(run->arena, vals, nvals, &cap, nvals + (size_t)(argc - first) + run->opt.nsets + 1,
+					sizeof *vals);
+	}
 	for (size_t i = 0; i < run->opt.nsets; i++)
 		if (set_role(cli, run, m, run->opt.sets[i].key, run->opt.sets[i].value, vals, &nvals) != 0)
 			return -SL_EUSAGE;
@@ -115,11 +217,15 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 			return sl_opts_error(cli, "hidden_size %u does not split into %u heads (give head_dim=)", hp.hidden,
 					     hp.heads);
 	}
+	if (!m->model && unresolved)
+		return sl_opts_error(cli, "%s (see 'sweeplint models', or give model=)", unresolved);
 	if (!m->model)
 		return sl_opts_error(cli, "no model given (model=NAME, see 'sweeplint models', or layers=, hidden_size=, "
 					  "heads= for a model trained from scratch)");
 
 	sl_settings_default(&m->s);
+	if (run->opt.nconfigs)
+		m->s.mode = mode;
 	m->s.task = m->model->task;
 	if (!m->has[SL_ROLE_QUANT])
 		m->s.quant = m->model->quant; /* the id names it (-bnb-4bit) unless quant= is given */

@@ -82,7 +82,11 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 		sl_run_free(run);
 		return SL_EXIT_USAGE;
 	}
-	if (m.has[SL_ROLE_BATCH_SIZE] || m.has[SL_ROLE_SEQ_LEN] || m.has[SL_ROLE_GRADIENT_CHECKPOINTING]) {
+	/* a -c config's batch size, length and checkpointing are what fit searches: they stand aside */
+	bool given[3] = {m.has[SL_ROLE_BATCH_SIZE] && !m.config_only[SL_ROLE_BATCH_SIZE],
+			 m.has[SL_ROLE_SEQ_LEN] && !m.config_only[SL_ROLE_SEQ_LEN],
+			 m.has[SL_ROLE_GRADIENT_CHECKPOINTING] && !m.config_only[SL_ROLE_GRADIENT_CHECKPOINTING]};
+	if (given[0] || given[1] || given[2]) {
 		sl_opts_error(cli, "fit searches batch_size, seq_len and gradient_checkpointing itself: drop them");
 		sl_run_free(run);
 		return SL_EXIT_USAGE;

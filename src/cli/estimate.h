@@ -21,7 +21,8 @@ struct sl_mem_args {
 	const struct sl_gpu *gpu;
 	bool gpu_assumed;           /* no -g given: SL_DEFAULT_GPU */
 	struct sl_settings s;
-	bool has[SL_ROLE__COUNT];   /* roles given */
+	bool has[SL_ROLE__COUNT];   /* roles given (on the command line or in a -c config) */
+	bool config_only[SL_ROLE__COUNT]; /* given by a -c config and not on the command line */
 };
 
 /*
