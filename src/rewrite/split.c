@@ -10,16 +10,43 @@
 
 #define MAX_COMPONENT 80 /* bytes of a value kept in a file name */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* The code point of the valid UTF-8 sequence at s (n bytes left) and its length in *len, or *len = 0. */
+static uint32_t utf8_decode(const unsigned char *s, size_t n, size_t *len)
 {
-	size_t len = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-	if (!len || len > n)
+	size_t k = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+	*len = 0;
+	if (!k || k > n)
 		return 0;
-	for (size_t i = 1; i < len; i++)
+	uint32_t cp = s[0] & (0x7Fu >> k);
+	for (size_t i = 1; i < k; i++) {
 		if ((s[i] & 0xC0) != 0x80)
 			return 0;
-	return len;
+		cp = cp << 6 | (s[i] & 0x3Fu);
+	}
+	/* overlong forms and surrogates are not characters */
+	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	*len = k;
+	return cp;
+}
+
+/*
+ * Letters kept in a file name as they are: Latin-1 and Latin Extended-A and
+ * Additional letters (Vietnamese), Greek and Cyrillic letters, kana, Hangul
+ * syllables and compatibility jamo, CJK ideographs; all precomposed. Anything
+ * else becomes '_': bidi controls (U+202E shows "exe.txt" as "txt.exe"),
+ * zero-width characters, combining marks (an NFD "e" + U+0301 that looks like
+ * an NFC "é" and that a normalizing disk stores alike), fullwidth and other
+ * slashes (U+FF0F, U+2215), look-alike signs (Kelvin U+212A), compatibility
+ * ideographs, C1 controls, spaces, punctuation.
+ */
+static bool kept_letter(uint32_t cp)
+{
+	return (cp >= 0xC0 && cp <= 0x17F && cp != 0xD7 && cp != 0xF7) ||
+	       (cp >= 0x386 && cp <= 0x3CE && cp != 0x387 && cp != 0x38B && cp != 0x38D && cp != 0x3A2) ||
+	       (cp >= 0x400 && cp <= 0x45F) || (cp >= 0x1E00 && cp <= 0x1EFF && !(cp >= 0x1E96 && cp <= 0x1E9D)) ||
+	       (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A1 && cp <= 0x30FA) || cp == 0x30FC ||
+	       (cp >= 0x3131 && cp <= 0x318E) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7A3);
 }
 
 const char *sl_split_safe_name(struct sl_arena *a, const char *value)
@@ -31,8 +58,9 @@ const char *sl_split_safe_name(struct sl_arena *a, const char *value)
 	for (size_t i = 0; i < n && b.len < MAX_COMPONENT;) {
 		unsigned char c = s[i];
 		if (c >= 0x80) {
-			size_t k = utf8_len(s + i, n - i);
-			if (k && b.len + k <= MAX_COMPONENT) {
+			size_t k;
+			uint32_t cp = utf8_decode(s + i, n - i, &k);
+			if (k && kept_letter(cp) && b.len + k <= MAX_COMPONENT) {
 				sl_buf_add(&b, s + i, k); /* Korean and other text stays readable */
 				i += k;
 			} else {
@@ -63,22 +91,84 @@ const char *sl_split_safe_name(struct sl_arena *a, const char *value)
 	return b.buf;
 }
 
+/* The lower case of a kept letter (kept_letter), as a case-blind disk (APFS, NTFS) compares them. */
+static uint32_t fold_letter(uint32_t cp)
+{
+	if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) || (cp >= 0x391 && cp <= 0x3AB) || (cp >= 0x410 && cp <= 0x42F))
+		return cp + 0x20;
+	if ((cp >= 0x100 && cp <= 0x137) || (cp >= 0x14A && cp <= 0x177) || (cp >= 0x1E00 && cp <= 0x1E95) ||
+	    (cp >= 0x1EA0 && cp <= 0x1EFF))
+		return cp | 1; /* upper case even, lower case odd */
+	if ((cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E))
+		return cp + (cp & 1); /* upper case odd */
+	if (cp >= 0x400 && cp <= 0x40F)
+		return cp + 0x50;
+	switch (cp) {
+	case 0x178: return 0xFF;
+	case 0x130: case 0x131: return 'i';
+	case 0x17F: return 's';
+	case 0x386: return 0x3AC;
+	case 0x388: case 0x389: case 0x38A: return cp + 0x25;
+	case 0x38C: return 0x3CC;
+	case 0x38E: case 0x38F: return cp + 0x3F;
+	case 0x3C2: return 0x3C3;
+	default: return cp;
+	}
+}
+
+/* A name as a case-blind disk compares it: ASCII and the kept letters lower-cased, ß as "ss". */
+static const char *fold_name(struct sl_arena *a, const char *name)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < n;) {
+		size_t k;
+		uint32_t cp = s[i] < 0x80 ? (k = 1, s[i]) : utf8_decode(s + i, n - i, &k);
+		if (!k) {
+			sl_buf_addc(&b, (char)s[i++]);
+			continue;
+		}
+		i += k;
+		cp = cp < 0x80 ? (uint32_t)(cp >= 'A' && cp <= 'Z' ? cp + 0x20 : cp) : fold_letter(cp);
+		if (cp == 0xDF || cp == 0x1E9E) {
+			sl_buf_addf(&b, "ss");
+		} else if (cp < 0x80) {
+			sl_buf_addc(&b, (char)cp);
+		} else {
+			char u[4];
+			size_t m = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+			for (size_t j = m; j-- > 1; cp >>= 6)
+				u[j] = (char)(0x80 | (cp & 0x3F));
+			u[0] = (char)((m == 2 ? 0xC0 : m == 3 ? 0xE0 : 0xF0) | cp);
+			sl_buf_add(&b, u, m);
+		}
+	}
+	return b.len ? b.buf : "";
+}
+
 void sl_split_names(struct sl_arena *a, const char *stem, const char *ext, const char *const *parts, size_t n,
 		    const char *reserved, const char **out)
 {
+	/* two values that read alike (BAAI/bge-m3, BAAI_bge-m3; A and a, É and é on a case-blind disk) */
+	const char **folded = sl_arena_array(a, n, sizeof *folded);
+	const char *reserved_folded = reserved ? fold_name(a, reserved) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		const char *base = parts[i] ? sl_arena_printf(a, "%s.%s", stem, sl_split_safe_name(a, parts[i])) : stem;
 		const char *name = sl_arena_printf(a, "%s%s", base, ext);
-		/* two values that read alike (BAAI/bge-m3, BAAI_bge-m3; A and a on a case-blind disk) */
+		const char *key = fold_name(a, name);
 		for (unsigned k = 2;; k++) {
-			bool taken = reserved && strcasecmp(name, reserved) == 0;
+			bool taken = reserved_folded && strcmp(key, reserved_folded) == 0;
 			for (size_t j = 0; j < i && !taken; j++)
-				taken = strcasecmp(name, out[j]) == 0;
+				taken = strcmp(key, folded[j]) == 0;
 			if (!taken)
 				break;
 			name = sl_arena_printf(a, "%s-%u%s", base, k, ext);
+			key = fold_name(a, name);
 		}
 		out[i] = name;
+		folded[i] = key;
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
@@ -34,6 +35,7 @@
 struct sl_suppress {
 	pcre2_code *hash;       /* a comment start: '#' at line start or after a blank */
 	pcre2_code *directive;  /* a comment that talks to sweeplint */
+	pcre2_code *nocolon;    /* "# sweeplint disable=...": a directive without its ':' */
 	pcre2_code *body;       /* what a directive may say */
 	pcre2_code *name;       /* one rule name in a disable= list */
 	pcre2_match_data *md;
@@ -51,7 +53,7 @@ static void free_match_data(void *p)
 	pcre2_match_data_free(p);
 }
 
-static pcre2_code *compile(struct sl_arena *a, const char *pattern)
+static pcre2_code *compile(struct sl_arena *a, const char *pattern, uint32_t flags)
 {
 	int errcode;
 	PCRE2_SIZE erroff;
@@ -64,7 +66,7 @@ static pcre2_code *compile(struct sl_arena *a, const char *pattern)
 	 * ASCII byte inside a character), a file that is not UTF-8 still has its
 	 * comments read, and nothing re-validates the whole file on each match.
 	 */
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &errcode, &erroff,
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | flags, &errcode, &erroff,
 				       cc);
 	pcre2_compile_context_free(cc);
 	if (!re)
@@ -88,12 +90,19 @@ struct sl_run *sl_run_new(void)
 	sl_diags_init(&run->diags, a);
 
 	struct sl_suppress *s = sl_arena_alloc(a, sizeof *s);
-	s->hash = compile(a, "(?:^|(?<=[ \\t]))#");
-	s->directive = compile(a, "\\A#[ \\t]*sweeplint[ \\t]*:[ \\t]*([^\\r\\n]*?)[ \\t]*$");
+	s->hash = compile(a, "(?:^|(?<=[ \\t]))#", 0);
+	/*
+	 * The marker, the keywords and the rule names are read without regard to
+	 * case (`# SWEEPLINT: DISABLE=OOM` is `# sweeplint: disable=oom`, as flake8
+	 * reads `# NOQA`), and the blanks around ':' and '=' are optional.
+	 */
+	s->directive = compile(a, "\\A#[ \\t]*sweeplint[ \\t]*:[ \\t]*([^\\r\\n]*?)[ \\t]*$", PCRE2_CASELESS);
+	s->nocolon = compile(a, "\\A#[ \\t]*sweeplint[ \\t-]*disable", PCRE2_CASELESS);
 	/* disable-file | disable=a,b — optionally followed by a reason: " -- why" or " # why" */
 	s->body = compile(a, "\\A(?:(disable-file)|disable[ \\t]*=[ \\t]*([^ \\t,#]+(?:[ \\t]*,[ \\t]*[^ \\t,#]+)*))"
-			     "(?:[ \\t]+(?:--|#)[^\\r\\n]*)?\\z");
-	s->name = compile(a, "[^ \\t,#]+");
+			     "(?:[ \\t]+(?:--|#)[^\\r\\n]*)?\\z",
+			 PCRE2_CASELESS);
+	s->name = compile(a, "[^ \\t,#]+", 0);
 	s->md = pcre2_match_data_create(8, NULL);
 	if (!s->md)
 		sl_oom();
@@ -445,6 +454,15 @@ static void bad(struct sl_file *f, size_t lo, size_t hi, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A rule by slug or code, without regard to case ("OOM", "sl901"). */
+static const struct sl_rule *rule_caseless(const char *name)
+{
+	for (size_t i = 0; i < sl_nrules; i++)
+		if (strcasecmp(sl_rules[i].slug, name) == 0 || strcasecmp(sl_rules[i].code, name) == 0)
+			return &sl_rules[i];
+	return NULL;
+}
+
 /* Read one directive comment [c, eol): record what it disables, report what it cannot. */
 static void read_directive(struct sl_file *f, struct directives *ds, size_t c, size_t eol, bool alone)
 {
@@ -452,8 +470,11 @@ static void read_directive(struct sl_file *f, struct directives *ds, size_t c, s
 	struct sl_suppress *s = f->run->suppress;
 	const char *bytes = f->src->bytes;
 	int rc = pcre2_match(s->directive, (PCRE2_SPTR)bytes + c, eol - c, 0, 0, s->md, NULL);
-	if (rc < 0)
+	if (rc < 0) {
+		if (pcre2_match(s->nocolon, (PCRE2_SPTR)bytes + c, eol - c, 0, 0, s->md, NULL) >= 0)
+			bad(f, c, eol, "sweeplint directive without ':' (write '# sweeplint: disable=<rule>')");
 		return; /* an ordinary comment */
+	}
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
 	size_t blo = c + ov[2], bhi = c + ov[3];
 	uint32_t line, col;
@@ -485,7 +506,7 @@ static void read_directive(struct sl_file *f, struct directives *ds, size_t c, s
 		size_t nlo = ov[0], nhi = ov[1];
 		at = nhi;
 		const char *name = sl_arena_strndup(a, bytes + nlo, nhi - nlo);
-		const struct sl_rule *r = sl_rule_find(name);
+		const struct sl_rule *r = rule_caseless(name);
 		if (!r) {
 			bad(f, nlo, nhi, "unknown rule '%s' in a suppression (see 'sweeplint rules')", name);
 			continue;

@@ -240,6 +240,20 @@ static void test_safe_names(void **state)
 	assert_string_equal(sl_split_safe_name(a, "한국어-모델"), "한국어-모델");
 	assert_string_equal(sl_split_safe_name(a, "bad\xff" "utf8"), "bad_utf8");
 	assert_string_equal(sl_split_safe_name(a, "lr=1.0e-5"), "lr=1.0e-5");
+	/* deceptive names (issue 15): no bidi control, zero-width character, combining mark or look-alike slash */
+	assert_string_equal(sl_split_safe_name(a, "model\u202Elmay.exe"), "model_lmay.exe");
+	assert_string_equal(sl_split_safe_name(a, "a\u2066b\u200Bc\uFEFFd"), "a_b_c_d");
+	assert_string_equal(sl_split_safe_name(a, "caf\u00e9"), "caf\u00e9");       /* NFC é kept */
+	assert_string_equal(sl_split_safe_name(a, "cafe\u0301"), "cafe_");           /* NFD é is not */
+	assert_string_equal(sl_split_safe_name(a, "BAAI\uFF0Fbge\u2215m3\u2044x"), "BAAI_bge_m3_x");
+	assert_string_equal(sl_split_safe_name(a, "\uFF0E\uFF0E\uFF0Fetc"), "___etc");
+	assert_string_equal(sl_split_safe_name(a, "\u212Aelvin"), "_elvin");           /* Kelvin sign, not K */
+	assert_string_equal(sl_split_safe_name(a, "x\xc2\x9b" "1m"), "x_1m");          /* C1 CSI */
+	assert_string_equal(sl_split_safe_name(a, "\xed\xa0\x80" "s"), "___s"); /* a surrogate: each byte */
+	assert_string_equal(sl_split_safe_name(a, "\xe0\x80\xaf" "s"), "___s"); /* overlong '/' */
+	assert_string_equal(sl_split_safe_name(a, "Ti\u1EBFng-Vi\u1EC7t \u0395\u03BB\u03BB\u03B7\u03BD\u03B9\u03BA\u03AC \u0420\u0443\u0441"),
+			    "Ti\u1EBFng-Vi\u1EC7t_\u0395\u03BB\u03BB\u03B7\u03BD\u03B9\u03BA\u03AC_\u0420\u0443\u0441");
+	assert_string_equal(sl_split_safe_name(a, "\u65e5\u672c\u8a9e\u30e2\u30c7\u30eb"), "\u65e5\u672c\u8a9e\u30e2\u30c7\u30eb");
 	char longv[201];
 	memset(longv, 'a', 200);
 	longv[200] = '\0';
@@ -271,6 +285,20 @@ static void test_names_and_stems(void **state)
 	assert_string_equal(out[3], "sweep.base-2.yaml"); /* same name on a case-blind disk */
 	assert_string_equal(out[4], "sweep.yaml");
 	assert_string_equal(out[5], "sweep.x-2.yaml");   /* not the reserved name */
+
+	/* non-ASCII letters that a case-blind disk folds alike (issue 15) */
+	const char *uparts[] = {"\u00c9t\u00e9", "\u00e9t\u00e9", "\u00c9T\u00c9", "\u0394", "\u03b4", "\u0416",
+				"\u0436", "stra\u00dfe", "STRASSE", "\u0100", "\u0101", "\u1EA0", "\u1EA1", "\u0139", "\u013a",
+				"\u00ff", "\u0178"};
+	const char *uout[17];
+	sl_split_names(a, "s", ".yaml", uparts, 17, "S.\u00c9T\u00c9-4.YAML", uout);
+	assert_string_equal(uout[0], "s.\u00c9t\u00e9.yaml");
+	assert_string_equal(uout[1], "s.\u00e9t\u00e9-2.yaml");
+	assert_string_equal(uout[2], "s.\u00c9T\u00c9-3.yaml");
+	for (size_t i = 3; i < 17; i += 2)
+		assert_string_equal(uout[i + 1], sl_arena_printf(a, "s.%s-2.yaml", uparts[i + 1]));
+	sl_split_names(a, "s", ".yaml", uparts, 4, "S.\u00c9T\u00c9-3.YAML", uout);
+	assert_string_equal(uout[2], "s.\u00c9T\u00c9-4.yaml"); /* not the reserved name, in any case */
 	sl_arena_free(a);
 }
 
