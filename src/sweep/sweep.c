@@ -1,7 +1,7 @@
 /*
  * sweep: the W&B view of a sweep document. Parameters resolve to a
  * distribution as wandb/sweeps' fill_parameter() does: the first of the
- * schema's `parameter.anyOf` forms that validates wins (form.c holds the
+ * schema's `parameter.anyOf` forms that validates wins (forms.c holds the
  * forms). Grid counts follow grid_search.py.
  */
 #include "sweeplint/sweep.h"
@@ -11,68 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sweep_internal.h"
+#include "forms.h"
+#include "validate.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/ydoc.h"
-
-static const char *const dist_names[SL_DIST__COUNT] = {
-	[SL_DIST_NONE] = "none",
-	[SL_DIST_CONSTANT] = "constant",
-	[SL_DIST_CATEGORICAL] = "categorical",
-	[SL_DIST_CATEGORICAL_W_PROBABILITIES] = "categorical_w_probabilities",
-	[SL_DIST_INT_UNIFORM] = "int_uniform",
-	[SL_DIST_UNIFORM] = "uniform",
-	[SL_DIST_Q_UNIFORM] = "q_uniform",
-	[SL_DIST_LOG_UNIFORM] = "log_uniform",
-	[SL_DIST_LOG_UNIFORM_VALUES] = "log_uniform_values",
-	[SL_DIST_INV_LOG_UNIFORM] = "inv_log_uniform",
-	[SL_DIST_INV_LOG_UNIFORM_VALUES] = "inv_log_uniform_values",
-	[SL_DIST_Q_LOG_UNIFORM] = "q_log_uniform",
-	[SL_DIST_Q_LOG_UNIFORM_VALUES] = "q_log_uniform_values",
-	[SL_DIST_NORMAL] = "normal",
-	[SL_DIST_Q_NORMAL] = "q_normal",
-	[SL_DIST_LOG_NORMAL] = "log_normal",
-	[SL_DIST_Q_LOG_NORMAL] = "q_log_normal",
-	[SL_DIST_BETA] = "beta",
-	[SL_DIST_Q_BETA] = "q_beta",
-};
-
-const char *sl_dist_name(enum sl_dist d)
-{
-	return (unsigned)d < SL_DIST__COUNT ? dist_names[d] : "none";
-}
-
-enum sl_dist sl_dist_parse(const char *s)
-{
-	for (int d = 1; d < SL_DIST__COUNT; d++)
-		if (s && strcmp(s, dist_names[d]) == 0)
-			return (enum sl_dist)d;
-	return SL_DIST_NONE;
-}
-
-bool sl_dist_deprecated(enum sl_dist d)
-{
-	return d == SL_DIST_LOG_UNIFORM || d == SL_DIST_INV_LOG_UNIFORM || d == SL_DIST_Q_LOG_UNIFORM;
-}
-
-enum sl_dist sl_dist_replacement(enum sl_dist d)
-{
-	switch (d) {
-	case SL_DIST_LOG_UNIFORM:
-		return SL_DIST_LOG_UNIFORM_VALUES;
-	case SL_DIST_INV_LOG_UNIFORM:
-		return SL_DIST_INV_LOG_UNIFORM_VALUES;
-	case SL_DIST_Q_LOG_UNIFORM:
-		return SL_DIST_Q_LOG_UNIFORM_VALUES;
-	default:
-		return d;
-	}
-}
-
-bool sl_dist_grid_allowed(enum sl_dist d)
-{
-	return d == SL_DIST_CONSTANT || d == SL_DIST_CATEGORICAL || d == SL_DIST_INT_UNIFORM || d == SL_DIST_Q_UNIFORM;
-}
 
 const char *sl_method_name(enum sl_method m)
 {
@@ -296,28 +238,6 @@ static double num_or_nan(const struct sl_node *n)
 	return NAN;
 }
 
-static const char *const param_keys[SL_PKEY__COUNT] = {
-	[SL_PKEY_DISTRIBUTION] = "distribution", [SL_PKEY_VALUE] = "value",
-	[SL_PKEY_VALUES] = "values",             [SL_PKEY_PROBABILITIES] = "probabilities",
-	[SL_PKEY_MIN] = "min",                   [SL_PKEY_MAX] = "max",
-	[SL_PKEY_Q] = "q",                       [SL_PKEY_MU] = "mu",
-	[SL_PKEY_SIGMA] = "sigma",               [SL_PKEY_A] = "a",
-	[SL_PKEY_B] = "b",                       [SL_PKEY_PARAMETERS] = "parameters",
-};
-
-const char *sl_sweep_pkey_name(enum sl_pkey k)
-{
-	return (unsigned)k < SL_PKEY__COUNT ? param_keys[k] : "?";
-}
-
-enum sl_pkey sl_sweep_pkey_parse(const char *s)
-{
-	for (int k = 0; k < SL_PKEY__COUNT; k++)
-		if (strcmp(s, param_keys[k]) == 0)
-			return (enum sl_pkey)k;
-	return SL_PKEY__COUNT;
-}
-
 struct walker {
 	struct sl_arena *a;
 	struct sl_sweep *s;
@@ -347,7 +267,7 @@ static void fill_param(struct sl_param *p)
 	};
 	if (n->kind == SL_NODE_MAP)
 		for (int k = 0; k < SL_PKEY__COUNT; k++)
-			*slot[k] = sl_map_get(n, param_keys[k]);
+			*slot[k] = sl_map_get(n, sl_sweep_pkey_name((enum sl_pkey)k));
 	p->dist_explicit = p->distribution != NULL;
 	p->dist = sl_sweep_form_match(n, NULL);
 	p->is_dict = p->dist == SL_DIST_NONE && p->parameters && p->parameters->kind == SL_NODE_MAP;

@@ -10,277 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sweep_internal.h"
+#include "forms.h"
+#include "validate.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/scalar.h"
 #include "sweeplint/ydoc.h"
-
-/* ---- the forms ---- */
-
-enum ktype {
-	KT_ANY,
-	KT_NUMBER,       /* "type": "number" */
-	KT_INT_FMT,      /* "type": "integer", "format": "integer": a Python int */
-	KT_FLOAT_FMT,    /* "type": "number", "format": "float": a Python float */
-	KT_ARRAY1,       /* "type": "array", "minItems": 1 */
-	KT_PROBS,        /* array, minItems 1, items number >= 0 */
-	KT_PARAMS,       /* #/definitions/parameters */
-};
-
-enum kcons {
-	KC_NONE,
-	KC_MIN0,         /* "minimum": 0 */
-	KC_EXCL0,        /* "exclusiveMinimum": 0 */
-};
-
-struct keyspec {
-	enum sl_pkey key;
-	enum ktype type;
-	enum kcons cons;
-};
-
-#define K(k) (1u << (k))
-
-struct form {
-	enum sl_dist dist;     /* what it resolves to (NONE: param_dict) */
-	const char *schema;    /* its name in schema.json */
-	unsigned required;     /* K() bits, distribution included */
-	bool has_dist;         /* "distribution" is an allowed key (enum [dist]) */
-	struct keyspec keys[4];
-};
-
-static const struct form forms[] = {
-	{SL_DIST_Q_BETA, "param_qbeta", K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_A, KT_NUMBER, KC_MIN0}, {SL_PKEY_B, KT_NUMBER, KC_MIN0}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
-	{SL_DIST_BETA, "param_beta", K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_A, KT_NUMBER, KC_MIN0}, {SL_PKEY_B, KT_NUMBER, KC_MIN0}}},
-	{SL_DIST_CATEGORICAL, "param_categorical", K(SL_PKEY_VALUES), true, {{SL_PKEY_VALUES, KT_ARRAY1, KC_NONE}}},
-	{SL_DIST_CATEGORICAL_W_PROBABILITIES, "param_categorical_w_probabilities",
-	 K(SL_PKEY_VALUES) | K(SL_PKEY_PROBABILITIES), true,
-	 {{SL_PKEY_VALUES, KT_ARRAY1, KC_NONE}, {SL_PKEY_PROBABILITIES, KT_PROBS, KC_NONE}}},
-	{SL_DIST_INT_UNIFORM, "param_int_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MAX, KT_INT_FMT, KC_NONE}, {SL_PKEY_MIN, KT_INT_FMT, KC_NONE}}},
-	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX) | K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
-	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_FLOAT_FMT, KC_NONE}, {SL_PKEY_MAX, KT_FLOAT_FMT, KC_NONE}}},
-	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_FLOAT_FMT, KC_NONE}}},
-	{SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_FLOAT_FMT, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
-	{SL_DIST_LOG_NORMAL, "param_lognormal", K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
-	{SL_DIST_LOG_UNIFORM, "param_loguniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
-	{SL_DIST_INV_LOG_UNIFORM, "param_inv_loguniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX),
-	 true, {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
-	{SL_DIST_NORMAL, "param_normal", K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
-	{SL_DIST_Q_LOG_NORMAL, "param_qlognormal", K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_Q, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
-	{SL_DIST_Q_LOG_UNIFORM, "param_qloguniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
-	{SL_DIST_Q_NORMAL, "param_qnormal", K(SL_PKEY_DISTRIBUTION), true,
-	 {{SL_PKEY_Q, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MU, KT_NUMBER, KC_NONE}, {SL_PKEY_SIGMA, KT_NUMBER, KC_MIN0}}},
-	{SL_DIST_Q_UNIFORM, "param_quniform", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
-	{SL_DIST_CONSTANT, "param_single_value", K(SL_PKEY_VALUE), true, {{SL_PKEY_VALUE, KT_ANY, KC_NONE}}},
-	{SL_DIST_INV_LOG_UNIFORM_VALUES, "param_inv_loguniform_v2",
-	 K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
-	{SL_DIST_LOG_UNIFORM_VALUES, "param_loguniform_v2", K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX),
-	 true, {{SL_PKEY_MIN, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}},
-	{SL_DIST_Q_LOG_UNIFORM_VALUES, "param_qloguniform_v2",
-	 K(SL_PKEY_DISTRIBUTION) | K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-	 {{SL_PKEY_MIN, KT_NUMBER, KC_EXCL0}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}, {SL_PKEY_Q, KT_NUMBER, KC_EXCL0}}},
-	{SL_DIST_NONE, "param_dict", K(SL_PKEY_PARAMETERS), false, {{SL_PKEY_PARAMETERS, KT_PARAMS, KC_NONE}}},
-};
-
-#define NFORMS (sizeof forms / sizeof forms[0])
-
-static bool is_number(const struct sl_node *n)
-{
-	return n && n->kind == SL_NODE_SCALAR && (n->value.type == SL_V_INT || n->value.type == SL_V_FLOAT);
-}
-
-/* Every key of an (effective) mapping, merged maps included: calls fn until it returns false. */
-static bool each_key(const struct sl_node *map, bool (*fn)(const struct sl_node *key, void *ctx), void *ctx,
-		     int depth)
-{
-	if (!map || map->kind != SL_NODE_MAP || depth > 32)
-		return true;
-	for (size_t i = 0; i < map->n; i++) {
-		const struct sl_node *k = map->pairs[i].key, *v = map->pairs[i].value;
-		if (k->kind == SL_NODE_SCALAR && k->value.merge) {
-			if (v->kind == SL_NODE_MAP && !each_key(v, fn, ctx, depth + 1))
-				return false;
-			if (v->kind == SL_NODE_SEQ)
-				for (size_t j = 0; j < v->n; j++)
-					if (!each_key(v->items[j], fn, ctx, depth + 1))
-						return false;
-			continue;
-		}
-		if (!fn(k, ctx))
-			return false;
-	}
-	return true;
-}
-
-static const struct keyspec *form_key(const struct form *f, enum sl_pkey k)
-{
-	for (size_t i = 0; i < sizeof f->keys / sizeof f->keys[0]; i++)
-		if (f->keys[i].type != KT_ANY || f->keys[i].key == k)
-			if (f->keys[i].key == k && (f->keys[i].type != KT_ANY || k == SL_PKEY_VALUE))
-				return &f->keys[i];
-	return NULL;
-}
-
-static bool form_allows(const struct form *f, enum sl_pkey k)
-{
-	return (k == SL_PKEY_DISTRIBUTION && f->has_dist) || form_key(f, k) != NULL;
-}
-
-struct allowed_ctx {
-	const struct form *f;
-	const struct sl_node *bad; /* the first key the form does not allow */
-};
-
-static bool key_allowed(const struct sl_node *key, void *p)
-{
-	struct allowed_ctx *c = p;
-	enum sl_pkey k = key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR ? sl_sweep_pkey_parse(key->text)
-										      : SL_PKEY__COUNT;
-	if (k == SL_PKEY__COUNT || !form_allows(c->f, k)) {
-		c->bad = key;
-		return false;
-	}
-	return true;
-}
-
-static bool name_ok(const struct sl_node *key)
-{
-	/* ^[A-Za-z_][A-Za-z0-9_.-]*$ ; a key PyYAML does not read as a string escapes the pattern */
-	if (key->kind != SL_NODE_SCALAR || key->value.type != SL_V_STR)
-		return true;
-	const char *s = key->text;
-	size_t n = key->text_len;
-	if (n && s[n - 1] == '\n') /* Python's $ matches before a final newline */
-		n--;
-	if (!n || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-		      c == '.' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
-static bool value_ok(const struct sl_node *v, const struct keyspec *ks);
-
-struct params_ctx {
-	const struct sl_node *map;
-	bool ok;
-	size_t n;
-};
-
-static bool param_entry_ok(const struct sl_node *key, void *p)
-{
-	struct params_ctx *c = p;
-	c->n++;
-	if (!name_ok(key)) {
-		c->ok = false;
-		return false;
-	}
-	const struct sl_node *v = key->kind == SL_NODE_SCALAR ? sl_map_get(c->map, key->text) : NULL;
-	bool dict;
-	if (!v || (sl_sweep_form_match(v, &dict) == SL_DIST_NONE && !dict)) {
-		c->ok = false;
-		return false;
-	}
-	return true;
-}
-
-static bool value_ok(const struct sl_node *v, const struct keyspec *ks)
-{
-	switch (ks->type) {
-	case KT_ANY:
-		return true;
-	case KT_NUMBER:
-		if (!is_number(v))
-			return false;
-		break;
-	case KT_INT_FMT:
-		if (!sl_node_is(v, SL_V_INT))
-			return false;
-		break;
-	case KT_FLOAT_FMT:
-		if (!sl_node_is(v, SL_V_FLOAT))
-			return false;
-		break;
-	case KT_ARRAY1:
-		return v->kind == SL_NODE_SEQ && v->n >= 1;
-	case KT_PROBS:
-		if (v->kind != SL_NODE_SEQ || v->n < 1)
-			return false;
-		for (size_t i = 0; i < v->n; i++)
-			if (!is_number(v->items[i]) || v->items[i]->value.f < 0)
-				return false;
-		return true;
-	case KT_PARAMS: {
-		if (v->kind != SL_NODE_MAP)
-			return false;
-		struct params_ctx c = {.map = v, .ok = true};
-		each_key(v, param_entry_ok, &c, 0);
-		return c.ok && c.n >= 1;
-	}
-	}
-	/* numbers: NaN passes minimum/exclusiveMinimum, as Python's comparisons make it */
-	if (ks->cons == KC_MIN0 && v->value.f < 0)
-		return false;
-	if (ks->cons == KC_EXCL0 && v->value.f <= 0)
-		return false;
-	return true;
-}
-
-static bool form_ok(const struct form *f, const struct sl_node *node)
-{
-	if (!node || node->kind != SL_NODE_MAP)
-		return false;
-	struct allowed_ctx ac = {.f = f};
-	each_key(node, key_allowed, &ac, 0);
-	if (ac.bad)
-		return false;
-	for (int k = 0; k < SL_PKEY__COUNT; k++)
-		if ((f->required & K(k)) && !sl_map_get(node, sl_sweep_pkey_name((enum sl_pkey)k)))
-			return false;
-	const struct sl_node *d = sl_map_get(node, "distribution");
-	if (d && !(d->kind == SL_NODE_SCALAR && d->value.type == SL_V_STR && strcmp(d->text, sl_dist_name(f->dist)) == 0))
-		return false;
-	for (size_t i = 0; i < sizeof f->keys / sizeof f->keys[0]; i++) {
-		const struct keyspec *ks = &f->keys[i];
-		if (ks->type == KT_ANY && ks->key != SL_PKEY_VALUE)
-			continue; /* an unused slot */
-		const struct sl_node *v = sl_map_get(node, sl_sweep_pkey_name(ks->key));
-		if (v && !value_ok(v, ks))
-			return false;
-	}
-	return true;
-}
-
-enum sl_dist sl_sweep_form_match(const struct sl_node *node, bool *is_dict)
-{
-	if (is_dict)
-		*is_dict = false;
-	for (size_t i = 0; i < NFORMS; i++)
-		if (form_ok(&forms[i], node)) {
-			if (forms[i].dist == SL_DIST_NONE && is_dict)
-				*is_dict = true;
-			return forms[i].dist;
-		}
-	return SL_DIST_NONE;
-}
 
 /* ---- problems ---- */
 
@@ -350,18 +84,18 @@ static void wrong_type(struct out *o, const char *what, const struct sl_node *v,
 		m[len - 1] = '\0';
 }
 
-static const char *type_word(enum ktype t)
+static const char *type_word(enum sl_ktype t)
 {
 	switch (t) {
-	case KT_INT_FMT:
+	case SL_KT_INT_FMT:
 		return "an integer";
-	case KT_FLOAT_FMT:
-	case KT_NUMBER:
+	case SL_KT_FLOAT_FMT:
+	case SL_KT_NUMBER:
 		return "a number";
-	case KT_ARRAY1:
-	case KT_PROBS:
+	case SL_KT_ARRAY1:
+	case SL_KT_PROBS:
 		return "a non-empty list";
-	case KT_PARAMS:
+	case SL_KT_PARAMS:
 		return "a mapping of parameters";
 	default:
 		return "a value";
@@ -417,7 +151,7 @@ static void check_param(struct out *o, const struct sl_param *p);
 
 struct extra_ctx {
 	struct out *o;
-	const struct form *f;
+	const struct sl_form *f;
 	const struct sl_param *p;
 	const char *what;
 };
@@ -427,7 +161,7 @@ static bool report_extra(const struct sl_node *key, void *ctx)
 	struct extra_ctx *c = ctx;
 	enum sl_pkey k = key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR ? sl_sweep_pkey_parse(key->text)
 										      : SL_PKEY__COUNT;
-	if (k != SL_PKEY__COUNT && form_allows(c->f, k))
+	if (k != SL_PKEY__COUNT && sl_form_allows(c->f, k))
 		return true;
 	if (k == SL_PKEY__COUNT) {
 		static const char *const names[] = {"distribution", "value", "values", "probabilities", "min", "max",
@@ -437,8 +171,8 @@ static bool report_extra(const struct sl_node *key, void *ctx)
 		return true;
 	}
 	const char *hint = NULL;
-	if ((k == SL_PKEY_VALUES && form_allows(c->f, SL_PKEY_VALUE)) ||
-	    (k == SL_PKEY_VALUE && form_allows(c->f, SL_PKEY_VALUES)))
+	if ((k == SL_PKEY_VALUES && sl_form_allows(c->f, SL_PKEY_VALUE)) ||
+	    (k == SL_PKEY_VALUE && sl_form_allows(c->f, SL_PKEY_VALUES)))
 		hint = "use either 'value' (one constant) or 'values' (a list)";
 	else if (k == SL_PKEY_Q && c->f->dist == SL_DIST_INT_UNIFORM)
 		hint = "add 'distribution: q_uniform' for steps of q";
@@ -452,35 +186,35 @@ static bool report_extra(const struct sl_node *key, void *ctx)
 	return true;
 }
 
-static void explain_form(struct out *o, const struct sl_param *p, const struct form *f, const char *what)
+static void explain_form(struct out *o, const struct sl_param *p, const struct sl_form *f, const char *what)
 {
 	const struct sl_node *n = p->node;
 	size_t before = o->n;
 	struct extra_ctx ec = {.o = o, .f = f, .p = p, .what = what};
-	each_key(n, report_extra, &ec, 0);
+	sl_form_each_key(n, report_extra, &ec, 0);
 	for (int k = 0; k < SL_PKEY__COUNT; k++)
-		if ((f->required & K(k)) && !sl_map_get(n, sl_sweep_pkey_name((enum sl_pkey)k)))
+		if ((f->required & SL_PKEY_BIT(k)) && !sl_map_get(n, sl_sweep_pkey_name((enum sl_pkey)k)))
 			add(o, p->key, NULL, "%s parameter ('%s') needs '%s'", what, p->path,
 			    sl_sweep_pkey_name((enum sl_pkey)k));
 	for (size_t i = 0; i < sizeof f->keys / sizeof f->keys[0]; i++) {
-		const struct keyspec *ks = &f->keys[i];
-		if (ks->type == KT_ANY)
+		const struct sl_keyspec *ks = &f->keys[i];
+		if (ks->type == SL_KT_ANY)
 			continue;
 		const char *kn = sl_sweep_pkey_name(ks->key);
 		const struct sl_node *v = sl_map_get(n, kn);
-		if (!v || value_ok(v, ks))
+		if (!v || sl_form_value_ok(v, ks))
 			continue;
 		const char *label = sl_arena_printf(o->a, "%s of '%s'", kn, p->path);
 		switch (ks->type) {
-		case KT_NUMBER:
-		case KT_INT_FMT:
-		case KT_FLOAT_FMT:
-			if (ks->type == KT_INT_FMT && is_number(v))
+		case SL_KT_NUMBER:
+		case SL_KT_INT_FMT:
+		case SL_KT_FLOAT_FMT:
+			if (ks->type == SL_KT_INT_FMT && sl_form_is_number(v))
 				add(o, v, sl_arena_printf(o->a, "use 'distribution: q_uniform' or integer bounds"),
 				    "%s must be an integer for int_uniform, not %s", label, show(o->a, v));
-			else if (!is_number(v))
+			else if (!sl_form_is_number(v))
 				wrong_type(o, label, v, type_word(ks->type));
-			else if (ks->cons == KC_MIN0)
+			else if (ks->cons == SL_KC_MIN0)
 				add(o, v, NULL, "%s must be at least 0, not %s", label, v->text);
 			else
 				add(o, v,
@@ -490,28 +224,28 @@ static void explain_form(struct out *o, const struct sl_param *p, const struct f
 					    : NULL,
 				    "%s must be greater than 0, not %s", label, v->text);
 			break;
-		case KT_ARRAY1:
+		case SL_KT_ARRAY1:
 			if (v->kind == SL_NODE_SEQ)
 				add(o, v, NULL, "%s must not be empty", label);
 			else
 				add(o, v, v->kind == SL_NODE_SCALAR ? sl_arena_printf(o->a, "write [%s]", v->text) : NULL,
 				    "%s must be a list, not %s", label, sl_node_describe(v));
 			break;
-		case KT_PROBS:
+		case SL_KT_PROBS:
 			if (v->kind != SL_NODE_SEQ || v->n == 0) {
 				add(o, v, NULL, "%s must be a non-empty list of numbers", label);
 				break;
 			}
 			for (size_t j = 0; j < v->n; j++) {
 				const struct sl_node *it = v->items[j];
-				if (!is_number(it))
+				if (!sl_form_is_number(it))
 					wrong_type(o, sl_arena_printf(o->a, "probability %zu of '%s'", j + 1, p->path), it,
 						   "a number");
 				else if (it->value.f < 0)
 					add(o, it, NULL, "probability %s of '%s' is negative", it->text, p->path);
 			}
 			break;
-		case KT_PARAMS:
+		case SL_KT_PARAMS:
 			if (v->kind != SL_NODE_MAP)
 				add(o, v, NULL, "'parameters' of '%s' must be a mapping of parameters, not %s", p->path,
 				    sl_node_describe(v));
@@ -527,11 +261,11 @@ static void explain_form(struct out *o, const struct sl_param *p, const struct f
 		add(o, p->key, NULL, "parameter '%s' matches no W&B parameter form", p->path);
 }
 
-static const struct form *form_for(enum sl_dist d)
+static const struct sl_form *form_for(enum sl_dist d)
 {
-	for (size_t i = 0; i < NFORMS; i++)
-		if (forms[i].dist == d)
-			return &forms[i];
+	for (size_t i = 0; i < sl_sweep_nforms; i++)
+		if (sl_sweep_forms[i].dist == d)
+			return &sl_sweep_forms[i];
 	return NULL;
 }
 
@@ -565,7 +299,7 @@ static void explain(struct out *o, const struct sl_param *p)
 		return;
 	}
 	if (p->parameters) {
-		explain_form(o, p, &forms[NFORMS - 1], "a nested");
+		explain_form(o, p, &sl_sweep_forms[sl_sweep_nforms - 1], "a nested");
 		return;
 	}
 	if (p->value) {
@@ -584,9 +318,9 @@ static void explain(struct out *o, const struct sl_param *p)
 			explain_form(o, p, form_for(SL_DIST_INT_UNIFORM), "an int_uniform");
 		} else {
 			/* implicit uniform: any numbers (one of them a float) */
-			static const struct form implicit_uniform = {
-				SL_DIST_UNIFORM, "param_uniform", K(SL_PKEY_MIN) | K(SL_PKEY_MAX), true,
-				{{SL_PKEY_MIN, KT_NUMBER, KC_NONE}, {SL_PKEY_MAX, KT_NUMBER, KC_NONE}}};
+			static const struct sl_form implicit_uniform = {
+				SL_DIST_UNIFORM, "param_uniform", SL_PKEY_BIT(SL_PKEY_MIN) | SL_PKEY_BIT(SL_PKEY_MAX), true,
+				{{SL_PKEY_MIN, SL_KT_NUMBER, SL_KC_NONE}, {SL_PKEY_MAX, SL_KT_NUMBER, SL_KC_NONE}}};
 			explain_form(o, p, &implicit_uniform, "a uniform");
 		}
 		return;
@@ -611,7 +345,7 @@ static bool num_ge(const struct sl_node *x, const struct sl_node *y)
 /* schema.py: validate_min_max and validate_categorical_prob, on numbers. */
 static void check_extra(struct out *o, const struct sl_param *p)
 {
-	if (is_number(p->min) && is_number(p->max) && num_ge(p->min, p->max))
+	if (sl_form_is_number(p->min) && sl_form_is_number(p->max) && num_ge(p->min, p->max))
 		add(o, p->min, sl_arena_printf(o->a, "min must be strictly less than max"),
 		    "min %s of '%s' is not less than max %s", p->min->text, p->path, p->max->text);
 	if (p->values && p->probabilities && p->values->kind == SL_NODE_SEQ &&
@@ -623,7 +357,7 @@ static void check_extra(struct out *o, const struct sl_param *p)
 			double sum = 0;
 			bool nums = true;
 			for (size_t i = 0; i < p->probabilities->n; i++) {
-				nums = nums && is_number(p->probabilities->items[i]);
+				nums = nums && sl_form_is_number(p->probabilities->items[i]);
 				sum += p->probabilities->items[i]->value.f;
 			}
 			/* np.isclose(sum, 1.0): |sum - 1| <= 1e-8 + 1e-5 * 1 */
@@ -635,7 +369,7 @@ static void check_extra(struct out *o, const struct sl_param *p)
 
 static void check_param(struct out *o, const struct sl_param *p)
 {
-	if (!name_ok(p->key))
+	if (!sl_form_name_ok(p->key))
 		add(o, p->key, "names start with a letter or '_' and hold letters, digits, '_', '.', '-'",
 		    "parameter name %s is not allowed", show(o->a, p->key));
 	if (p->dist == SL_DIST_NONE && !p->is_dict) {
@@ -644,10 +378,10 @@ static void check_param(struct out *o, const struct sl_param *p)
 	}
 	if (p->is_dict) {
 		/* a dict parameter only takes 'parameters' (its children are checked on their own) */
-		if (!form_ok(&forms[NFORMS - 1], p->node)) {
+		if (!sl_form_ok(&sl_sweep_forms[sl_sweep_nforms - 1], p->node)) {
 			size_t before = o->n;
-			struct extra_ctx ec = {.o = o, .f = &forms[NFORMS - 1], .p = p, .what = "a nested"};
-			each_key(p->node, report_extra, &ec, 0);
+			struct extra_ctx ec = {.o = o, .f = &sl_sweep_forms[sl_sweep_nforms - 1], .p = p, .what = "a nested"};
+			sl_form_each_key(p->node, report_extra, &ec, 0);
 			if (p->parameters->n == 0)
 				add(o, p->parameters, NULL, "'parameters' of '%s' is empty", p->path);
 			(void)before;
@@ -747,7 +481,7 @@ static void check_metric(struct out *o, const struct sl_node *m, const char *wha
 	static const char *const goals[] = {"minimize", "maximize"};
 	want_enum(o, sl_map_get(m, "goal"), sl_arena_printf(o->a, "%s goal", what), goals, 2, true);
 	const struct sl_node *t = sl_map_get(m, "target");
-	if (t && !is_number(t))
+	if (t && !sl_form_is_number(t))
 		wrong_type(o, sl_arena_printf(o->a, "%s target", what), t, "a number");
 	static const char *const imputes[] = {"latest", "best", "worst"};
 	want_enum(o, sl_map_get(m, "impute"), sl_arena_printf(o->a, "%s impute", what), imputes, 3, true);
@@ -793,9 +527,9 @@ static void check_early_terminate(struct out *o, const struct sl_node *e)
 		wrong_type(o, "early_terminate min_iter", min_iter, "an integer");
 	else if (min_iter && min_iter->value.f < 1)
 		add(o, min_iter, NULL, "early_terminate min_iter must be at least 1, not %s", min_iter->text);
-	if (sv && !is_number(sv))
+	if (sv && !sl_form_is_number(sv))
 		wrong_type(o, "early_terminate s", sv, "a number");
-	if (eta && !is_number(eta))
+	if (eta && !sl_form_is_number(eta))
 		wrong_type(o, "early_terminate eta", eta, "a number");
 	else if (eta && eta->value.f <= 1)
 		add(o, eta, NULL, "early_terminate eta must be greater than 1, not %s", eta->text);
@@ -856,7 +590,7 @@ size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl
 	if (!s->is_sweep || !root)
 		return 0;
 	struct top_ctx tc = {.o = &o, .s = s};
-	each_key(root, top_key, &tc, 0);
+	sl_form_each_key(root, top_key, &tc, 0);
 
 	static const char *const strings[] = {"apiVersion", "description", "program", "job",
 					      "image_uri",  "entity",      "project", "name"};
