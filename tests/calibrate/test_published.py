@@ -29,7 +29,7 @@ class ReadRowTest(unittest.TestCase):
     def test_plain_full(self):
         r = published.read_row(raw())
         self.assertIsNone(r.reason)
-        self.assertEqual(r.metric, "torch_peak")
+        self.assertEqual(r.metric, "nvml_used")
         self.assertIn("model=meta-llama/Llama-2-7b-hf", r.roles)
         self.assertIn("batch_size=4", r.roles)
         self.assertIn("gradient_checkpointing=true", r.roles)
@@ -144,6 +144,10 @@ class ReadRowTest(unittest.TestCase):
         self.assertEqual(m(metric="nvml_used (read from nvidia-smi / screenshot)"), "nvml_used")
         self.assertEqual(m(metric="unspecified (W&B system GPU memory, nvml-like)"), "nvml_used")
         self.assertEqual(m(metric="torch_max_reserved"), "torch_reserved")
+        # a figure the source does not say how it read: whole device unless it names torch's statistics
+        self.assertEqual(m(metric="unspecified"), "nvml_used")
+        self.assertEqual(m(metric="unspecified (VRAM)"), "nvml_used")
+        self.assertEqual(m(metric="unspecified (torchtune peak active/alloc/reserved, GiB)"), "torch_peak")
 
 
 def fake_runner(total_mib, ctx_mib=500, slack_mib=100, weights_mib=2000):
@@ -180,7 +184,7 @@ class ScoreTest(unittest.TestCase):
         return path
 
     def test_errors_by_metric_and_summary(self):
-        rows = [raw(id="a", value_mib="9000"),                                   # torch_peak: 10500-500
+        rows = [raw(id="a", value_mib="9000", metric="unspecified (torchtune peak)"),  # torch_peak: 10500-500
                 raw(id="b", value_mib="9400", metric="torch_peak_active"),       # allocated: -slack
                 raw(id="c", value_mib="10500", metric="nvml_used"),              # whole device
                 raw(id="d", method="adalora"),                                   # left out
@@ -214,8 +218,8 @@ class ScoreTest(unittest.TestCase):
         text = out.getvalue()
         self.assertEqual(rc, 1)
         self.assertIn("FAIL: expressible 75.0% < 80.0%", text)
-        self.assertIn("FAIL: median |error| 100.0%", text)
-        self.assertIn("FAIL: method full biased +100.0%", text)
+        self.assertIn("FAIL: median |error| 110.0%", text)  # unspecified: the whole device, 10500 vs 5000
+        self.assertIn("FAIL: method full biased +110.0%", text)
         self.assertIn("d: peft_method", text)
 
     def test_bad_header_is_usage_error(self):
