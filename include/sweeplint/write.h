@@ -26,7 +26,19 @@ enum sl_write_step {
 	SL_WRITE_MODE,        /* the replaced file's mode could not be given to the new one */
 	SL_WRITE_RENAME,      /* the rename over the target failed */
 	SL_WRITE_CHANGED,     /* the target no longer holds the bytes it was read with */
+	SL_WRITE_READONLY,    /* the target has no write permission for this user (SL_WRITE_FORCE replaces it) */
+	SL_WRITE_LINKED,      /* the target has other hard links (SL_WRITE_FORCE breaks them) */
+	SL_WRITE_XATTR,       /* an extended attribute of the target could not be given to the new file */
+	SL_WRITE_OPEN,        /* a device or FIFO target could not be opened (ENXIO: a FIFO with no reader) */
 	SL_WRITE__COUNT
+};
+
+/* Flags of sl_write_atomic (a bool true is SL_WRITE_MUST_EXIST). */
+enum {
+	SL_WRITE_MUST_EXIST = 1, /* refuse to create the target (--in-place) */
+	SL_WRITE_FORCE = 2,      /* replace a read-only or hard-linked target (the other links keep the old bytes) */
+	SL_WRITE_DEVICE = 4,     /* a character device or FIFO (also through a link: /dev/null, /dev/stdout) is
+				    written directly, without a temporary file */
 };
 
 struct sl_write_error {
@@ -37,12 +49,18 @@ struct sl_write_error {
 /*
  * Replace (or create) path with data[0..len), atomically. An existing
  * target must be a regular file (a symbolic link is refused, not followed:
- * the link would be replaced by a file); its permission bits are kept. A new
- * file gets 0666 less the umask. must_exist refuses to create one (for
- * --in-place). Returns 0, or -SL_EIO with *err filled in; the target is
- * untouched then.
+ * the link would be replaced by a file), writable by this user and with no
+ * other hard link (both unless SL_WRITE_FORCE). The new file keeps its
+ * permission bits (the temporary file is created with them, never wider),
+ * its owner and group when allowed (setuid/setgid only when both are kept:
+ * chown first, then chmod) and its extended attributes (ACLs, SELinux
+ * labels, user.*): one that cannot be copied fails the write. A new file
+ * gets 0666 less the umask. While the temporary file exists, SIGTERM,
+ * SIGINT, SIGHUP and SIGQUIT remove it before the process dies (the one
+ * piece of global state: what the handler needs). Returns 0, or -SL_EIO
+ * with *err filled in; the target is untouched then.
  */
-int sl_write_atomic(const char *path, const void *data, size_t len, bool must_exist, struct sl_write_error *err);
+int sl_write_atomic(const char *path, const void *data, size_t len, unsigned flags, struct sl_write_error *err);
 
 /*
  * The same, when the target must still hold expect[0..expect_len) — the
@@ -50,7 +68,7 @@ int sl_write_atomic(const char *path, const void *data, size_t len, bool must_ex
  * changed since (an editor, a second sweeplint) is not overwritten; the step
  * is SL_WRITE_CHANGED then. expect NULL skips the comparison.
  */
-int sl_write_atomic_if(const char *path, const void *data, size_t len, bool must_exist, const void *expect,
+int sl_write_atomic_if(const char *path, const void *data, size_t len, unsigned flags, const void *expect,
 		       size_t expect_len, struct sl_write_error *err);
 
 /* "creating a temporary file", "writing", ... (what the step was doing). */

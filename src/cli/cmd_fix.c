@@ -17,19 +17,21 @@
 #include "opts.h"
 #include "rewrite_cli.h"
 #include "sweeplint/run.h"
+#include "sweeplint/write.h"
 
-enum { OPT_DIFF = 512, OPT_IN_PLACE };
+enum { OPT_DIFF = 512, OPT_IN_PLACE, OPT_FORCE };
 
 struct fix_ctx {
 	struct sl_run *run;
 	const char *output;
-	bool in_place, diff, quiet;
+	bool in_place, diff, quiet, force;
 	const char *config_file;
 };
 
 static const struct sl_opt fix_opts[] = {
 	{"output", 'o', true, "OUT", "write the result to OUT ('-': standard output, the default)"},
-	{"in-place", 'i', false, NULL, "replace FILE (atomically; its mode is kept)"},
+	{"in-place", 'i', false, NULL, "replace FILE (atomically; its mode, owner and extended attributes are kept)"},
+	{"force", OPT_FORCE, false, NULL, "with --in-place or -o: replace a read-only or hard-linked file too"},
 	{"diff", OPT_DIFF, false, NULL, "print a unified diff instead of the result"},
 	{"quiet", 'q', false, NULL, "say nothing on standard error unless something fails"},
 	{"config-file", RW_OPT_CONFIG_FILE, true, "FILE", "project config instead of the nearest .sweeplint.yaml"},
@@ -49,6 +51,9 @@ static int fix_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
 		return 0;
 	case OPT_DIFF:
 		c->diff = true;
+		return 0;
+	case OPT_FORCE:
+		c->force = true;
 		return 0;
 	case 'q':
 		c->quiet = true;
@@ -262,11 +267,12 @@ int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 		if (!o.nsplices) {
 			if (!c->quiet)
 				fprintf(err, "%s: unchanged\n", j.shown);
-		} else if (rw_write(&j, j.path, o.text.buf, o.text.len, true) != 0) {
+		} else if (rw_write(&j, j.path, o.text.buf, o.text.len, SL_WRITE_MUST_EXIST | (c->force ? SL_WRITE_FORCE : 0u)) !=
+			   0) {
 			status = SL_EXIT_USAGE;
 		}
 	} else if (c->output && strcmp(c->output, "-") != 0) {
-		if (rw_write(&j, c->output, o.text.buf, o.text.len, false) != 0)
+		if (rw_write(&j, c->output, o.text.buf, o.text.len, SL_WRITE_DEVICE | (c->force ? SL_WRITE_FORCE : 0u)) != 0)
 			status = SL_EXIT_USAGE;
 	} else {
 		fwrite(o.text.buf, 1, o.text.len, cli->out);

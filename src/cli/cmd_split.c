@@ -25,6 +25,7 @@
 #include "sweeplint/run.h"
 #include "sweeplint/split.h"
 #include "sweeplint/trainer.h"
+#include "sweeplint/write.h"
 
 enum { OPT_BY = 512, OPT_ONLY, OPT_EXACT, OPT_DRY_RUN, OPT_FORCE };
 
@@ -392,7 +393,8 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 		struct piece *pc = &pieces[k];
 		if (to_stdout)
 			fwrite(pc->out.text.buf, 1, pc->out.text.len, cli->out);
-		else if (!c->dry_run && rw_write(&j, pc->path, pc->out.text.buf, pc->out.text.len, false) != 0) {
+		else if (!c->dry_run && rw_write(&j, pc->path, pc->out.text.buf, pc->out.text.len,
+								c->force ? SL_WRITE_FORCE : 0u) != 0) {
 			status = SL_EXIT_USAGE;
 			break;
 		}

@@ -75,8 +75,11 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 int rw_render_text(struct rw_job *j, const struct sl_box *b, const char *name, uint64_t run_cap, bool no_oom,
 		   struct rw_output *o, const char **why);
 
-/* Write text to path atomically (must_exist: --in-place). Returns 0, or 2 after printing why. */
-int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, bool must_exist);
+/*
+ * Write text to path atomically; flags as sl_write_atomic's (SL_WRITE_MUST_EXIST: --in-place,
+ * SL_WRITE_FORCE: --force, SL_WRITE_DEVICE: fix -o). Returns 0, or 2 after printing why.
+ */
+int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, unsigned flags);
 
 /*
  * The input of this job that path is (the same file: device and inode): the

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -110,6 +111,98 @@ def main():
         p = run(["split", "--by", "model", *GPU, "-o", notdir, f])
         check("split -o onto a file that is not a folder: exit 2", p.returncode == 2 and
               os.path.getsize(notdir) == 0, f"exit {p.returncode}")
+
+        # issue 15, surprising behaviours: what --in-place keeps, what it refuses, what a signal leaves
+        d, f = fresh("readonly-file")
+        os.chmod(f, 0o444)
+        p = run(["fix", *GPU, "--in-place", f])
+        check("fix --in-place on a read-only (0444) file: refused (exit 2), file intact, like an editor",
+              p.returncode == 2 and b"read-only" in p.stderr and b"--force" in p.stderr and
+              open(f, "rb").read() == original and os.listdir(d) == ["grid.yaml"], f"exit {p.returncode} {p.stderr!r}")
+        p = run(["fix", *GPU, "--in-place", "--force", f])
+        check("fix --in-place --force on a read-only file: replaced, still 0444",
+              p.returncode in (0, 1) and open(f, "rb").read() != original and
+              os.stat(f).st_mode & 0o7777 == 0o444, f"exit {p.returncode} {p.stderr!r}")
+
+        d, f = fresh("hardlink")
+        other = os.path.join(d, "other.yaml")
+        os.link(f, other)
+        p = run(["fix", *GPU, "--in-place", f])
+        check("fix --in-place on a file with another hard link: refused (exit 2), both names intact",
+              p.returncode == 2 and b"hard link" in p.stderr and open(f, "rb").read() == original and
+              os.stat(f).st_ino == os.stat(other).st_ino, f"exit {p.returncode} {p.stderr!r}")
+        p = run(["fix", *GPU, "--in-place", "--force", f])
+        check("fix --in-place --force on a hard-linked file: this name replaced, the other keeps the old bytes",
+              p.returncode in (0, 1) and open(f, "rb").read() != original and open(other, "rb").read() == original,
+              f"exit {p.returncode} {p.stderr!r}")
+
+        d, f = fresh("modes")
+        os.chmod(f, 0o6750)
+        xattr = True
+        try:
+            os.setxattr(f, "user.sweeplint-test", b"kept")
+        except OSError:
+            xattr = False
+        p = run(["fix", *GPU, "--in-place", f])
+        st = os.stat(f)
+        check("fix --in-place keeps setuid/setgid (owner kept: chown before chmod) and the mode",
+              p.returncode in (0, 1) and open(f, "rb").read() != original and st.st_mode & 0o7777 == 0o6750,
+              f"exit {p.returncode}, mode {oct(st.st_mode)}")
+        if xattr:
+            check("fix --in-place keeps extended attributes (user.*)",
+                  "user.sweeplint-test" in os.listxattr(f) and os.getxattr(f, "user.sweeplint-test") == b"kept",
+                  f"{os.listxattr(f)}")
+        else:
+            check("fix --in-place keeps extended attributes", True, skip="no user xattrs on this file system")
+
+        d, f = fresh("devnull")
+        p = run(["fix", *GPU, "-o", "/dev/null", f])
+        check("fix -o /dev/null writes to the device (like other tools), input intact",
+              p.returncode in (0, 1) and open(f, "rb").read() == original and os.path.exists("/dev/null") and
+              not os.path.isfile("/dev/null"), f"exit {p.returncode} {p.stderr!r}")
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        p = run(["fix", *GPU, "-o", fifo, f])
+        check("fix -o FIFO with no reader: exit 2 at once (never blocks), FIFO left",
+              p.returncode == 2 and b"error" in p.stderr and os.path.exists(fifo), f"exit {p.returncode} {p.stderr!r}")
+
+        # a process stopped inside the write (strace delays one system call), then signalled or inspected
+        strace = shutil.which("strace")
+
+        def stalled(args, syscall, cwd, act):
+            """Run sweeplint under strace with syscall delayed 3 s; act(pid, tmpname) while it waits."""
+            sp = subprocess.Popen(["strace", "-f", "-o", "/dev/null", "-e", f"inject={syscall}:delay_enter=3000000",
+                                   binary] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+            tmpname = None
+            for _ in range(200):
+                time.sleep(0.05)
+                names = [n for n in os.listdir(cwd) if n.endswith(".tmp")]
+                if names:
+                    tmpname = names[0]
+                    break
+            kids = subprocess.run(["pgrep", "-P", str(sp.pid)], capture_output=True, text=True).stdout.split()
+            seen = act(int(kids[0]), tmpname) if kids and tmpname else None
+            sp.communicate(timeout=60)
+            return sp.returncode, tmpname, seen
+
+        ptrace_ok = strace and subprocess.run(["strace", "-o", "/dev/null", "true"], capture_output=True).returncode == 0
+        if not ptrace_ok:
+            check("SIGTERM while fix --in-place writes", True, skip="strace missing or ptrace not allowed")
+            check("the temporary file has the final mode from the start", True, skip="strace missing or not allowed")
+        else:
+            d, f = fresh("sigterm")
+            rc, tmpname, _ = stalled(["fix", "-q", *GPU, "--in-place", "grid.yaml"], "fsync", d,
+                                     lambda pid, t: os.kill(pid, signal.SIGTERM))
+            check("SIGTERM while fix --in-place writes: the process dies, no .NAME.XXXX.tmp left, original intact",
+                  tmpname is not None and rc == -signal.SIGTERM and os.listdir(d) == ["grid.yaml"] and
+                  open(f, "rb").read() == original, f"tmp {tmpname}, exit {rc}, files {os.listdir(d)}")
+            d, f = fresh("tmpmode")
+            os.chmod(f, 0o600)
+            rc, tmpname, mode = stalled(["fix", "-q", *GPU, "--in-place", "grid.yaml"], "write", d,
+                                        lambda pid, t: os.stat(os.path.join(d, t)).st_mode & 0o7777)
+            check("the temporary file is created with the final mode (0600), not 0666 less the umask",
+                  tmpname is not None and mode == 0o600 and rc in (0, 1) and os.stat(f).st_mode & 0o7777 == 0o600,
+                  f"tmp {tmpname}, mode {oct(mode) if mode is not None else None}, exit {rc}")
 
     check("fix --in-place when the file changed on disk since it was read", True,
           skip="needs a hook between read and rename in src/rewrite/write.c (none yet)")
