@@ -5,7 +5,9 @@
  * the axes is evaluated, multiplied by the count of the other combinations,
  * and never materialised. Each axis value collects how many combinations it
  * takes part in fit, run out of memory or are unknown, and its worst case.
- * Everything lives in the run arena.
+ * Everything lives in the run arena. Implemented in src/enumerate/ (eval.c
+ * drives axes.c, cells.c and tally.c; combo.c, fix.c and names.c read the
+ * result; provenance.c, workload.c, walk.c).
  */
 #ifndef SWEEPLINT_EVAL_H
 #define SWEEPLINT_EVAL_H

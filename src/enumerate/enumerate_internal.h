@@ -1,8 +1,10 @@
 /*
  * enumerate_internal: what the files of the enumerate stage share — eval.c
- * (axes, cells, counts, blame, fixes), provenance.c (where a setting comes
- * from, stated vs assumed), workload.c (the mode when no key states it),
- * walk.c. Results live in the run arena like everything in eval.h.
+ * (the driver), axes.c (keys -> axes), cells.c (the evaluation bound, the
+ * product of the axes evaluated), combo.c (one combination), tally.c
+ * (counts, blame), fix.c, names.c, provenance.c (where a setting comes from,
+ * stated vs assumed), workload.c (the mode when no key states it), walk.c.
+ * Results live in the run arena like everything in eval.h.
  */
 #ifndef SWEEPLINT_ENUMERATE_INTERNAL_H
 #define SWEEPLINT_ENUMERATE_INTERNAL_H
@@ -11,7 +13,7 @@
 
 #include "sweeplint/memory.h"
 
-/* provenance.c, for eval.c: the length a model bounds (its maximum when at most the default seq_len; else 0). */
+/* provenance.c, for combo.c: the length a model bounds (its maximum when at most the default seq_len; else 0). */
 struct sl_model;
 struct sl_eval;
 struct sl_arena;
@@ -25,5 +27,38 @@ enum sl_mode sl_workload_infer(struct sl_arena *a, const struct sl_workload *w, 
 			       const char **why);
 /* Fill ev->stated and ev->assumed once the counts are made. */
 void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev);
+
+struct sl_eval_opts;
+struct sl_scalar_resolver;
+struct sl_key_rule;
+/* The state of one sl_eval_run while its axes are built and evaluated (eval.c owns it, on its stack). */
+struct sl_eval_builder {
+	struct sl_arena *a;
+	struct sl_eval *ev;
+	const struct sl_eval_opts *o;
+	struct sl_diags *diags;
+	const struct sl_scalar_resolver *res;
+	size_t cap_axes, cap_notes;
+	unsigned ds_depth;
+	const struct sl_key_rule **limited;  /* patterns that hit their match limit, reported once each */
+	size_t nlimited, cap_limited;
+};
+
+/* axes.c: the axes of the sweep (configs, command, parameters, --set, shape); < 0 with *why on a bad --set. */
+int sl_eval_build_axes(struct sl_eval_builder *B, const char **why);
+/* axes.c: a note on a key (role -1: none) — where it came from and what it did. */
+void sl_eval_add_note(struct sl_eval_builder *B, const char *key, const char *where, int role, const char *detail);
+/* combo.c: the cell of a combination (held axes count nothing). */
+uint64_t sl_eval_cell_index(const struct sl_eval *ev, const uint32_t *idx);
+/* cells.c: the product of the axes' value counts, saturating at UINT64_MAX. */
+uint64_t sl_eval_axes_product(const struct sl_eval *ev);
+/* cells.c: the combinations this sweep's axes may make (SL_EVAL_MAX_WORK / axes, clamped). */
+uint64_t sl_eval_bound(const struct sl_eval *ev);
+/* cells.c: cut the largest numeric axes to their bounds until the product fits limit (else too_many). */
+void sl_eval_limit_axes(struct sl_eval_builder *B, uint64_t limit);
+/* cells.c: evaluate every cell, with per-value statistics and the plain counts. */
+void sl_eval_enumerate(struct sl_eval_builder *B);
+/* tally.c: weighted counts and blame over the cells. */
+void sl_eval_tally(struct sl_eval_builder *B);
 
 #endif

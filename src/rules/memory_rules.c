@@ -42,7 +42,7 @@ struct sl_diag *sl_memrule_emit(struct sl_check *cx, const struct sl_eval_axis *
 /*
  * What was evaluated, when axes are evaluated at their bounds: the counts are
  * of the whole grid, and a combination between the bounds is known only where
- * the bounds agree (eval.c tally_block; the summary counts the same way).
+ * the bounds agree (src/enumerate/tally.c tally_block; the summary counts the same way).
  */
 static const char *bounds_said(struct sl_arena *a, const struct sl_eval *ev)
 {

@@ -1,6 +1,6 @@
 /*
  * oom: values whose combinations need more device memory than the GPU has.
- * One finding per value the OOM combinations are blamed on (eval.c), with
+ * One finding per value the OOM combinations are blamed on (src/enumerate/tally.c), with
  * the counts, the worst combination, its peak against the usable memory and
  * the computed fix.
  */

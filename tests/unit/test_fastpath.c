@@ -5,7 +5,7 @@
  *   lengths, its per-length cache hit and missed) against a fresh
  *   sl_estimate, breakdown byte for byte, over random settings;
  * - the estimator's rounding against llround;
- * - sl_eval_run's incremental enumeration (static axes outermost, plans per
+ * - sl_eval_run's incremental enumeration (src/enumerate/cells.c: static axes outermost, plans per
  *   static combination, per-length terms cached) against sl_eval_estimate
  *   combination by combination in axis order, over random sweeps with
  *   trainer configs and --set fixes: every verdict and peak step, the

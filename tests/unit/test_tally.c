@@ -1,6 +1,6 @@
 /*
  * test_tally: the counts of an evaluation whose axes are cut to their bounds
- * (src/enumerate/eval.c tally) read one set, so that a finding's count and
+ * (src/enumerate/tally.c) read one set, so that a finding's count and
  * the summary agree (issue 15, item 7: a finding said a bound value runs out
  * of memory in 3.8 M combinations while the summary said 0 oom).
  *

@@ -1,0 +1,586 @@
+/*
+ * axes: a sweep's keys become memory axes. Trainer configs (and DeepSpeed
+ * configs they name), the command's options before and after ${args}, the
+ * sweep's parameters (a huge or continuous range as its two bounds) and
+ * --set, each key given a role by the key map; what overrides what; a model
+ * built from a swept shape. Every key read leaves a note (sl_eval_note):
+ * where it came from and what it did.
+ */
+#include "sweeplint/eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sweeplint/arena.h"
+
+#include "sweeplint/path.h"
+
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+#include "enumerate_internal.h"
+
+#define MAX_AXIS_VALUES 4096 /* a longer integer range on a memory axis is evaluated at its bounds */
+
+static void note_rule(struct sl_eval_builder *B, const char *key, const char *where, const struct sl_key_rule *rule,
+		      int role, const char *detail)
+{
+	struct sl_eval *ev = B->ev;
+	if (ev->nnotes == B->cap_notes) {
+		size_t cap = B->cap_notes ? B->cap_notes * 2 : 32;
+		ev->notes = sl_arena_grow(B->a, ev->notes, ev->nnotes, cap, sizeof *ev->notes);
+		B->cap_notes = cap;
+	}
+	ev->notes[ev->nnotes++] = (struct sl_eval_note){.key = key, .where = where, .role = role, .detail = detail, .rule = rule};
+}
+
+void sl_eval_add_note(struct sl_eval_builder *B, const char *key, const char *where, int role, const char *detail)
+{
+	note_rule(B, key, where, NULL, role, detail);
+}
+
+/* A value read from a config or the command that cannot be used: a note that rules report at its place. */
+static void note_rejected(struct sl_eval_builder *B, const char *key, const char *where, const struct sl_key_rule *rule,
+			  const struct sl_eval_value *v, const struct sl_source *src)
+{
+	note_rule(B, key, where, rule, (int)rule->role, v->why);
+	struct sl_eval_note *n = &B->ev->notes[B->ev->nnotes - 1];
+	n->rejected = v->node;
+	n->src = src;
+	n->span = v->span;
+}
+
+static struct sl_eval_axis *new_axis(struct sl_eval_builder *B, enum sl_axis_origin origin, const char *key,
+				     enum sl_role role, const struct sl_key_rule *rule, const struct sl_source *src,
+				     size_t nvalues)
+{
+	struct sl_eval *ev = B->ev;
+	if (ev->naxes == B->cap_axes) {
+		size_t cap = B->cap_axes ? B->cap_axes * 2 : 16;
+		ev->axes = sl_arena_grow(B->a, ev->axes, ev->naxes, cap, sizeof *ev->axes);
+		B->cap_axes = cap;
+	}
+	struct sl_eval_axis *ax = &ev->axes[ev->naxes++];
+	memset(ax, 0, sizeof *ax);
+	ax->origin = origin;
+	ax->key = key;
+	ax->role = role;
+	ax->rule = rule;
+	ax->src = src;
+	ax->values = sl_arena_array(B->a, nvalues ? nvalues : 1, sizeof *ax->values);
+	ax->n = 0;
+	if (role == SL_ROLE_MODEL)
+		ev->has_model = true;
+	return ax;
+}
+
+/* The project's models (.sweeplint.yaml models:) first, then sl_model_resolve's order. */
+static const struct sl_model *resolve_model(struct sl_eval_builder *B, const char *name)
+{
+	const char *alias = NULL;
+	for (size_t i = 0; i < B->o->nmodel_aliases; i++)
+		if (strcasecmp(name, B->o->model_aliases[i].name) == 0) {
+			alias = name;
+			name = B->o->model_aliases[i].target;
+			break;
+		}
+	struct sl_resolve_opts ro = {.hf_cache = B->o->hf_cache, .base_dir = B->o->base_dir, .hub = B->o->hub};
+	const struct sl_model *m = sl_model_resolve(B->a, B->o->cat, name, &ro, B->diags);
+	if (m && alias) {
+		struct sl_model *p = sl_arena_alloc(B->a, sizeof *p);
+		*p = *m;
+		p->resolved_note = sl_arena_printf(B->a, "the project's model '%s' stands for '%s' (%s)", alias, name,
+						   m->resolved_by);
+		p->resolved_by = "project";
+		return p;
+	}
+	return m;
+}
+
+/* Fill value v of role r from a node (or text) and parse it. */
+static void fill_value(struct sl_eval_builder *B, struct sl_eval_value *v, enum sl_role r, const struct sl_key_rule *rule,
+		       const struct sl_node *node, const char *text, const struct sl_value *typed)
+{
+	v->node = node;
+	if (node)
+		v->span = node->span;
+	v->text = node && node->kind == SL_NODE_SCALAR ? node->text : text ? text : "";
+	v->rv = sl_arena_alloc(B->a, sizeof *v->rv);
+	v->nrv = 1;
+	const char *why = NULL;
+	int rc = node ? sl_role_value_from_node(B->a, r, rule, node, v->rv, &why)
+		      : sl_role_value_from_text(B->a, r, rule, text, typed, v->rv, &why);
+	v->ok = rc == 0;
+	v->why = why;
+	v->best = UINT64_MAX;
+	if (v->ok && r == SL_ROLE_MODEL)
+		v->model = resolve_model(B, v->rv->s);
+}
+
+static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t);
+
+/*
+ * The key map's rule for key; a pattern that hits PCRE2's match or depth
+ * limit is a `config` error at the key (once per pattern and file), never a
+ * silent "no match". NULL: no rule (the key is not memory-relevant).
+ */
+static const struct sl_key_rule *match_key(struct sl_eval_builder *B, const char *key, const struct sl_source *src,
+					   const struct sl_node *at)
+{
+	const struct sl_key_rule *limited;
+	const struct sl_key_rule *rule = sl_keymap_match_limited(B->o->keys, key, strlen(key), &limited);
+	if (!limited)
+		return rule;
+	for (size_t i = 0; i < B->nlimited; i++)
+		if (B->limited[i] == limited)
+			return NULL;
+	B->limited = sl_arena_reserve(B->a, B->limited, B->nlimited, &B->cap_limited, B->nlimited + 1,
+				      sizeof *B->limited);
+	B->limited[B->nlimited++] = limited;
+	if (B->diags && src)
+		sl_diags_add(B->diags, "config", SL_SEV_ERROR, src, at ? at->span : (struct sl_span){.line = 1, .col = 1},
+			     "key pattern '%s' (%s) passes PCRE2's match limit (%d steps) on '%s': sweeplint cannot tell "
+			     "which role this key has, so it and every later key the pattern reaches get none",
+			     sl_term_safe(B->a, limited->pattern), sl_term_safe(B->a, limited->origin),
+			     SL_KEYMAP_MATCH_LIMIT, sl_term_safe(B->a, key));
+	sl_eval_add_note(B, key, "key map", -1, "a key pattern passed its match limit: no role");
+	return NULL;
+}
+
+/* A deepspeed: path value becomes the role values of that config. */
+static void expand_deepspeed(struct sl_eval_builder *B, const char *path, const char *dir)
+{
+	if (B->ds_depth > 2)
+		return;
+	struct sl_trainer *ds = NULL;
+	if (sl_trainer_load(B->a, path, dir, B->res, B->diags, &ds) == 0) {
+		B->ds_depth++;
+		add_entries_of(B, ds);
+		B->ds_depth--;
+	}
+}
+
+/* One config entry: an axis, or a note saying why it is not one. */
+static void add_entry(struct sl_eval_builder *B, const struct sl_trainer *t, const struct sl_cfg_entry *e, const char *where)
+{
+	const struct sl_key_rule *rule = match_key(B, e->key, t->src, e->node);
+	if (!rule) {
+		/* a program's other literals (output_dir, seed ...) are not worth a note each */
+		if (!e->how)
+			sl_eval_add_note(B, e->key, where, -1, "not memory-relevant: no pattern of the key map matches");
+		return;
+	}
+	if (e->is_auto) {
+		sl_eval_add_note(B, e->key, where, (int)rule->role, "\"auto\": filled from the trainer's arguments");
+		return;
+	}
+	/* DeepSpeed's train_batch_size is global (world × micro × accumulation) */
+	if (t->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) {
+		sl_eval_add_note(B, e->key, where, -1, "global batch in a DeepSpeed config: not a per-device setting");
+		return;
+	}
+	if (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL) {
+		sl_eval_add_note(B, e->key, where, (int)rule->role, "empty: not set");
+		return;
+	}
+	struct sl_eval_value tmp = {0};
+	fill_value(B, &tmp, rule->role, rule, e->node, NULL, NULL);
+	if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
+		/* a program's default the memory model cannot use (max_len -1 meaning "no limit") is no finding */
+		if (e->how)
+			note_rule(B, e->key, where, rule, (int)rule->role, sl_arena_printf(B->a, "not used: %s", tmp.why));
+		else
+			note_rejected(B, e->key, where, rule, &tmp, t->src);
+		return;
+	}
+	if (rule->role == SL_ROLE_DEEPSPEED) {
+		sl_eval_add_note(B, e->key, where, (int)rule->role, tmp.rv->s);
+		expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path));
+		return;
+	}
+	/* a literal read from the program's code (or a config it loads) is the program's setting */
+	struct sl_eval_axis *ax = new_axis(B, e->how ? SL_AXIS_PROGRAM : SL_AXIS_CONFIG, e->key, rule->role, rule,
+					   t->src, 1);
+	ax->values[0] = tmp;
+	ax->n = 1;
+	/* a program's list literal is shown as written (["q_proj", "v_proj"]) */
+	note_rule(B, e->key, where, rule, (int)rule->role, e->how && e->node->text ? e->node->text : tmp.text);
+	B->ev->notes[B->ev->nnotes - 1].axis = B->ev->naxes;
+}
+
+static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t)
+{
+	const char *config_where = sl_arena_printf(B->a, "config %s", t->src->display);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct sl_cfg_entry *e = &t->entries[i];
+		/* a program's literal: its file:line, and how it was read (kept on its notes) */
+		const char *where = e->how ? sl_arena_printf(B->a, "%s:%u", t->src->display, e->node->span.line)
+					   : config_where;
+		size_t first = B->ev->nnotes;
+		add_entry(B, t, e, where);
+		for (size_t k = first; k < B->ev->nnotes; k++)
+			if (!B->ev->notes[k].how)
+				B->ev->notes[k].how = e->how;
+	}
+}
+
+/* A program's setting that a later axis of the same role replaces, as at run time: say which. */
+static void mark_overridden(struct sl_eval_builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	for (size_t i = 0; i < ev->nnotes; i++) {
+		struct sl_eval_note *n = &ev->notes[i];
+		if (!n->how || !n->axis)
+			continue;
+		const struct sl_eval_axis *mine = &ev->axes[n->axis - 1];
+		for (size_t k = ev->naxes; k-- > n->axis;) {
+			const struct sl_eval_axis *ax = &ev->axes[k];
+			if (ax->role != mine->role || !ax->n)
+				continue;
+			bool in_file = (ax->origin == SL_AXIS_CONFIG || ax->origin == SL_AXIS_PROGRAM) && ax->src;
+			n->overridden_by = sl_arena_printf(B->a, "%s (%s)", ax->key,
+							   in_file ? ax->src->display : sl_axis_origin_name(ax->origin));
+			break;
+		}
+	}
+}
+
+static bool after_args(const struct sl_sweep *sw, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (sw->cmd[j].kind >= SL_CMD_ARGS && sw->cmd[j].kind <= SL_CMD_ARGS_JSON_FILE)
+			return true;
+	return false;
+}
+
+static void add_command_options(struct sl_eval_builder *B, bool late)
+{
+	const struct sl_sweep *sw = B->ev->sweep;
+	for (size_t i = 0; i < sw->ncmd; i++) {
+		const struct sl_cmd_item *c = &sw->cmd[i];
+		if (c->kind != SL_CMD_OPTION || c->value_is_macro || !c->key || after_args(sw, i) != late)
+			continue;
+		const struct sl_key_rule *rule = match_key(B, c->key, sw->doc->src, c->node);
+		if (!rule) {
+			sl_eval_add_note(B, c->key, "command", -1, "not memory-relevant: no pattern of the key map matches");
+			continue;
+		}
+		struct sl_value typed = sl_scalar_resolve(B->res, c->value ? c->value : "", c->value ? strlen(c->value) : 0,
+							  true, NULL, NULL);
+		struct sl_eval_value tmp = {0};
+		fill_value(B, &tmp, rule->role, rule, NULL, c->value, &typed);
+		tmp.node = c->value_node;
+		if (c->value_node)
+			tmp.span = c->value_node->span;
+		if (!tmp.ok && rule->role != SL_ROLE_MODEL) {
+			note_rejected(B, c->key, "command", rule, &tmp, sw->doc->src);
+			continue;
+		}
+		if (rule->role == SL_ROLE_DEEPSPEED) {
+			expand_deepspeed(B, tmp.rv->s, B->o->base_dir);
+			continue;
+		}
+		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_COMMAND, c->key, rule->role, rule, sw->doc->src, 1);
+		ax->values[0] = tmp;
+		ax->n = 1;
+		note_rule(B, c->key, late ? "command (after ${args}: overrides the sweep)" : "command", rule,
+			  (int)rule->role, tmp.text);
+	}
+}
+
+static void add_sweep_params(struct sl_eval_builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	const struct sl_sweep *sw = ev->sweep;
+	ev->others = (struct sl_count){.value = 1};
+	for (size_t i = 0; i < sw->nparams; i++) {
+		const struct sl_param *p = &sw->params[i];
+		if (p->is_dict)
+			continue;
+		struct sl_count cnt = sl_param_grid_count(p);
+		/* a parameter W&B's schema refuses (the schema finding says why) counts as one value, as
+		 * in the grid size: it must not zero the memory counts of the parameters that are valid */
+		if (p->dist == SL_DIST_NONE)
+			cnt = (struct sl_count){.value = 1};
+		bool ignored = false;
+		for (size_t k = 0; k < B->o->nignore_params; k++)
+			ignored |= strcmp(B->o->ignore_params[k], p->path) == 0;
+		if (ignored) {
+			sl_eval_add_note(B, p->path, "sweep", -1, "chooses a Hydra config group option: the option's config is read instead");
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
+		const struct sl_key_rule *rule = match_key(B, p->path, sw->doc->src, p->key);
+		if (!rule) {
+			sl_eval_add_note(B, p->path, "sweep", -1, "not memory-relevant: no pattern of the key map matches");
+			/* memory does not depend on it: it multiplies the counts as W&B's grid counts it */
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
+		enum sl_role r = rule->role;
+		struct sl_eval_axis *ax = NULL;
+		switch (p->dist) {
+		case SL_DIST_CONSTANT:
+			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, 1);
+			fill_value(B, &ax->values[ax->n++], r, rule, p->value, NULL, NULL);
+			break;
+		case SL_DIST_CATEGORICAL:
+		case SL_DIST_CATEGORICAL_W_PROBABILITIES:
+			if (!p->values || p->values->kind != SL_NODE_SEQ || p->values->n == 0)
+				break;
+			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, p->values->n);
+			for (size_t j = 0; j < p->values->n; j++)
+				fill_value(B, &ax->values[ax->n++], r, rule, p->values->items[j], NULL, NULL);
+			break;
+		case SL_DIST_INT_UNIFORM:
+		case SL_DIST_Q_UNIFORM:
+			if (!cnt.infinite && !cnt.saturated && cnt.value > 0 && cnt.value <= MAX_AXIS_VALUES) {
+				ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, (size_t)cnt.value);
+				for (uint64_t j = 0; j < cnt.value; j++) {
+					struct sl_value v;
+					const struct sl_node *vn = NULL;
+					if (!sl_param_grid_value(p, j, &v, &vn))
+						continue;
+					char text[64];
+					if (v.type == SL_V_INT)
+						snprintf(text, sizeof text, "%lld", (long long)v.i);
+					else
+						snprintf(text, sizeof text, "%.17g", v.f);
+					struct sl_eval_value *ev_v = &ax->values[ax->n++];
+					fill_value(B, ev_v, r, rule, NULL, sl_arena_strdup(B->a, text), &v);
+					/* a computed value is reported at the bound it equals, else the key */
+					const struct sl_node *at = j == 0 ? p->min : j + 1 == cnt.value ? p->max : p->key;
+					ev_v->node = at;
+					ev_v->span = at ? at->span : p->key->span;
+				}
+				break;
+			}
+			/* a huge range is evaluated at its bounds */
+			__attribute__((fallthrough));
+		case SL_DIST_UNIFORM:
+		case SL_DIST_LOG_UNIFORM_VALUES:
+		case SL_DIST_INV_LOG_UNIFORM_VALUES:
+		case SL_DIST_Q_LOG_UNIFORM_VALUES:
+			if (!p->min || !p->max || isnan(p->minv) || isnan(p->maxv))
+				break;
+			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, 2);
+			ax->bounds = true;
+			ax->range = cnt;
+			fill_value(B, &ax->values[ax->n++], r, rule, p->min, NULL, NULL);
+			fill_value(B, &ax->values[ax->n++], r, rule, p->max, NULL, NULL);
+			/* a float bound of an integer role reads as its floor for batch sizes and lengths */
+			break;
+		default:
+			break;
+		}
+		if (!ax) {
+			sl_eval_add_note(B, p->path, "sweep", (int)r,
+			     p->dist == SL_DIST_NONE
+				     ? "fails W&B's schema: not evaluated on a memory axis (the memory model keeps its default)"
+				     : sl_arena_printf(B->a, "%s is not evaluated on a memory axis", sl_dist_name(p->dist)));
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
+		ax->param = p;
+		note_rule(B, p->path, "sweep", rule, (int)r,
+			  ax->bounds ? sl_arena_printf(B->a, "%s range, evaluated at its bounds", sl_dist_name(p->dist))
+				     : sl_arena_printf(B->a, "%zu value%s", ax->n, ax->n == 1 ? "" : "s"));
+	}
+}
+
+struct set_ref {
+	const char *s;
+	size_t i;
+};
+
+static int by_key_then_index(const void *p, const void *q)
+{
+	const struct set_ref *a = p, *b = q;
+	size_t la = strcspn(a->s, "="), lb = strcspn(b->s, "=");
+	int c = memcmp(a->s, b->s, la < lb ? la : lb);
+	if (c == 0 && la != lb)
+		c = la < lb ? -1 : 1;
+	return c ? c : (a->i < b->i ? -1 : a->i > b->i);
+}
+
+/*
+ * --set KEY=VALUE fixes, in order; a later --set of the same KEY replaces an
+ * earlier one, so only the last of each KEY becomes an axis (10,000 --set
+ * flags of one key are one axis, not 10,000). Every one was checked by
+ * sl_run_prepare.
+ */
+static int add_sets(struct sl_eval_builder *B, const char **why)
+{
+	size_t ns = B->o->nsets;
+	bool *superseded = sl_arena_array(B->a, ns ? ns : 1, sizeof *superseded);
+	struct set_ref *refs = sl_arena_array(B->a, ns ? ns : 1, sizeof *refs);
+	for (size_t i = 0; i < ns; i++)
+		refs[i] = (struct set_ref){B->o->sets[i], i};
+	qsort(refs, ns, sizeof *refs, by_key_then_index);
+	for (size_t i = 0; i + 1 < ns; i++) {
+		size_t la = strcspn(refs[i].s, "="), lb = strcspn(refs[i + 1].s, "=");
+		superseded[refs[i].i] = la == lb && memcmp(refs[i].s, refs[i + 1].s, la) == 0;
+	}
+	for (size_t i = 0; i < B->o->nsets; i++) {
+		const char *s = B->o->sets[i];
+		const char *eq = strchr(s, '=');
+		if (!eq || eq == s) {
+			*why = sl_arena_printf(B->a, "--set expects KEY=VALUE, not \"%s\"", s);
+			return -SL_EUSAGE;
+		}
+		const char *key = sl_arena_strndup(B->a, s, (size_t)(eq - s));
+		const char *val = eq + 1;
+		int role = sl_role_parse(key);
+		const struct sl_key_rule *rule = NULL;
+		if (role < 0) {
+			const struct sl_key_rule *limited;
+			rule = sl_keymap_match_limited(B->o->keys, key, strlen(key), &limited);
+			if (limited) {
+				*why = sl_arena_printf(B->a, "--set %s: key pattern '%s' passes PCRE2's match limit",
+						       sl_term_safe(B->a, s), sl_term_safe(B->a, limited->pattern));
+				return -SL_EUSAGE;
+			}
+			if (!rule) {
+				*why = sl_arena_printf(B->a,
+						       "--set %s: \"%s\" is neither a role nor a key sweeplint maps to one",
+						       s, key);
+				return -SL_EUSAGE;
+			}
+			role = (int)rule->role;
+		}
+		if (superseded[i] && role != SL_ROLE_DEEPSPEED)
+			continue; /* a later --set of this key wins */
+		struct sl_value typed = sl_scalar_resolve(B->res, val, strlen(val), true, NULL, NULL);
+		struct sl_eval_value tmp = {0};
+		fill_value(B, &tmp, (enum sl_role)role, rule, NULL, val, &typed);
+		if (!tmp.ok) {
+			*why = sl_arena_printf(B->a, "--set %s: %s", s, tmp.why);
+			return -SL_EUSAGE;
+		}
+		if (role == SL_ROLE_DEEPSPEED) {
+			expand_deepspeed(B, tmp.rv->s, NULL);
+			continue;
+		}
+		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_SET, key, (enum sl_role)role, rule, NULL, 1);
+		ax->values[0] = tmp;
+		ax->n = 1;
+		note_rule(B, key, "--set", rule, role, val);
+	}
+	return 0;
+}
+
+/*
+ * The shape axes are read by add_shape_model only: afterwards they leave the
+ * memory axes and count as W&B counts any other parameter (so a sweep over
+ * `dim` beside a named model costs no estimates).
+ */
+static void drop_shape_axes(struct sl_eval *ev)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (!sl_role_is_shape(ax->role)) {
+			ev->axes[k++] = *ax;
+			continue;
+		}
+		if (ax->origin == SL_AXIS_SWEEP && ax->n > 0)
+			ev->others = sl_count_mul(ev->others, ax->bounds ? ax->range : (struct sl_count){.value = ax->n});
+	}
+	ev->naxes = k;
+}
+
+/*
+ * No key sets the model but the sweep (or its configs) gives a from-scratch
+ * shape: layers, hidden_size and heads, one value each (and maybe ffn_size,
+ * vocab_size, head_dim; seq_len sizes the position table). That shape is the
+ * model (sl_model_from_hparams), as a one-value model axis at the layers key.
+ * A swept or unreadable shape is left alone: the model stays unknown.
+ */
+static void add_shape_model(struct sl_eval_builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	if (ev->has_model)
+		return;
+	int at[SL_ROLE__COUNT];
+	for (size_t r = 0; r < SL_ROLE__COUNT; r++)
+		at[r] = -1;
+	for (size_t i = 0; i < ev->naxes; i++) /* a later axis overrides an earlier one */
+		if (sl_role_is_shape(ev->axes[i].role) || ev->axes[i].role == SL_ROLE_SEQ_LEN)
+			at[ev->axes[i].role] = (int)i;
+	if (at[SL_ROLE_LAYERS] < 0 || at[SL_ROLE_HIDDEN_SIZE] < 0 || at[SL_ROLE_HEADS] < 0)
+		return;
+	static const enum sl_role shape[] = {SL_ROLE_LAYERS, SL_ROLE_HIDDEN_SIZE, SL_ROLE_HEADS, SL_ROLE_FFN_SIZE,
+					     SL_ROLE_VOCAB_SIZE, SL_ROLE_HEAD_DIM};
+	struct sl_hparams hp = {0};
+	uint32_t *dst[] = {&hp.layers, &hp.hidden, &hp.heads, &hp.ffn, &hp.vocab, &hp.head_dim};
+	struct sl_buf keys;
+	sl_buf_init(&keys, B->a);
+	for (size_t k = 0; k < sizeof shape / sizeof shape[0]; k++) {
+		if (at[shape[k]] < 0)
+			continue;
+		const struct sl_eval_axis *ax = &ev->axes[at[shape[k]]];
+		if (ax->n != 1 || !ax->values[0].ok) {
+			sl_eval_add_note(B, ax->key, sl_axis_origin_name(ax->origin), (int)ax->role,
+			     ax->n != 1 ? "a swept shape: no model is built from it (the model stays unknown)"
+					: "an unreadable shape value: no model is built from it");
+			return;
+		}
+		*dst[k] = (uint32_t)ax->values[0].rv->u;
+		sl_buf_addf(&keys, "%s%s", k ? ", " : "", ax->key);
+	}
+	if (at[SL_ROLE_SEQ_LEN] >= 0) { /* the position table holds the longest sequence swept */
+		const struct sl_eval_axis *ax = &ev->axes[at[SL_ROLE_SEQ_LEN]];
+		for (size_t j = 0; j < ax->n; j++)
+			if (ax->values[j].ok && ax->values[j].rv->u > hp.context && ax->values[j].rv->u <= UINT32_MAX)
+				hp.context = (uint32_t)ax->values[j].rv->u;
+		if (hp.context)
+			sl_buf_addf(&keys, ", %s", ax->key);
+	}
+	const struct sl_eval_axis *L = &ev->axes[at[SL_ROLE_LAYERS]];
+	hp.keys = sl_arena_printf(B->a, "%s: %s", sl_axis_origin_name(L->origin), keys.buf);
+	const struct sl_model *m = sl_model_from_hparams(B->a, &hp);
+	if (!m)
+		return;
+	/* new_axis may move the axes: copy what the model value borrows first */
+	struct sl_eval_value lv = L->values[0];
+	enum sl_axis_origin origin = L->origin;
+	const char *key = L->key;
+	const struct sl_key_rule *rule = L->rule;
+	const struct sl_source *src = L->src;
+	struct sl_eval_axis *ax = new_axis(B, origin, key, SL_ROLE_MODEL, rule, src, 1);
+	struct sl_eval_value *v = &ax->values[ax->n++];
+	memset(v, 0, sizeof *v);
+	v->node = lv.node;
+	v->span = lv.span;
+	v->text = m->name;
+	v->rv = sl_arena_alloc(B->a, sizeof *v->rv);
+	v->rv->role = SL_ROLE_MODEL;
+	v->rv->s = m->name;
+	v->nrv = 1;
+	v->ok = true;
+	v->model = m;
+	v->best = UINT64_MAX;
+}
+
+/*
+ * The axes of a sweep, in the order their sources apply: trainer configs,
+ * the command's options (before and after ${args}), the sweep's parameters,
+ * --set; then what overrides what, and a model built from a swept shape.
+ */
+int sl_eval_build_axes(struct sl_eval_builder *B, const char **why)
+{
+	const struct sl_eval_opts *o = B->o;
+	for (size_t i = 0; i < o->nconfigs; i++)
+		add_entries_of(B, o->configs[i]);
+	add_command_options(B, false);
+	add_sweep_params(B);
+	add_command_options(B, true);
+	int rc = add_sets(B, why);
+	if (rc < 0)
+		return rc;
+	mark_overridden(B); /* before the shape steps: notes hold axis indices */
+	add_shape_model(B);
+	drop_shape_axes(B->ev);
+	return 0;
+}

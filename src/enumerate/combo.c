@@ -1,0 +1,120 @@
+/*
+ * combo: one combination of the axes read back — its settings and model,
+ * its estimate and verdict, its cell; the order of the combinations
+ * (sl_eval_next) and their index among the cells.
+ */
+#include "sweeplint/eval.h"
+
+#include "sweeplint/arena.h"
+
+#include "enumerate_internal.h"
+
+/* ---- one combination ------------------------------------------------------------------ */
+
+bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
+		      const struct sl_model **model)
+{
+	sl_settings_default(s);
+	s->mode = ev->mode;
+	if (ev->num_gpus)
+		s->num_gpus = ev->num_gpus;
+	const struct sl_model *m = NULL;
+	bool task_set = false, quant_set = false, seq_set = false, prec_set = false, known = true;
+	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		const struct sl_eval_value *v = &ax->values[ax->n == 1 ? 0 : idx[i]];
+		if (sl_role_is_shape(ax->role))
+			continue; /* the shape went into the model (add_shape_model); never a setting */
+		if (!v->ok) {
+			known = false;
+			continue;
+		}
+		if (ax->role == SL_ROLE_MODEL) {
+			m = v->model;
+			continue;
+		}
+		for (size_t k = 0; k < v->nrv; k++) {
+			if (v->rv[k].role == SL_ROLE_TASK)
+				task_set = true;
+			if (v->rv[k].role == SL_ROLE_QUANT)
+				quant_set = true;
+			seq_set |= v->rv[k].role == SL_ROLE_SEQ_LEN;
+			prec_set |= v->rv[k].role == SL_ROLE_DTYPE || v->rv[k].role == SL_ROLE_AMP ||
+				    v->rv[k].role == SL_ROLE_QUANT;
+			sl_settings_apply(s, &v->rv[k], bf16);
+		}
+	}
+	if (m && !task_set)
+		s->task = m->task;
+	if (m && !quant_set && m->quant != SL_QUANT_NONE)
+		s->quant = m->quant; /* the id names it (-bnb-4bit): a setting unless the sweep sets one */
+	/*
+	 * generation with no precision stated: the weights load in the checkpoint's dtype (transformers >= 5
+	 * loads torch_dtype "auto"; decoder checkpoints are 16-bit): bf16 where the GPU has it, else fp16
+	 */
+	if (s->mode == SL_MODE_GENERATE && !prec_set)
+		s->dtype = bf16 ? SL_DTYPE_BF16 : SL_DTYPE_FP16;
+	/* no length stated: a model that bounds its input below the default runs at its maximum */
+	if (!seq_set && sl_eval_model_length(m))
+		s->seq_len = sl_eval_model_length(m);
+	*model = m;
+	return known && m != NULL;
+}
+
+enum sl_verdict sl_eval_classify(const struct sl_eval *ev, uint64_t total)
+{
+	if (total > ev->capacity)
+		return SL_VERDICT_OOM;
+	if (total > ev->plan)
+		return SL_VERDICT_NEAR;
+	return SL_VERDICT_FIT;
+}
+
+bool sl_eval_estimate(const struct sl_eval *ev, const uint32_t *idx, struct sl_breakdown *bd)
+{
+	struct sl_settings s;
+	const struct sl_model *m;
+	if (!sl_eval_settings(ev, idx, &s, &m))
+		return false;
+	sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, bd);
+	return true;
+}
+
+uint64_t sl_eval_cell_index(const struct sl_eval *ev, const uint32_t *idx)
+{
+	uint64_t c = 0;
+	for (size_t i = 0; i < ev->naxes; i++)
+		c += idx[i] * ev->axes[i].cell_stride;
+	return c;
+}
+
+enum sl_verdict sl_eval_verdict(const struct sl_eval *ev, const uint32_t *idx)
+{
+	if (!ev->cells)
+		return SL_VERDICT_UNKNOWN;
+	return (enum sl_verdict)(ev->cells[sl_eval_cell_index(ev, idx)] >> 14);
+}
+
+uint16_t sl_eval_cell(const struct sl_eval *ev, const uint32_t *idx)
+{
+	return ev->cells[sl_eval_cell_index(ev, idx)];
+}
+
+bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx)
+{
+	for (size_t i = ev->naxes; i-- > 0;) {
+		if (++idx[i] < ev->axes[i].n)
+			return true;
+		idx[i] = 0;
+	}
+	return false;
+}
+
+uint32_t *sl_eval_combo(struct sl_arena *a, const struct sl_eval *ev, size_t axis, uint32_t value)
+{
+	uint32_t *idx = sl_arena_array(a, ev->naxes ? ev->naxes : 1, sizeof *idx);
+	if (axis < ev->naxes)
+		idx[axis] = value;
+	return idx;
+}
