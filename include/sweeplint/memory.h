@@ -182,7 +182,10 @@ enum sl_peft {
 	SL_PEFT_ADAPTION_PROMPT, /* LLaMA-Adapter: an adaption prompt and a gate per layer */
 	SL_PEFT_LN_TUNING,       /* the norms' weights */
 	SL_PEFT_TRAINABLE_TOKENS,/* some rows of the input embedding */
-	SL_PEFT__COUNT
+	SL_PEFT__COUNT,
+	/* the methods of rules/peft.yaml: SL_PEFT_TABLE + their index (src/memory/peft_table.h) */
+	SL_PEFT_TABLE = 32,
+	SL_PEFT_TABLE_END = SL_PEFT_TABLE + 64
 };
 /* The workload (role `mode`): a training step, an evaluation forward, or generation (prefill + decoding). */
 enum sl_mode { SL_MODE_TRAIN, SL_MODE_EVAL, SL_MODE_GENERATE, SL_MODE__COUNT };
@@ -382,6 +385,15 @@ uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targe
  * methods. SL_PEFT_NONE and SL_PEFT_LORA are sl_arch_lora_params.
  */
 uint64_t sl_arch_peft_params(const struct sl_arch *a, enum sl_peft m, uint32_t r, uint32_t targets, uint32_t tokens);
+
+/*
+ * Calls fn(ctx, in, out, ff) for each target linear of one layer (a fused qkv once, the gate only when
+ * gated, every expert's and the shared expert's projections; ff: a feed-forward module) and returns the
+ * sum over the model's layers (the decoder layers of an encoder-decoder hold self- and cross-attention);
+ * *layer, when given, gets one (encoder) layer's sum.
+ */
+double sl_arch_targets(const struct sl_arch *a, uint32_t targets,
+		       double (*fn)(const void *ctx, double in, double out, bool ff), const void *ctx, double *layer);
 /* Parameters of the norms (LayerNorm weight and bias, RMSNorm weight) of the layers and the final norm. */
 uint64_t sl_arch_norm_params(const struct sl_arch *a);
 

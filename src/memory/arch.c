@@ -13,9 +13,11 @@
  *    Classification with 2 labels, …ForMaskedLM, the bare AutoModel for a
  *    bi-encoder encoder, …).
  */
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
+#include "peft_table.h"
 #include "sweeplint/memory.h"
 
 /* HF num_labels default: the classifier heads have two outputs. */
@@ -570,50 +572,70 @@ static uint64_t module(enum sl_peft m, uint64_t r, uint64_t in, uint64_t out, bo
 	}
 }
 
+double sl_arch_targets(const struct sl_arch *a, uint32_t targets,
+		       double (*fn)(const void *ctx, double in, double out, bool ff), const void *ctx, double *layer)
+{
+	double h = (double)a->hidden, I = (double)a->intermediate, q = (double)q_width(a), kv = (double)kv_width(a);
+
+	/* one attention block: q, k, v, o (fused qkv counts once) */
+	double attn = 0;
+	if (a->fused_qkv) {
+		if (targets & (SL_LORA_Q | SL_LORA_K | SL_LORA_V))
+			attn += fn(ctx, h, q + 2 * kv, false); /* c_attn / query_key_value / qkv_proj */
+	} else {
+		if (targets & SL_LORA_Q)
+			attn += fn(ctx, h, q, false);
+		if (targets & SL_LORA_K)
+			attn += fn(ctx, h, kv, false);
+		if (targets & SL_LORA_V)
+			attn += fn(ctx, h, kv, false);
+	}
+	if (targets & SL_LORA_O)
+		attn += fn(ctx, q, h, false);
+
+	/* one feed-forward block: gate only exists when gated */
+	double mlp = 0;
+	if ((targets & SL_LORA_GATE) && a->gated_ffn)
+		mlp += fn(ctx, h, I, true);
+	if (targets & SL_LORA_UP)
+		mlp += fn(ctx, h, I, true);
+	if (targets & SL_LORA_DOWN)
+		mlp += fn(ctx, I, h, true);
+	if (a->experts) { /* every expert's projections (and the shared expert's) are adapted */
+		double shared = 0, S = (double)a->shared_ffn;
+		if (S) {
+			shared += (targets & SL_LORA_GATE) ? fn(ctx, h, S, true) : 0;
+			shared += (targets & SL_LORA_UP) ? fn(ctx, h, S, true) : 0;
+			shared += (targets & SL_LORA_DOWN) ? fn(ctx, S, h, true) : 0;
+		}
+		mlp = (double)a->experts * mlp + shared;
+	}
+
+	if (layer)
+		*layer = attn + mlp;
+	if (a->kind == SL_ARCH_ENCDEC) /* decoder layers hold self- and cross-attention */
+		return (double)a->layers * (attn + mlp) + (double)dec_layers(a) * (2 * attn + mlp);
+	return (double)a->layers * (attn + mlp);
+}
+
+struct module_ctx {
+	enum sl_peft m;
+	uint64_t r;
+};
+
+static double module_fn(const void *ctx, double in, double out, bool ff)
+{
+	const struct module_ctx *c = ctx;
+	return (double)module(c->m, c->r, (uint64_t)in, (uint64_t)out, ff);
+}
+
 static uint64_t adapted(const struct sl_arch *a, enum sl_peft m, uint32_t r, uint32_t targets)
 {
-	uint64_t h = a->hidden, I = a->intermediate, q = q_width(a), kv = kv_width(a);
 	if (targets == 0)
 		targets = m == SL_PEFT_IA3 ? (SL_LORA_K | SL_LORA_V | SL_LORA_DOWN) /* PEFT's IA3 default */
 					   : SL_LORA_Q | SL_LORA_V;           /* PEFT's default for every family here */
-
-	/* one attention block: q, k, v, o (fused qkv counts once) */
-	uint64_t attn = 0;
-	if (a->fused_qkv) {
-		if (targets & (SL_LORA_Q | SL_LORA_K | SL_LORA_V))
-			attn += module(m, r, h, q + 2 * kv, false); /* c_attn / query_key_value / qkv_proj */
-	} else {
-		if (targets & SL_LORA_Q)
-			attn += module(m, r, h, q, false);
-		if (targets & SL_LORA_K)
-			attn += module(m, r, h, kv, false);
-		if (targets & SL_LORA_V)
-			attn += module(m, r, h, kv, false);
-	}
-	if (targets & SL_LORA_O)
-		attn += module(m, r, q, h, false);
-
-	/* one feed-forward block: gate only exists when gated */
-	uint64_t mlp = 0;
-	if ((targets & SL_LORA_GATE) && a->gated_ffn)
-		mlp += module(m, r, h, I, true);
-	if (targets & SL_LORA_UP)
-		mlp += module(m, r, h, I, true);
-	if (targets & SL_LORA_DOWN)
-		mlp += module(m, r, I, h, true);
-	if (a->experts) { /* every expert's projections (and the shared expert's) are adapted */
-		uint64_t shared = 0, S = a->shared_ffn;
-		if (S) {
-			shared += (targets & SL_LORA_GATE) ? module(m, r, h, S, true) : 0;
-			shared += (targets & SL_LORA_UP) ? module(m, r, h, S, true) : 0;
-			shared += (targets & SL_LORA_DOWN) ? module(m, r, S, h, true) : 0;
-		}
-		mlp = a->experts * mlp + shared;
-	}
-
-	if (a->kind == SL_ARCH_ENCDEC) /* decoder layers hold self- and cross-attention */
-		return a->layers * (attn + mlp) + dec_layers(a) * (2 * attn + mlp);
-	return a->layers * (attn + mlp);
+	struct module_ctx c = {m, r};
+	return (uint64_t)sl_arch_targets(a, targets, module_fn, &c, NULL);
 }
 
 uint64_t sl_arch_lora_params(const struct sl_arch *a, uint32_t r, uint32_t targets)
@@ -648,7 +670,14 @@ uint64_t sl_arch_peft_params(const struct sl_arch *a, enum sl_peft m, uint32_t r
 		return a->layers * ((uint64_t)tokens * h + 1);
 	case SL_PEFT_LN_TUNING:
 		return sl_arch_norm_params(a);
-	default:
+	default: {
+		const struct sl_peft_def *d = sl_peft_def_of(m);
+		if (d) { /* rules/peft.yaml */
+			struct sl_peft_sizes z;
+			sl_peft_sizes(a, d, r, targets, 2, NULL, &z);
+			return z.params > 0 ? (uint64_t)llround(z.params) : 0;
+		}
 		return adapted(a, m, r, targets);
+	}
 	}
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
+#include "peft_table.h"
 #include "sweeplint/memory.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -168,7 +169,7 @@ static enum sl_peft peft_of(const struct sl_settings *s)
 /* The rank of a rank-r method: lora_r, else PEFT's default (LoraConfig, LoHaConfig, OFTConfig r=8; VeraConfig r=256). */
 static uint32_t peft_rank(const struct sl_settings *s)
 {
-	if (s->lora_r)
+	if (s->lora_r || sl_peft_def_of(s->peft_method)) /* rules/peft.yaml: 0 is the row's rank_default */
 		return s->lora_r;
 	return s->peft_method == SL_PEFT_VERA ? 256 : 8;
 }
@@ -227,6 +228,13 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 		d += (t & SL_LORA_UP) ? (ia3 ? h : I) : 0;
 		d += (t & SL_LORA_DOWN) ? (ia3 ? I : h) : 0;
 		x->peft_tok = x->ab * d;
+	}
+	const struct sl_peft_def *pd = sl_peft_def_of(pm);
+	if (pd) {
+		/* a method of rules/peft.yaml: what its forward keeps per token (the row's keeps_token) */
+		struct sl_peft_sizes z;
+		sl_peft_sizes(a, pd, s->lora_r, s->lora_targets, x->wb, NULL, &z);
+		x->peft_tok = z.keeps_token;
 	}
 	x->train_head = x->train_w || (s->modules_to_save & SL_MTS_HEAD);
 	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
@@ -814,6 +822,14 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		S->dequant = 2 * (double)a->hidden * (a->intermediate > a->hidden ? a->intermediate : a->hidden);
 	}
 	double adapters = full ? 0 : 4 * T; /* PEFT keeps adapters in float32 */
+	/* a method of rules/peft.yaml: the frozen buffers it adds (projections, SVD factors), what it keeps
+	 * per trainable parameter (AdaLoRA's importance scores) and its weights kept for backward */
+	const struct sl_peft_def *pd = sl_peft_def_of(pm);
+	struct sl_peft_sizes pz = {0};
+	if (pd) {
+		sl_peft_sizes(a, pd, s->lora_r, s->lora_targets, x->wb, NULL, &pz);
+		adapters += pz.buffers + pd->state * T;
+	}
 	/* modules_to_save: a trainable copy of the embedding / LM head next to the frozen original,
 	 * in the dtype the original has when PEFT wraps it (ModulesToSaveWrapper deep-copies it) */
 	double Tm = 0;
@@ -843,6 +859,10 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 			double w = 4 * target_weights(a, s->lora_targets);
 			S->copies += a->layers * w;
 			S->layer_copy += w;
+		}
+		if (pd) { /* materialised weights or deltas (FourierFT, HiRA, OSF, ...): the row's keeps_weight */
+			S->copies += a->layers * pz.keeps_weight;
+			S->layer_copy += pz.keeps_weight;
 		}
 		S->grads = gb * T + mb * Tm;
 		S->optim = optim_states(a, s, T, sb, P, full) + (Tm > 0 ? optim_states(a, s, Tm, mb, P, false) : 0);

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "sweeplint/arena.h"
+#include "peft_table.h"
 #include "sweeplint/memory.h"
 
 static const char *const dtype_names[SL_DTYPE__COUNT] = {
@@ -141,6 +142,9 @@ static const char *const peft_names[SL_PEFT__COUNT] = {
 
 const char *sl_peft_name(enum sl_peft m)
 {
+	const struct sl_peft_def *d = sl_peft_def_of(m);
+	if (d)
+		return d->name;
 	return (unsigned)m < SL_PEFT__COUNT ? peft_names[m] : "?";
 }
 
@@ -149,6 +153,15 @@ int sl_peft_parse(const char *s)
 	for (int i = 0; i < SL_PEFT__COUNT; i++)
 		if (strcasecmp(s, peft_names[i]) == 0)
 			return i;
+	/* the methods of rules/peft.yaml, by name or another spelling */
+	for (unsigned i = 0; i < sl_peft_table_n; i++) {
+		const struct sl_peft_def *d = &sl_peft_table[i];
+		bool hit = strcasecmp(s, d->name) == 0;
+		for (const char *const *sp = d->spellings; !hit && sp && *sp; sp++)
+			hit = strcasecmp(s, *sp) == 0;
+		if (hit)
+			return SL_PEFT_TABLE + (int)i;
+	}
 	/* PEFT's spellings that differ: PROMPT_TUNING etc. match above; qlora is LoRA on a k-bit base */
 	if (strcasecmp(s, "qlora") == 0)
 		return SL_PEFT_LORA;
@@ -232,7 +245,10 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, ", lora r%u", s->lora_r);
 	else if (s->lora_r && s->peft_method <= SL_PEFT_BOFT && s->peft_method != SL_PEFT_IA3)
 		sl_buf_addf(b, " r%u", s->lora_r);
-	if (s->num_virtual_tokens && s->peft_method >= SL_PEFT_PROMPT_TUNING && s->peft_method != SL_PEFT_LN_TUNING)
+	else if (s->lora_r && sl_peft_def_of(s->peft_method) && sl_peft_def_of(s->peft_method)->rank_key)
+		sl_buf_addf(b, " %s %u", sl_peft_def_of(s->peft_method)->rank_key, s->lora_r);
+	if (s->num_virtual_tokens && s->peft_method >= SL_PEFT_PROMPT_TUNING && s->peft_method != SL_PEFT_LN_TUNING &&
+	    s->peft_method < SL_PEFT__COUNT)
 		sl_buf_addf(b, " (%u tokens)", s->num_virtual_tokens);
 	if (s->quant != SL_QUANT_NONE)
 		sl_buf_addf(b, ", %s base", sl_quant_name(s->quant));

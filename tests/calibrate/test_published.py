@@ -55,7 +55,7 @@ class ReadRowTest(unittest.TestCase):
         cases = [
             (dict(zero_stage="fsdp-sharded"), "FSDP strategy"),
             (dict(notes="so actual lengths may be shorter"), "the config's cap"),
-            (dict(method="adalora"), "peft_method adalora"),
+            (dict(method="xlora"), "peft_method xlora"),
             (dict(optimizer="unknown"), "optimizer"),
             (dict(seq_len=""), "sequence length not stated"),
             (dict(metric="made up"), "metric"),
@@ -79,6 +79,28 @@ class ReadRowTest(unittest.TestCase):
         r = published.read_row(raw(method="lora-dora", lora_r="32"))
         self.assertIn("peft_method=dora", r.roles)
         self.assertIn("lora_r=32", r.roles)
+
+    def test_table_methods(self):
+        # rules/peft.yaml methods: the rank passed when the column is PEFT's r, not for AdaLoRA (init_r)
+        r = published.read_row(raw(method="hira", lora_r="32", lora_targets="q_proj,v_proj"))
+        self.assertIsNone(r.reason)
+        self.assertIn("peft_method=hira", r.roles)
+        self.assertIn("lora_r=32", r.roles)
+        r = published.read_row(raw(method="adalora", lora_r="8", lora_targets="q_proj,v_proj"))
+        self.assertIn("peft_method=adalora", r.roles)
+        self.assertFalse([x for x in r.roles if x.startswith("lora_r=")])
+        # OSF: the trainable rank the run's id names
+        r = published.read_row(raw(id="peft-mmqa-osf-rank128", method="osf", lora_r="-"))
+        self.assertIn("lora_r=128", r.roles)
+        # a variant the id states and no role expresses
+        r = published.read_row(raw(id="peft-mmqa-deft-rank32-para", method="deft", lora_r="32"))
+        self.assertIn("PaRa", r.reason)
+        # LoRA-FA: AdamW over lora_B with lora_A frozen
+        r = published.read_row(raw(method="lora", lora_r="32", optimizer="lora-fa (AdamW on B only)"))
+        self.assertIsNone(r.reason)
+        self.assertIn("peft_method=lorafa", r.roles)
+        self.assertIn("optimizer=adamw_torch", r.roles)
+        self.assertEqual(r.method, "lora")
 
     def test_runtime_options(self):
         r = published.read_row(raw(optimizer="adamw_torch (step fused into backward)",
@@ -187,7 +209,7 @@ class ScoreTest(unittest.TestCase):
         rows = [raw(id="a", value_mib="9000", metric="unspecified (torchtune peak)"),  # torch_peak: 10500-500
                 raw(id="b", value_mib="9400", metric="torch_peak_active"),       # allocated: -slack
                 raw(id="c", value_mib="10500", metric="nvml_used"),              # whole device
-                raw(id="d", method="adalora"),                                   # left out
+                raw(id="d", method="xlora"),                                   # left out
                 raw(id="e", model="unknown/x")]                                  # left out by sweeplint
         path = self.write(rows)
         out = io.StringIO()
@@ -212,7 +234,7 @@ class ScoreTest(unittest.TestCase):
 
     def test_bars_fail(self):
         path = self.write([raw(id="a", value_mib="5000"), raw(id="b", value_mib="5000"),
-                           raw(id="c", value_mib="5000"), raw(id="d", method="adalora")])
+                           raw(id="c", value_mib="5000"), raw(id="d", method="xlora")])
         out = io.StringIO()
         rc = published.main([path, "--sweeplint", self.exe], out=out, runner=fake_runner(10500))
         text = out.getvalue()

@@ -472,7 +472,12 @@ static void test_peft_method(void **state)
 	assert_int_equal(v.u, SL_PEFT_LORA);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "", NULL, &v, &why), 0);
 	assert_int_equal(v.u, SL_PEFT_NONE);
-	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "ADALORA", NULL, &v, &why), -SL_EPARSE);
+	/* the methods of rules/peft.yaml, in PEFT's peft_type spelling */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "ADALORA", NULL, &v, &why), 0);
+	assert_int_equal(v.u, (uint64_t)sl_peft_parse("adalora"));
+	assert_true(v.u >= SL_PEFT_TABLE);
+	assert_string_equal(sl_peft_name((enum sl_peft)v.u), "adalora");
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_PEFT_METHOD, NULL, "XLORA", NULL, &v, &why), -SL_EPARSE);
 	/* use_dora: false clears DoRA only */
 	struct sl_value vt = {.type = SL_V_BOOL, .b = true}, vf = {.type = SL_V_BOOL, .b = false};
 	const struct sl_key_rule *r = sl_keymap_match(f->km, "use_dora", 8);

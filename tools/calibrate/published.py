@@ -100,7 +100,24 @@ PEFT_METHODS = {"lora-dora": "dora", "dora": "dora", "loha": "loha", "vera": "ve
                 "boft": "boft", "prompt_tuning": "prompt_tuning", "p_tuning": "p_tuning",
                 "prefix_tuning": "prefix_tuning", "adaption_prompt": "adaption_prompt", "ln_tuning": "ln_tuning",
                 "trainable_tokens": "trainable_tokens"}
+# the methods of rules/peft.yaml, by their peft_method name
+TABLE_METHODS = ("adalora", "adamss", "beft", "c3a", "deft", "delora", "fourierft", "frod", "glora", "gralora",
+                 "hira", "lily", "lokr", "miss", "osf", "peanut", "psoft", "pvera", "randlora", "road", "shira",
+                 "tinylora", "unilora", "vblora", "waveft")
+PEFT_METHODS.update((m, m) for m in TABLE_METHODS)
 RANKED_METHODS = ("dora", "loha", "vera", "ia3", "oft", "boft")
+# rules/peft.yaml methods whose `lora_r` role is PEFT's `r` (rank_key: r), the key published.tsv's lora_r
+# column holds; AdaLoRA sizes by init_r (the column's r is unused there), FourierFT, WaveFT, C3A, ROAD,
+# BEFT and FRoD have no rank
+TABLE_RANK_R = ("adamss", "deft", "delora", "glora", "gralora", "hira", "lily", "lokr", "miss", "peanut", "psoft",
+                "pvera", "randlora", "shira", "tinylora", "unilora", "vblora")
+# Method variants a row's id states that change what the forward keeps and that no role expresses
+# (rules/peft.yaml sizes the defaults): DeFT para=true trains no R and keeps no input copy (2 GB less
+# on the MetaMathQA run); MiSS init_weights="bat" materialises each target's weight
+PEFT_VARIANTS = (("deft", r"-para\b", "DeFT para=true (PaRa)"),
+                 ("miss", r"-bat\b", "MiSS init_weights='bat'"))
+# OSF's rank is the trainable rank (min(in, out) - effective_rank), named in the run's id (rank128)
+RANK_FROM_ID = ("osf",)
 # The virtual tokens of the PEFT MetaMathQA default experiments when the row does not name them
 # (huggingface/peft method_comparison/MetaMathQA/experiments/<method>/llama-3.2-3B-default/
 # adapter_config.json @ 5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40: num_virtual_tokens 200 for prompt
@@ -262,12 +279,20 @@ def read_row(raw):
     peft = PEFT_METHODS.get(method)
     if method not in ("full", "lora", "qlora") and peft is None:
         return out("peft_method %s: not a method sweeplint sizes" % method)
+    for m, pattern, what in PEFT_VARIANTS:
+        if peft == m and re.search(pattern, r.id):
+            return out("%s (stated in the id): no role for the variant" % what)
 
     # --- the optimizer ---
     opt_text = raw["optimizer"].strip().lower()
     if "backward" in opt_text and "optimizer_in_backward=true" not in r.roles_extra:
         r.roles_extra.append("optimizer_in_backward=true")  # "adamw_torch (step fused into backward)"
     opt = OPTIMIZERS.get(first_word(opt_text))
+    lorafa = method == "lora" and first_word(opt_text) == "lora-fa"
+    if lorafa:
+        # peft.optimizers.create_lorafa_optimizer: AdamW over lora_B, lora_A frozen (the `lorafa`
+        # method of rules/peft.yaml)
+        opt = "adamw_torch"
     if opt is None:
         return out("optimizer %r: not a spelling sweeplint reads" % raw["optimizer"])
 
@@ -329,10 +354,17 @@ def read_row(raw):
             return out("LoRA targets %r include the LM head: no role yet" % raw["lora_targets"])
         if targets:
             roles.append(("lora_targets", targets))
+        if lorafa:
+            roles.append(("peft_method", "lorafa"))
     elif peft is not None:
         roles.append(("peft_method", peft))
-        if peft in RANKED_METHODS:
-            rank = leading_int(raw["lora_r"])
+        if peft in RANKED_METHODS or peft in TABLE_METHODS:
+            rank = None
+            if peft in RANKED_METHODS or peft in TABLE_RANK_R:
+                rank = leading_int(raw["lora_r"])
+            elif peft in RANK_FROM_ID:
+                m = re.search(r"rank(\d+)", r.id)
+                rank = int(m.group(1)) if m else None
             if rank is not None:
                 roles.append(("lora_r", rank))
             targets = lora_targets(raw["lora_targets"])
