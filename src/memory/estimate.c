@@ -174,6 +174,13 @@ static uint32_t peft_rank(const struct sl_settings *s)
 	return s->peft_method == SL_PEFT_VERA ? 256 : 8;
 }
 
+/* bytes per token one VeRA target keeps: A's output (r) and B's (out), float32 */
+static double vera_kept(const void *ctx, double in, double out, bool ff)
+{
+	(void)in, (void)ff;
+	return 4 * (*(const double *)ctx + out);
+}
+
 static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c)
 {
 	memset(x, 0, sizeof *x);
@@ -204,10 +211,11 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	dropout_of(a->family, &x->p_hidden, &x->p_attn);
 	enum sl_peft pm = peft_of(s);
 	uint32_t tgt = s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V);
-	/* adapters that keep their input (cast to their dtype) and an r-wide product: LoRA, DoRA, VeRA;
-	 * LoHa, OFT and BOFT multiply the input by a materialised weight: the input copy, no r-wide output */
+	/* adapters that keep their input (cast to their dtype) and an r-wide product: LoRA, DoRA;
+	 * LoHa and BOFT multiply the input by a materialised weight, OFT rotates it: the input copy, no
+	 * r-wide output (VeRA: below) */
 	x->lora = 0;
-	if (pm == SL_PEFT_LORA || pm == SL_PEFT_DORA || pm == SL_PEFT_VERA)
+	if (pm == SL_PEFT_LORA || pm == SL_PEFT_DORA)
 		x->lora = tgt, x->r = peft_rank(s);
 	else if (pm == SL_PEFT_LOHA || pm == SL_PEFT_OFT || pm == SL_PEFT_BOFT)
 		x->lora = tgt, x->r = 0;
@@ -228,6 +236,13 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 		d += (t & SL_LORA_UP) ? (ia3 ? h : I) : 0;
 		d += (t & SL_LORA_DOWN) ? (ia3 ? I : h) : 0;
 		x->peft_tok = x->ab * d;
+	}
+	if (pm == SL_PEFT_VERA) {
+		/* VeRA (peft/tuners/vera/layer.py): F.linear(x, A) and F.linear(., B) with the shared A, B frozen
+		 * keep no input; lambda_d's product keeps A's r-wide output, lambda_b's B's out-wide one (float32) */
+		double r = peft_rank(s), layer = 0;
+		sl_arch_targets(a, tgt, vera_kept, &r, &layer);
+		x->peft_tok = layer;
 	}
 	const struct sl_peft_def *pd = sl_peft_def_of(pm);
 	if (pd) {
@@ -854,8 +869,9 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 			S->copies = 2 * Mcast;
 			S->layer_copy = 2 * per_layer;
 		}
-		if (pm == SL_PEFT_LOHA || pm == SL_PEFT_OFT || pm == SL_PEFT_BOFT) {
-			/* the delta (LoHa) or rotated (OFT, BOFT) weight of each target, float32, kept by its matmul */
+		if (pm == SL_PEFT_LOHA || pm == SL_PEFT_BOFT) {
+			/* the delta (LoHa) or rotated (BOFT) weight of each target, float32, kept by its matmul; OFT
+			 * rotates the input instead (OFTRotationModule: an einsum over in/r blocks keeps the input) */
 			double w = 4 * target_weights(a, s->lora_targets);
 			S->copies += a->layers * w;
 			S->layer_copy += w;

@@ -196,6 +196,24 @@ static void test_forward_terms(void **state)
 	assert_true(lorafa.activations < lora.activations);
 	assert_true(lorafa.optimizer < lora.optimizer);
 
+	/* VeRA: A and B frozen, so no input copy; A's r-wide and B's out-wide outputs (float32) per target.
+	 * OFT rotates the input (no materialised weight): its weights are the base and its adapters only */
+	struct sl_breakdown vera, beft, oft;
+	s.lora_targets = QV;
+	s.peft_method = (enum sl_peft)sl_peft_parse("beft");
+	s.lora_r = 0;
+	sl_estimate(a, &s, NULL, &e->calib, &beft);
+	s.peft_method = SL_PEFT_VERA;
+	s.lora_r = 256;
+	sl_estimate(a, &s, NULL, &e->calib, &vera);
+	double tokens = 4.0 * 768;
+	assert_true(fabs(((double)vera.activations - (double)beft.activations) - tokens * L * 4 * (2 * 256 + h + kv)) < 64);
+	s.peft_method = SL_PEFT_OFT;
+	s.lora_r = 32;
+	sl_estimate(a, &s, NULL, &e->calib, &oft);
+	assert_true(fabs(((double)oft.weights - 4.0 * oft.trainable) - ((double)beft.weights - 4.0 * beft.trainable)) < 64);
+	s.lora_targets = 0;
+
 	s.peft_method = (enum sl_peft)sl_peft_parse("adalora");
 	s.lora_r = 64;
 	sl_estimate(a, &s, NULL, &e->calib, &ada);
