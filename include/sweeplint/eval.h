@@ -23,6 +23,7 @@
 
 struct sl_arena;
 struct sl_diags;
+struct sl_workload;
 struct sl_hub;
 struct sl_trainer;
 struct sl_scalar_resolver;
@@ -164,10 +165,18 @@ struct sl_eval_opts {
 	uint64_t max_combos;             /* evaluation bound (0: from SL_EVAL_MAX_WORK and the axes) */
 	bool exhaustive;                 /* hold no axis: estimate every combination (the tests' reference) */
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
+	const struct sl_workload *workload; /* rules/workload.yaml compiled (sl_workload_new; NULL: one is made) */
 	/* sweep parameters the program reads as something else (a Hydra group choice): not memory values */
 	const char *const *ignore_params;
 	size_t nignore_params;
 };
+
+/*
+ * rules/workload.yaml's patterns compiled, for sl_eval_opts.workload (NULL
+ * when it does not load: problems in diags). Made once per run: parsing and
+ * compiling it per evaluation cost ~1 ms, most of split's time per part.
+ */
+struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags);
 
 /*
  * The evaluation bound. A combination costs about one step per memory-relevant

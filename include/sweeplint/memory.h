@@ -272,6 +272,8 @@ struct sl_calib {
 	uint64_t gen_max_length;      /* generation: HF GenerationConfig max_length when max_new_tokens is unstated */
 };
 
+struct sl_name_index;
+
 struct sl_catalog {
 	struct sl_model *models;
 	size_t nmodels;
@@ -281,6 +283,7 @@ struct sl_catalog {
 	size_t ngpus;
 	struct sl_calib calib;
 	void *priv;                /* compiled alias patterns */
+	const struct sl_name_index *name_index; /* every entry's names as tokens (sl_catalog_name_index); NULL: made per match */
 };
 
 /* Settings of one run: every role of DESIGN §3 that the estimator reads. */
@@ -520,6 +523,8 @@ struct sl_name_match {
 };
 void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value,
 			   struct sl_name_match *out);
+/* The names of c's entries as sl_catalog_match_name compares them, made once in a (catalog loading sets c->name_index). */
+const struct sl_name_index *sl_catalog_name_index(struct sl_arena *a, const struct sl_catalog *c);
 
 /*
  * The shape of a model trained from scratch, as a sweep gives it (roles

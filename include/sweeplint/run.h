@@ -24,6 +24,7 @@ struct sl_scalar_resolver;
 struct sl_source;
 struct sl_trainer;
 struct sl_program;
+struct sl_workload;
 struct sl_ydoc;
 struct sl_suppress;
 
@@ -91,6 +92,7 @@ struct sl_run {
 	/* what the memory rules share, made once by sl_run_prepare() */
 	bool prepared;
 	struct sl_keymap *keys;          /* rules/keys.yaml (+ project keys, .sweeplint.yaml) */
+	const struct sl_workload *workload; /* rules/workload.yaml compiled (sl_workload_new) */
 	const struct sl_gpu *gpu;        /* the GPU files are checked against */
 	const char **sets;               /* --set as "KEY=VALUE" */
 };

@@ -18,10 +18,8 @@ struct sl_model;
 struct sl_eval;
 struct sl_arena;
 uint32_t sl_eval_model_length(const struct sl_model *m);
-/* workload.c: rules/workload.yaml compiled (NULL when it does not load: problems in diags). */
+/* workload.c (sl_workload_new: include/sweeplint/eval.h) */
 struct sl_workload;
-struct sl_diags;
-struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags);
 /* The mode ev's keys (notes) and command flags say, with why in words (w NULL: training). */
 enum sl_mode sl_workload_infer(struct sl_arena *a, const struct sl_workload *w, const struct sl_eval *ev,
 			       const char **why);

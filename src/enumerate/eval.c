@@ -39,7 +39,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 		return rc;
 	if (!sl_eval_axis_for(ev, SL_ROLE_MODE)) {
 		const char *mwhy = NULL;
-		ev->mode = sl_workload_infer(a, sl_workload_new(a, diags), ev, &mwhy);
+		ev->mode = sl_workload_infer(a, o->workload ? o->workload : sl_workload_new(a, diags), ev, &mwhy);
 		sl_eval_add_note(&B, "mode", "inferred", SL_ROLE_MODE, mwhy);
 	}
 	/* empty axes (a malformed parameter) contribute nothing */

@@ -198,6 +198,8 @@ int sl_run_prepare(struct sl_run *run, const char **why)
 		*why = "the embedded catalogs do not load";
 		return -SL_ECONFIG;
 	}
+	if (!run->workload)
+		run->workload = sl_workload_new(a, &run->diags); /* NULL: each evaluation tries and reports */
 	if (!run->keys && !(run->keys = sl_keymap_new(a, &run->diags))) {
 		*why = "the embedded key map does not load";
 		return -SL_ECONFIG;
@@ -310,6 +312,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.headroom = run->opt.headroom > 0 ? run->opt.headroom : SL_DEFAULT_HEADROOM,
 		.num_gpus = run->opt.num_gpus,
 		.resolver = run->resolver,
+		.workload = run->workload,
 		.model_aliases = run->opt.model_aliases,
 		.hf_cache = run->opt.hf_cache,
 		.hub = run->opt.fetch ? run->opt.hub : NULL,
