@@ -17,6 +17,8 @@ struct sl_cli {
 
 /* A stream writing to `to` with control characters escaped (src/cli/term.c); main's cli.err. */
 FILE *sl_cli_term_stream(FILE *to);
+/* Close a stream of sl_cli_term_stream (flushing it; `to` stays open): 0, or EOF when writing failed. */
+int sl_cli_term_close(FILE *f, FILE *to);
 
 /* Exit codes (DESIGN §3). */
 enum {

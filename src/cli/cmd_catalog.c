@@ -244,11 +244,13 @@ static int models_search(struct sl_cli *cli, struct sl_run *run, const char *tex
 		sl_opts_error(cli, "no catalog or architecture-table entry matches '%s'", text);
 		return SL_EXIT_USAGE;
 	}
-	models_table(cli->out, v, n);
+	FILE *o = sl_cli_term_stream(cli->out);
+	models_table(o, v, n);
 	if (nm.model && !nm.other)
-		fprintf(cli->out, "'%s' resolves by name as %s\n", text, nm.model->name);
+		fprintf(o, "'%s' resolves by name as %s\n", text, nm.model->name);
 	else if (nm.model && nm.other)
-		fprintf(cli->out, "'%s' is ambiguous by name: %s or %s\n", text, nm.model->name, nm.other->name);
+		fprintf(o, "'%s' is ambiguous by name: %s or %s\n", text, nm.model->name, nm.other->name);
+	sl_cli_term_close(o, cli->out); /* a write error: main's fflush(stdout) says it */
 	return SL_EXIT_OK;
 }
 
@@ -308,16 +310,19 @@ int cmd_models(struct sl_cli *cli, int argc, char **argv)
 			json_array_append_new(arr, model_json(v[i]));
 		dump_json(cli->out, arr);
 	} else {
-		models_table(cli->out, v, n);
+		/* model paths and project model names are input: through the escaping stream */
+		FILE *o = sl_cli_term_stream(cli->out);
+		models_table(o, v, n);
 		for (size_t i = 0; i < n && first < argc; i++) {
 			const struct sl_model *m = v[i];
 			if (m->resolved_note)
-				fprintf(cli->out, "%s: %s (%s)\n", argv[first + (int)i], m->resolved_note,
+				fprintf(o, "%s: %s (%s)\n", argv[first + (int)i], m->resolved_note,
 					m->resolved_from ? m->resolved_from : "");
 			else
-				fprintf(cli->out, "%s: resolved by %s (%s)\n", argv[first + (int)i], m->resolved_by,
+				fprintf(o, "%s: resolved by %s (%s)\n", argv[first + (int)i], m->resolved_by,
 					m->resolved_from ? m->resolved_from : "");
 		}
+		sl_cli_term_close(o, cli->out);
 	}
 	sl_run_free(run);
 	return SL_EXIT_OK;
@@ -389,7 +394,9 @@ int cmd_gpus(struct sl_cli *cli, int argc, char **argv)
 			json_array_append_new(arr, gpu_json(v[i]));
 		dump_json(cli->out, arr);
 	} else {
-		gpus_table(cli->out, v, n);
+		FILE *o = sl_cli_term_stream(cli->out);
+		gpus_table(o, v, n);
+		sl_cli_term_close(o, cli->out);
 	}
 	sl_run_free(run);
 	return SL_EXIT_OK;

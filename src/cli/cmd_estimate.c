@@ -279,34 +279,34 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 	return rc;
 }
 
-static void row(struct sl_cli *cli, struct sl_run *run, const char *name, uint64_t v, uint64_t total)
+static void row(FILE *o, struct sl_run *run, const char *name, uint64_t v, uint64_t total)
 {
 	if (v == 0)
 		return;
-	fprintf(cli->out, "  %-22s %10s %6.1f%%\n", name, sl_mem_size(run, v), total ? 100.0 * v / total : 0);
+	fprintf(o, "  %-22s %10s %6.1f%%\n", name, sl_mem_size(run, v), total ? 100.0 * v / total : 0);
 }
 
-static void print_text(struct sl_cli *cli, struct sl_run *run, const struct sl_mem_args *m,
+/* o: an escaping stream (sl_cli_term_stream): the model's name or path is input */
+static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 		       const struct sl_breakdown *b, const struct sl_breakdown *ev, const struct sl_host_breakdown *h)
 {
-	FILE *o = cli->out;
 	fprintf(o, "%s\n", describe(run, m));
 	fprintf(o, "params %llu, trainable %llu; peak at the %s\n\n", (unsigned long long)b->params,
 		(unsigned long long)b->trainable, sl_phase_name((enum sl_phase)b->phase));
 	fprintf(o, "  %-22s %10s %7s\n", "term", "memory", "share");
-	row(cli, run, "cuda context", b->cuda_context, b->total);
-	row(cli, run, "cublas workspace", b->workspace, b->total);
-	row(cli, run, "weights", b->weights, b->total);
-	row(cli, run, "gradients", b->gradients, b->total);
-	row(cli, run, "optimizer states", b->optimizer, b->total);
-	row(cli, run, "activations", b->activations, b->total);
+	row(o, run, "cuda context", b->cuda_context, b->total);
+	row(o, run, "cublas workspace", b->workspace, b->total);
+	row(o, run, "weights", b->weights, b->total);
+	row(o, run, "gradients", b->gradients, b->total);
+	row(o, run, "optimizer states", b->optimizer, b->total);
+	row(o, run, "activations", b->activations, b->total);
 	if (b->attention)
 		fprintf(o, "  %-22s %10s\n", "  of which attention", sl_mem_size(run, b->attention));
-	row(cli, run, "kv cache", b->kv_cache, b->total);
-	row(cli, run, "logits and loss", b->logits, b->total);
-	row(cli, run, "zero / comm buffers", b->zero_gather, b->total);
-	row(cli, run, "pre-allocated (vLLM)", b->preallocated, b->total);
-	row(cli, run, "allocator slack", b->slack, b->total);
+	row(o, run, "kv cache", b->kv_cache, b->total);
+	row(o, run, "logits and loss", b->logits, b->total);
+	row(o, run, "zero / comm buffers", b->zero_gather, b->total);
+	row(o, run, "pre-allocated (vLLM)", b->preallocated, b->total);
+	row(o, run, "allocator slack", b->slack, b->total);
 	fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
 
 	const char *gpu = sl_arena_printf(run->arena, "%s%s (%s)", m->gpu->name, m->gpu_assumed ? ", assumed" : "",
@@ -348,10 +348,13 @@ int cmd_estimate(struct sl_cli *cli, int argc, char **argv)
 	sl_estimate_eval(&m.model->arch, &m.s, m.gpu, &m.cat->calib, &ev);
 	sl_estimate_host(&m.model->arch, &m.s, &m.cat->calib, &h);
 	rc = 0;
-	if (run->opt.format == SL_FORMAT_JSON)
+	if (run->opt.format == SL_FORMAT_JSON) {
 		rc = print_json(cli, &m, &b, &ev, &h);
-	else
-		print_text(cli, run, &m, &b, &ev, &h);
+	} else {
+		FILE *o = sl_cli_term_stream(cli->out);
+		print_text(o, run, &m, &b, &ev, &h);
+		rc = sl_cli_term_close(o, cli->out);
+	}
 	if (fflush(cli->out) != 0 || rc != 0) {
 		fprintf(cli->err, "sweeplint: error: cannot write output: %s\n", strerror(errno));
 		sl_run_free(run);

@@ -123,7 +123,7 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 	} else {
 		const struct sl_settings *s = &m.s;
 		fprintf(o, "largest batch per device that fits on %s%s (%s): %s, %s, %s%s%s, %s", m.gpu->name,
-			m.gpu_assumed ? ", assumed" : "", sl_mem_size(run, cap), m.model->name, sl_task_name(s->task),
+			m.gpu_assumed ? ", assumed" : "", sl_mem_size(run, cap), sl_term_safe(run->arena, m.model->name), sl_task_name(s->task),
 			sl_dtype_name(s->dtype), s->amp ? " + amp " : "", s->amp ? sl_amp_name(s->amp) : "",
 			sl_optim_name(s->optimizer));
 		if (s->lora_r)

@@ -97,6 +97,17 @@ int rw_load(struct rw_job *j)
 			j->cmd);
 		return SL_EXIT_USAGE;
 	}
+	/* `values: []`: W&B refuses the sweep (minItems 1); it has no combination to prune or split */
+	for (size_t i = 0; i < f->sweep->nparams; i++) {
+		const struct sl_param *p = &f->sweep->params[i];
+		if (p->values && p->values->kind == SL_NODE_SEQ && p->values->n == 0) {
+			fprintf(err, "%s:%u:%u: error: values of '%s' must not be empty: W&B refuses the sweep [schema]\n",
+				j->shown, p->values->span.line, p->values->span.col, sl_term_safe(run->arena, p->path));
+			fprintf(err, "%s: error: cannot %s a sweep with an empty values list (nothing written)\n", j->shown,
+				j->cmd);
+			return SL_EXIT_USAGE;
+		}
+	}
 	if (f->err) {
 		if (strcmp(f->err_rule, "config") == 0) {
 			for (size_t i = 0; i < f->diags.n; i++)

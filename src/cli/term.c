@@ -3,8 +3,10 @@
  * C1 as UTF-8 U+0080..U+009F), so no byte of a sweep, config or file name reaches the terminal as an
  * escape sequence, whichever message carries it (split's and fix's lines, usage errors). Messages
  * escape the text they quote with sl_term_safe (which also escapes newlines); this is the net under
- * them. stdout is not filtered: it carries JSON, SARIF and rewritten sweeps byte for byte, and the
- * text report escapes what it prints (src/report/text.c).
+ * them. stdout is not filtered as a whole: it carries JSON, SARIF and rewritten sweeps byte for byte,
+ * and the text report escapes what it prints (src/report/text.c); the text tables of `estimate`,
+ * `models` and `gpus` are written through this stream too (a model path or a project model's name is
+ * input), and `fit` quotes its model name with sl_term_safe (its table's colours are its own).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,4 +67,12 @@ FILE *sl_cli_term_stream(FILE *to)
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
 	return f;
+}
+
+int sl_cli_term_close(FILE *f, FILE *to)
+{
+	if (f == to)
+		return fflush(to);
+	int rc = fclose(f);
+	return fflush(to) == 0 && rc == 0 && !ferror(to) ? 0 : EOF;
 }

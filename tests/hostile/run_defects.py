@@ -402,6 +402,34 @@ def main():
                       f"exit {rc}", not raw and not forged and rc in (0, 1, 2),
                       f"raw {sorted(set(raw))!r}, forged {forged[:2]!r}: {both[:600]!r}")
 
+        # 13 (stdout): a model path or a project model's name reaches the text of estimate, fit and models
+        mdir = os.path.join(d, "m" + "x\x1b]0;PWNED\x07\x1b[2J\xc2\x9b\x7fy")
+        os.makedirs(mdir)
+        open(os.path.join(mdir, "config.json"), "w").write(
+            '{"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,'
+            ' "intermediate_size": 3072, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}')
+        for args in (["estimate", "model=" + mdir, "batch_size=8"], ["fit", "model=" + mdir], ["models", mdir]):
+            rc, out, err, _, rss, secs = run(args)
+            both = out + err
+            raw = [c for c in both if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+            check(f"control characters in a model path ({args[0]}): none raw on stdout, the path escaped, exit 0",
+                  rc == 0 and not raw and "\\x1b]0;PWNED" in out, f"rc {rc}, raw {sorted(set(raw))!r}: {both[:400]!r}")
+
+        # values: [] — W&B refuses the sweep (minItems 1): fix and split refuse it, nothing written
+        text = ("method: grid\nparameters:\n  model_name_or_path: {values: [roberta-base, roberta-large]}\n"
+                "  per_device_train_batch_size: {values: []}\n")
+        d = os.path.join(tmp, "empty-values")
+        os.makedirs(d)
+        path = os.path.join(d, "sweep.yaml")
+        open(path, "w").write(text)
+        line, col = where(text, "[]")
+        for args in (["fix", "-i"], ["split", "--exact"], ["split", "--by", "model_name_or_path"]):
+            rc, out, err, _, rss, secs = run([args[0], *GPU, *args[1:], path])
+            want = f"{path}:{line}:{col}: error: values of 'per_device_train_batch_size' must not be empty"
+            check(f"values: [] ({' '.join(args)}): exit 2 at the empty list, nothing written",
+                  rc == 2 and want in err and os.listdir(d) == ["sweep.yaml"] and open(path).read() == text,
+                  f"rc {rc}: {err[-400:]!r} {os.listdir(d)}")
+
         # 8. tabs: PyYAML's scanner takes only spaces between tokens (a tab outside quotes, block scalar
         # text and comments fails safe_load), libyaml takes tabs too. A tab inserted at, and put in place
         # of, every byte of a sweep: sweeplint's syntax verdict and position equal PyYAML's. One known
@@ -457,6 +485,7 @@ def main():
         if skip:
             print(f"ok {n} - {name} # SKIP {skip}")
             continue
+        name = name.encode("unicode_escape").decode("ascii")  # a test name is one TAP line
         print(f"{'ok' if ok else 'not ok'} {n} - {name}")
         if not ok:
             failed += 1
