@@ -300,6 +300,7 @@ struct sl_settings {
 	enum sl_optim optimizer;
 	uint32_t lora_r;           /* 0: full fine-tune */
 	uint32_t lora_targets;     /* SL_LORA_* bits; 0 with lora_r > 0: the PEFT default (q, v) */
+	uint32_t lora_dropout_bp;  /* LoRA/DoRA lora_dropout in 1/10000 (0: PEFT's default, nn.Identity) */
 	enum sl_quant quant;
 	uint32_t modules_to_save;  /* SL_MTS_* bits: full trainable copies next to the adapter */
 	enum sl_attn attn;

@@ -74,6 +74,7 @@ enum sl_role {
 	SL_ROLE_PACKING,          /* packed sequences */
 	SL_ROLE_OPTIMIZER_IN_BACKWARD, /* the optimizer step fused into backward */
 	SL_ROLE_ACTIVATION_OFFLOAD, /* activations offloaded to the host */
+	SL_ROLE_LORA_DROPOUT,     /* LoRA dropout probability (LoraConfig lora_dropout): > 0 keeps a copy per adapter */
 	SL_ROLE__COUNT
 };
 

@@ -79,6 +79,7 @@ struct ctx {
 	unsigned lora;   /* LoRA target bits (0: none) */
 	double r;
 	double lora_b;   /* bytes of the adapters' weights in their matmul: float32 (PEFT), FSDP param_dtype */
+	bool lora_drop;  /* lora_dropout > 0: nn.Dropout on each adapter's input (else nn.Identity) */
 	bool t5;
 	bool gqa_repeat; /* k and v expanded to all heads before attention */
 };
@@ -220,6 +221,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	else if (pm == SL_PEFT_LOHA || pm == SL_PEFT_OFT || pm == SL_PEFT_BOFT)
 		x->lora = tgt, x->r = 0;
 	x->lora_b = s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF ? 2 : 4;
+	x->lora_drop = (pm == SL_PEFT_LORA || pm == SL_PEFT_DORA) && s->lora_dropout_bp > 0;
 	x->train_w = pm == SL_PEFT_NONE;
 	x->train_norm = x->train_w || pm == SL_PEFT_LN_TUNING;
 	x->fused = s->torch_compile || s->liger;
@@ -262,7 +264,11 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
  * autocast one half copy per linear for a float32 input; otherwise the
  * tensor once. LoRA adapters on `lora_n` of them keep their own input
  * (cast to the fp32 adapter, or to half under autocast) and the r-wide
- * output of A.
+ * output of A. With lora_dropout > 0 each adapter's nn.Dropout makes its own
+ * copy of the (cast) input, which A keeps, and keeps a bool mask of it (PEFT
+ * lora/layer.py Linear.forward: lora_B(lora_A(dropout(x))); torch's
+ * native_dropout saves the mask): lora_n × (adapter bytes + 1) per element,
+ * and nothing of the input is shared between adapters any more.
  */
 static double lin_in(const struct ctx *x, int consumers, int lora_n, double tokens, double width, double in_b)
 {
@@ -271,7 +277,9 @@ static double lin_in(const struct ctx *x, int consumers, int lora_n, double toke
 		b += (x->amp && in_b > x->ab) ? consumers * x->ab * elems : in_b * elems;
 	if (lora_n > 0) {
 		double lb = x->amp ? x->ab : x->lora_b;
-		if (x->amp || in_b < lb)
+		if (x->lora_drop)
+			b += lora_n * (lb + 1) * elems; /* each dropout's output (cast) and its mask */
+		else if (x->amp || in_b < lb)
 			b += lora_n * lb * elems;   /* a cast copy per adapter */
 		else if (!x->train_w)
 			b += in_b * elems;          /* the input itself, shared */

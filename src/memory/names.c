@@ -247,6 +247,8 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, " r%u", s->lora_r);
 	else if (s->lora_r && sl_peft_def_of(s->peft_method) && sl_peft_def_of(s->peft_method)->rank_key)
 		sl_buf_addf(b, " %s %u", sl_peft_def_of(s->peft_method)->rank_key, s->lora_r);
+	if (s->lora_dropout_bp && s->peft_method <= SL_PEFT_DORA && (s->lora_r || s->peft_method != SL_PEFT_NONE))
+		sl_buf_addf(b, ", lora dropout %g", s->lora_dropout_bp / 10000.0);
 	if (s->num_virtual_tokens && s->peft_method >= SL_PEFT_PROMPT_TUNING && s->peft_method != SL_PEFT_LN_TUNING &&
 	    s->peft_method < SL_PEFT__COUNT)
 		sl_buf_addf(b, " (%u tokens)", s->num_virtual_tokens);

@@ -71,6 +71,7 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_PACKING] = "packing",
 	[SL_ROLE_OPTIMIZER_IN_BACKWARD] = "optimizer_in_backward",
 	[SL_ROLE_ACTIVATION_OFFLOAD] = "activation_offload",
+	[SL_ROLE_LORA_DROPOUT] = "lora_dropout",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -808,6 +809,20 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = (uint64_t)llround(f * 10000);
 		return 0;
 	}
+	case SL_ROLE_LORA_DROPOUT: {
+		/* a probability in [0, 1) (torch.nn.Dropout refuses p outside [0, 1]; p = 1 drops everything) */
+		const struct sl_value *tv = t == text ? typed : NULL;
+		char *end = NULL;
+		double f = tv && tv->type == SL_V_FLOAT ? tv->f
+			 : tv && tv->type == SL_V_INT && !tv->big ? (double)tv->i
+			 : strtod(t, &end);
+		if (end && (end == t || *end))
+			goto bad;
+		if (!(f >= 0 && f <= 1))
+			goto bad;
+		out->u = (uint64_t)llround(f * 10000);
+		return 0;
+	}
 	case SL_ROLE_OFFLOAD: {
 		int k = lookup(offload_names, t);
 		if (k < 0) {
@@ -917,6 +932,9 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		break;
 	case SL_ROLE_LORA_R:
 		s->lora_r = (uint32_t)u;
+		break;
+	case SL_ROLE_LORA_DROPOUT:
+		s->lora_dropout_bp = u > 10000 ? 10000 : (uint32_t)u;
 		break;
 	case SL_ROLE_MODULES_TO_SAVE:
 		s->modules_to_save = (uint32_t)u;

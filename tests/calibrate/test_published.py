@@ -156,6 +156,15 @@ class ReadRowTest(unittest.TestCase):
         self.assertTrue(any("seq_len 64" in a for a in r.assumed))
         self.assertTrue(any("gpu" in a for a in r.assumed))
 
+    def test_lora_dropout_from_notes(self):
+        r = published.read_row(raw(method="lora", lora_r="64", lora_targets="all-linear",
+                                   notes="GC on; lora_alpha 16, dropout 0.05; unit 'G'"))
+        self.assertIn("lora_dropout=0.05", r.roles)
+        r = published.read_row(raw(method="lora", lora_r="64", lora_targets="all-linear", notes="no dropout stated"))
+        self.assertFalse(any(x.startswith("lora_dropout=") for x in r.roles))
+        r = published.read_row(raw(notes="dropout 0.1"))  # a full fine-tune has no LoRA dropout
+        self.assertFalse(any(x.startswith("lora_dropout=") for x in r.roles))
+
     def test_metric_mapping(self):
         m = lambda **kw: published.read_row(raw(**kw)).metric  # noqa: E731
         self.assertEqual(m(metric="torch_max_reserved_minus_init",

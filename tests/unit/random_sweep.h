@@ -60,6 +60,7 @@ static inline void random_settings(uint64_t *r, struct sl_settings *s)
 	s->gradient_checkpointing = pick(r, 2);
 	s->optimizer = (enum sl_optim)pick(r, SL_OPTIM__COUNT);
 	s->lora_r = pick(r, 3) ? 0 : (uint32_t)pick(r, 128);
+	s->lora_dropout_bp = pick(r, 2) ? 0 : (uint32_t)pick(r, 2000);
 	s->lora_targets = (uint32_t)pick(r, SL_LORA_ALL + 1);
 	s->quant = (enum sl_quant)pick(r, SL_QUANT__COUNT);
 	s->attn = (enum sl_attn)pick(r, SL_ATTN__COUNT);

@@ -843,6 +843,60 @@ static void test_runtime_options(void **state)
 	assert_int_equal(o.total, gc.total);
 }
 
+/*
+ * lora_dropout > 0: PEFT's Linear.forward runs lora_A(dropout(x)) per adapter, so each adapter keeps
+ * its dropout output (in the adapter's input dtype, what the cast copy was) and a bool mask: one byte
+ * per input element per adapter more than without dropout; with autocast the same (the fp32 dropout
+ * output is dropped after the half cast lora_A keeps). Nothing else changes, and a full fine-tune or
+ * IA3 has no LoRA dropout.
+ */
+static void test_lora_dropout(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.2-3b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.attn = SL_ATTN_SDPA;
+	s.batch_size = 2;
+	s.seq_len = 1024;
+	s.lora_r = 16;
+	s.lora_targets = SL_LORA_Q | SL_LORA_K | SL_LORA_V | SL_LORA_O | SL_LORA_GATE | SL_LORA_UP | SL_LORA_DOWN;
+	double n = 2 * 1024, h = a->hidden, hq = (double)a->heads * a->head_dim, I = a->intermediate, L = a->layers;
+	double masks = L * n * (5 * h + hq + I); /* q, k, v, gate, up read h; o reads the heads; down reads I */
+	for (int amp = 0; amp < 2; amp++) {
+		s.amp = amp ? SL_AMP_BF16 : SL_AMP_OFF;
+		s.dtype = amp ? SL_DTYPE_FP32 : SL_DTYPE_BF16;
+		struct sl_breakdown base, o;
+		s.lora_dropout_bp = 0;
+		sl_estimate(a, &s, NULL, &e->calib, &base);
+		s.lora_dropout_bp = 500;
+		sl_estimate(a, &s, NULL, &e->calib, &o);
+		assert_int_equal(base.phase, SL_PHASE_BACKWARD);
+		assert_int_equal(o.phase, SL_PHASE_BACKWARD);
+		assert_true(fabs((double)o.activations - (double)base.activations - masks) < 4);
+		assert_int_equal(o.weights, base.weights);
+		assert_int_equal(o.logits, base.logits);
+	}
+	/* q and v only: the two adapters' masks */
+	s.amp = SL_AMP_OFF;
+	s.dtype = SL_DTYPE_BF16;
+	s.lora_targets = SL_LORA_Q | SL_LORA_V;
+	struct sl_breakdown base, o;
+	s.lora_dropout_bp = 0;
+	sl_estimate(a, &s, NULL, &e->calib, &base);
+	s.lora_dropout_bp = 1000;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	assert_true(fabs((double)o.activations - (double)base.activations - L * n * h * 2) < 4); /* 2 masks */
+	/* a full fine-tune: no adapters, nothing changes */
+	s.lora_r = 0;
+	sl_estimate(a, &s, NULL, &e->calib, &o);
+	s.lora_dropout_bp = 0;
+	sl_estimate(a, &s, NULL, &e->calib, &base);
+	assert_int_equal(o.total, base.total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_kbit_and_modules_to_save),
 		cmocka_unit_test(test_fsdp),
 		cmocka_unit_test(test_peft_methods),
+		cmocka_unit_test(test_lora_dropout),
 		cmocka_unit_test(test_runtime_options),
 		cmocka_unit_test(test_breakdown_adds_up),
 		cmocka_unit_test(test_model_states),

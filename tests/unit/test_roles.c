@@ -153,6 +153,7 @@ static void test_key_words(void **state)
 		{"enable_gradient_checkpointing", SL_ROLE_GRADIENT_CHECKPOINTING, "by words"},
 		{"model.torch_dtype", SL_ROLE_DTYPE, NULL},
 		{"optimizer.name", SL_ROLE_OPTIMIZER, "by words optimizer/name"},
+		{"lora_dropout", SL_ROLE_LORA_DROPOUT, NULL}, /* a pattern of keys.yaml: its masks and copies */
 		/* never memory: no entry knows a word of them, or two readings fit */
 		{"optimizer.lr", -1, NULL},
 		{"model.lr", -1, NULL},
@@ -175,7 +176,6 @@ static void test_key_words(void **state)
 		{"train_negatives", -1, NULL},
 		{"in_batch_negatives", -1, NULL},
 		{"bnb_4bit_compute_dtype", -1, NULL},
-		{"lora_dropout", -1, NULL},
 		{"cuda_visible_devices", -1, NULL},
 		{"device", -1, NULL},
 		{"use_8bit_adam", -1, NULL},
@@ -507,6 +507,22 @@ static void test_peft_method(void **state)
 						 &why), 0);
 	assert_int_equal(v.u, 0);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_TORCH_COMPILE, NULL, "maybe", NULL, &v, &why), -SL_EPARSE);
+
+	/* LoRA dropout: PEFT/TRL/LLaMA-Factory lora_dropout, ms-swift lora_dropout_p; a probability */
+	assert_int_equal(role_of(f, "lora_dropout"), SL_ROLE_LORA_DROPOUT);
+	assert_int_equal(role_of(f, "peft.lora_dropout"), SL_ROLE_LORA_DROPOUT);
+	assert_int_equal(role_of(f, "lora_dropout_p"), SL_ROLE_LORA_DROPOUT);
+	assert_int_equal(role_of(f, "model.lora_dropout"), SL_ROLE_LORA_DROPOUT);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "0.05", NULL, &v, &why), 0);
+	assert_int_equal(v.u, 500);
+	sl_settings_default(&s);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.lora_dropout_bp, 500);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "0", NULL, &v, &why), 0);
+	assert_int_equal(v.u, 0);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "1.5", NULL, &v, &why), -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "-0.1", NULL, &v, &why), -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "some", NULL, &v, &why), -SL_EPARSE);
 }
 
 int main(void)

@@ -374,6 +374,11 @@ def read_row(raw):
             tokens = virtual_tokens(raw, peft)
             if tokens:
                 roles.append(("num_virtual_tokens", tokens))
+    if method in ("lora", "qlora") or peft == "dora":
+        # LoraConfig lora_dropout as the notes state it ("lora_alpha 16, dropout 0.05"); unstated: PEFT's 0
+        m = re.search(r"\bdropout *[=:]? *([0-9]*\.?[0-9]+)", notes)
+        if m and float(m.group(1)) > 0:
+            roles.append(("lora_dropout", m.group(1)))
     if quant:
         roles.append(("quant", quant))
     if zs in ("1", "2", "3"):
