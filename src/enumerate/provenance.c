@@ -187,8 +187,9 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 
 /*
  * Weighted counts of the known combinations judged on stated settings and on
- * assumptions. When every axis states the same needs in all its values (the
- * usual case) the mask is one for the whole sweep; otherwise each combination
+ * assumptions. When every axis states the same needs in all its values, but
+ * for needs another axis states in all of its own (the usual case), the
+ * mask is one for the whole sweep; otherwise each combination
  * is looked at, weighting it as the counts do when no axis is cut to its
  * bounds, and counting all as assumed when one is (precision before recall).
  */
@@ -198,7 +199,24 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 	for (int vd = 0; vd < SL_VERDICT_UNKNOWN; vd++)
 		known = sl_count_add(known, ev->n[vd]);
 	bool uniform = true, bounds = false;
-	unsigned stated = 0;
+	/*
+	 * always: the needs some axis states in every value. A combination's
+	 * needs are the union over its values; they are the same for all when
+	 * each axis varies only in needs another axis always states (a model
+	 * that bounds the length beside a swept length).
+	 */
+	unsigned always = 0, stated = 0;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		unsigned all = SL_NEED__ALL;
+		bool any = false;
+		for (size_t j = 0; j < ax->n; j++)
+			if (ax->values[j].ok) {
+				all &= value_needs(ax, &ax->values[j]);
+				any = true;
+			}
+		always |= any ? all : 0;
+	}
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		bounds |= ax->bounds;
@@ -207,7 +225,7 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 		for (size_t j = 0; j < ax->n; j++) {
 			if (!ax->values[j].ok)
 				continue;
-			unsigned m = value_needs(ax, &ax->values[j]);
+			unsigned m = value_needs(ax, &ax->values[j]) & ~always;
 			if (!have)
 				first = m, have = true;
 			else if (m != first)
@@ -215,6 +233,7 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 		}
 		stated |= first;
 	}
+	stated |= always;
 	ev->stated = ev->assumed = (struct sl_count){0};
 	if (uniform) {
 		*((SL_NEED__ALL & ~stated) ? &ev->assumed : &ev->stated) = known;

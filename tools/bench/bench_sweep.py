@@ -7,11 +7,12 @@
   4. 10^7 combinations over seven memory axes whose terms depend on only some of them
      (model x batch x length x eval batch x LoRA rank x workers x accumulation; same goal)
 
-Wall time is the median of N runs of the whole process (start-up included,
-output to /dev/null); peak RSS comes from one more run under /usr/bin/time -f %M. Not a test: figures depend on the
+Wall and CPU time (user + system) are medians of N runs of the whole process (start-up included,
+output to /dev/null), with the load average printed; peak RSS comes from one more run under /usr/bin/time -f %M. Not a test: figures depend on the
 machine. usage: bench_sweep.py SWEEPLINT [RUNS]
 """
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,15 +62,19 @@ parameters:
 
 
 def run(cmd, runs):
-    """Median wall time of the bare process (stdout to /dev/null), then peak RSS from one more run."""
-    times = []
+    """Median wall time and median CPU time (user + system) of the bare process (stdout to /dev/null), then peak
+    RSS from one more run. On a loaded machine the wall time grows with the load; the CPU time much less."""
+    times, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         times.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     q = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
-    return statistics.median(times), int(q.stderr.strip().splitlines()[-1]) / 1024.0, p.returncode
+    return statistics.median(times), int(q.stderr.strip().splitlines()[-1]) / 1024.0, statistics.median(cpus)
 
 
 def main():
@@ -83,19 +88,21 @@ def main():
         open(ten, "w").write(TEN_MILLION)
         open(seven, "w").write(SEVEN_AXES)
         chk = [exe, "check", "-q", "-g", "h100-80gb", "-f", "json"]
-        s, s_rss, _ = run(chk + [BI_ENCODER], runs)
-        y, y_rss, _ = run(["yamllint", "-f", "parsable", BI_ENCODER], runs)
-        h, h_rss, _ = run(chk + [huge], runs)
-        t, t_rss, _ = run(chk + [ten], max(1, runs // 2))
-        v, v_rss, _ = run(chk + [seven], max(1, runs // 2))
-        print("%-58s %10s %9s  %s" % ("case", "median", "peak RSS", "goal"))
-        print("%-58s %8.1f ms %6.1f MB" % ("sweeplint check " + BI_ENCODER, s * 1e3, s_rss))
-        print("%-58s %8.1f ms %6.1f MB  sweeplint >= 50x faster: %.1fx" % ("yamllint " + BI_ENCODER, y * 1e3, y_rss,
-                                                                          y / s))
-        print("%-58s %8.1f ms %6.1f MB  < 50 ms" % ("2x10^12 grid, 4 memory axes (160 estimated)", h * 1e3, h_rss))
-        print("%-58s %8.1f ms %6.1f MB  < 1 s, < 50 MB" % ("10^7 memory-relevant combinations", t * 1e3, t_rss))
-        print("%-58s %8.1f ms %6.1f MB  < 1 s, < 50 MB" % ("10^7 over 7 axes (eval batch, LoRA r, workers, accum)",
-                                                            v * 1e3, v_rss))
+        s, s_rss, s_cpu = run(chk + [BI_ENCODER], runs)
+        y, y_rss, y_cpu = run(["yamllint", "-f", "parsable", BI_ENCODER], runs)
+        h, h_rss, h_cpu = run(chk + [huge], runs)
+        t, t_rss, t_cpu = run(chk + [ten], runs)
+        v, v_rss, v_cpu = run(chk + [seven], runs)
+        print("load average %.2f %.2f %.2f; median of %d runs (wall and CPU: user + system)" % (*os.getloadavg(), runs))
+        print("%-58s %10s %9s %9s  %s" % ("case", "wall", "CPU", "peak RSS", "goal"))
+        rows = [("sweeplint check " + BI_ENCODER, s, s_cpu, s_rss, ""),
+                ("yamllint " + BI_ENCODER, y, y_cpu, y_rss, "sweeplint >= 50x faster: %.1fx (CPU %.1fx)" % (
+                    y / s, y_cpu / s_cpu if s_cpu else float("inf"))),
+                ("2x10^12 grid, 4 memory axes (160 estimated)", h, h_cpu, h_rss, "< 50 ms"),
+                ("10^7 memory-relevant combinations", t, t_cpu, t_rss, "< 1 s, < 50 MB"),
+                ("10^7 over 7 axes (eval batch, LoRA r, workers, accum)", v, v_cpu, v_rss, "< 1 s, < 50 MB")]
+        for name, wall, cpu, rss, goal in rows:
+            print("%-58s %7.1f ms %6.1f ms %6.1f MB  %s" % (name, wall * 1e3, cpu * 1e3, rss, goal))
 
 
 if __name__ == "__main__":
