@@ -84,6 +84,7 @@ struct sl_ydoc {
 	size_t naliases;
 	size_t ndocs;          /* documents in the stream (only the first is used) */
 	bool ok;               /* false when a syntax error was reported */
+	bool constructed;      /* !ok: the text parsed, PyYAML's constructor refuses it (a tag, a key) */
 };
 
 /* Bounds the loader enforces (a finding, never a crash). */
@@ -124,5 +125,12 @@ const char *sl_node_describe(const struct sl_node *node);
  * with PyYAML; JSON files, where tabs are whitespace, are not asked.
  */
 size_t sl_yaml_pyyaml_tab(struct sl_source *src);
+
+/*
+ * A sweep's document as PyYAML reads it: when PyYAML stops at a tab (sl_yaml_pyyaml_tab) before
+ * libyaml's own error, or where libyaml loaded the document, the syntax finding is at the tab and
+ * the document is refused (doc->ok false, no root).
+ */
+void sl_ydoc_refuse_tabs(struct sl_ydoc *doc, struct sl_diags *diags);
 
 #endif

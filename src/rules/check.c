@@ -669,20 +669,7 @@ struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 
 	f->doc = sl_ydoc_parse(a, src, run->resolver, &f->diags);
 	/* W&B's PyYAML refuses a tab libyaml takes as a space, or stops at one before libyaml's own error */
-	size_t tab = sl_yaml_pyyaml_tab(src);
-	struct sl_diag *syn = NULL;
-	for (size_t i = 0; i < f->diags.n && !f->doc->ok; i++)
-		if (strcmp(f->diags.v[i].rule, "syntax") == 0 && (!syn || f->diags.v[i].span.start < syn->span.start))
-			syn = &f->diags.v[i];
-	if (tab != SIZE_MAX && (f->doc->ok || (syn && tab <= syn->span.start))) {
-		struct sl_diag *d = syn ? syn : sl_diags_add(&f->diags, "syntax", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), "%s", "");
-		d->span = sl_source_span(src, tab, tab);
-		d->message = "syntax error: found character '\\t' that cannot start any token (PyYAML takes only "
-			     "spaces between tokens)";
-		d->hint = "replace the tab with spaces (tabs may stand only in quotes, block scalars and comments)";
-		f->doc->ok = false;
-		f->doc->root = NULL;
-	}
+	sl_ydoc_refuse_tabs(f->doc, &f->diags);
 	if (!f->doc->ok) {
 		/* the tree cannot be trusted: report where parsing stopped and nothing else */
 		sl_diags_sort(&f->diags);

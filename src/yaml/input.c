@@ -13,6 +13,11 @@
  *   as a character of the next token (`\ufeffb: 2` is the key "\ufeffb"). It is replaced by a private
  *   use character the text does not hold, turned back into U+FEFF in scalars (sl_yaml_input_text).
  *
+ * - A tab that starts the first line of a block scalar with no indentation indicator (`|\n  \tx`):
+ *   PyYAML takes the indentation from the column of the tab and the tab as text; libyaml refuses it
+ *   ("found a tab character where an indentation space is expected"). libyaml reads an 'x' there
+ *   (the same column), turned back into the tab in the scalar's text.
+ *
  * Line breaks are \n, \r, NEL (U+0085), LS (U+2028) and PS (U+2029) for both, as for sl_source.
  */
 #include "input.h"
@@ -21,10 +26,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <yaml.h>
+
 #include "sweeplint/arena.h"
 
-/* Bytes of the line break at i (\r\n counts 1: two breaks' worth of bytes are walked one by one), or 0. */
 static size_t break_at(const char *b, size_t len, size_t i)
+{
+	return sl_yaml_break(b, len, i);
+}
+
+size_t sl_yaml_break(const char *b, size_t len, size_t i)
 {
 	unsigned char c = (unsigned char)b[i];
 	if (c == '\n' || c == '\r')
@@ -37,8 +48,12 @@ static size_t break_at(const char *b, size_t len, size_t i)
 	return 0;
 }
 
-/* True when a line break ends just before i. */
 static bool after_break(const char *b, size_t i)
+{
+	return sl_yaml_after_break(b, i);
+}
+
+bool sl_yaml_after_break(const char *b, size_t i)
 {
 	if (i >= 1 && (b[i - 1] == '\n' || b[i - 1] == '\r'))
 		return true;
@@ -197,6 +212,8 @@ static bool holds(const char *b, size_t len, const char *s, size_t n)
 	return false;
 }
 
+static void block_scalar_tabs(struct sl_arena *a, struct sl_yaml_input *in, char **w);
+
 void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct sl_yaml_input *in)
 {
 	const char *b = src->bytes;
@@ -206,6 +223,8 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	in->err = SIZE_MAX;
 	in->why = NULL;
 	in->marker[0] = '\0';
+	in->tabs = NULL;
+	in->ntabs = 0;
 	char *w = NULL;
 
 	/* a directive prefix (PyYAML: a '%' at column 0 before the first document) */
@@ -254,6 +273,77 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	}
 	if (w)
 		in->view.bytes = w;
+	if (memchr(b, '\t', len))
+		block_scalar_tabs(a, in, &w);
+}
+
+/*
+ * libyaml's scanner fails at a tab in a block scalar's indentation: when the block scalar has no
+ * indentation indicator, the tab is on its first line that is not blank, and its column is at least
+ * the indentation PyYAML would take (the parent's + 1, and every blank line's spaces), PyYAML reads
+ * it as text. Scan, replace, scan again (at most SL_YAML_TAB_RETRIES times).
+ */
+#define SL_YAML_TAB_RETRIES 64
+static void block_scalar_tabs(struct sl_arena *a, struct sl_yaml_input *in, char **w)
+{
+	const char *b = in->view.bytes;
+	size_t len = in->view.len, cap = 0;
+	for (int round = 0; round < SL_YAML_TAB_RETRIES; round++) {
+		yaml_parser_t parser;
+		yaml_token_t tok;
+		if (!yaml_parser_initialize(&parser))
+			return;
+		yaml_parser_set_input_string(&parser, (const unsigned char *)in->view.bytes + in->view.bom,
+					     len - in->view.bom);
+		yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+		bool ok = true, end = false;
+		while (ok && !end) {
+			ok = yaml_parser_scan(&parser, &tok);
+			if (ok) {
+				end = tok.type == YAML_STREAM_END_TOKEN;
+				yaml_token_delete(&tok);
+			}
+		}
+		bool tab_error = !ok && parser.problem &&
+				 strcmp(parser.problem, "found a tab character where an indentation space is expected") == 0;
+		size_t t = tab_error ? sl_yaml_input_byte(in, parser.problem_mark.index) : 0;
+		size_t h = tab_error ? sl_yaml_input_byte(in, parser.context_mark.index) : 0;
+		size_t col = parser.problem_mark.column;
+		long min = parser.indent + 1 < 1 ? 1 : (long)parser.indent + 1;
+		yaml_parser_delete(&parser);
+		if (!tab_error || t >= len || b[t] != '\t' || h >= t)
+			return;
+		/* the header: no indentation indicator */
+		size_t i = h + 1;
+		for (; i < t && (b[i] == '+' || b[i] == '-' || is_digit(b[i])); i++)
+			if (b[i] != '0' && is_digit(b[i]))
+				return;
+		/* blank lines (spaces only) up to the tab's line; the most spaces on one */
+		i = next_line(b, len, i);
+		size_t most = 0;
+		while (i < t) {
+			size_t j = i;
+			while (j < t && b[j] == ' ')
+				j++;
+			if (j == t)
+				break;
+			if (!break_at(b, len, j))
+				return; /* text before the tab: libyaml's indentation is known, PyYAML refuses too */
+			if (j - i > most)
+				most = j - i;
+			i = j + break_at(b, len, j);
+		}
+		if ((long)col < min || col < most)
+			return;
+		if (!*w) {
+			*w = sl_arena_strndup(a, b, len);
+			in->view.bytes = *w;
+		}
+		(*w)[t] = 'x';
+		in->tabs = sl_arena_reserve(a, in->tabs, in->ntabs, &cap, in->ntabs + 1, sizeof *in->tabs);
+		in->tabs[in->ntabs++] = t;
+		in->view.cur_char = in->view.cur_byte = 0;
+	}
 }
 
 size_t sl_yaml_input_byte(struct sl_yaml_input *in, size_t index)
@@ -262,12 +352,88 @@ size_t sl_yaml_input_byte(struct sl_yaml_input *in, size_t index)
 	return sl_source_char_to_byte(&in->view, index + (in->view.bom ? 1 : 0));
 }
 
-const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *in, const char *text, size_t len)
+/*
+ * A folded scalar in [start, end) whose first line libyaml read with an 'x' for its tab, at text
+ * offset tab: when libyaml folded that line into the next, the text offset where the fold stands
+ * (the end of the first line's text); else SIZE_MAX. The rule is libyaml's and PyYAML's: a line break
+ * (not LS/PS) between two lines at the indentation that start with neither space nor tab is folded.
+ */
+static size_t first_line_fold(const struct sl_yaml_input *in, size_t start, size_t end, size_t tab)
 {
-	if (!in->marker[0] || !holds(text, len, in->marker, 3))
+	const char *b = in->view.bytes;
+	size_t len = in->view.len, t = SIZE_MAX;
+	for (size_t i = 0; i < in->ntabs; i++)
+		if (in->tabs[i] >= start && in->tabs[i] < end)
+			t = in->tabs[i];
+	if (t == SIZE_MAX)
+		return SIZE_MAX;
+	/* the header: '>' is folded */
+	size_t h = start;
+	while (h < t && b[h] != '|' && b[h] != '>')
+		h++;
+	if (h >= t || b[h] != '>')
+		return SIZE_MAX;
+	size_t ls = line_start(b, t), indent = t - ls;
+	size_t e = eol(b, len, t);
+	if (e >= len || break_at(b, len, e) == 3)
+		return SIZE_MAX; /* the last line, or LS/PS (never folded) */
+	size_t i = e + break_at(b, len, e);
+	if (b[e] == '\r' && i < len && b[i] == '\n')
+		i++;
+	for (;;) {
+		size_t j = i;
+		while (j < len && j - i < indent && b[j] == ' ')
+			j++;
+		if (j < len && break_at(b, len, j)) {
+			i = j + break_at(b, len, j);
+			if (b[j] == '\r' && i < len && b[i] == '\n')
+				i++;
+			continue;
+		}
+		if (j - i < indent || j >= len || b[j] == ' ' || b[j] == '\t')
+			return SIZE_MAX; /* the scalar ends, or the next line starts blank: no fold */
+		break;
+	}
+	return tab + (e - t);
+}
+
+const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *in, const char *text, size_t *lenp,
+			       bool block, size_t start, size_t end)
+{
+	size_t len = *lenp;
+	size_t tab = SIZE_MAX;
+	for (size_t i = 0; block && i < in->ntabs; i++)
+		if (in->tabs[i] >= start && in->tabs[i] < end) {
+			/* the first line's text starts after the blank lines' line breaks */
+			tab = 0;
+			while (tab < len && text[tab] == '\n')
+				tab++;
+			if (tab >= len || text[tab] != 'x')
+				tab = SIZE_MAX;
+			break;
+		}
+	bool marked = in->marker[0] && holds(text, len, in->marker, 3);
+	if (!marked && tab == SIZE_MAX)
 		return text;
 	char *t = sl_arena_strndup(a, text, len);
-	for (size_t i = 0; i + 3 <= len; i++)
+	if (tab != SIZE_MAX) {
+		t[tab] = '\t';
+		/* folded: PyYAML keeps the line break after a first line that starts with a tab, libyaml
+		 * folded it after the 'x' (a space, or nothing before blank lines' breaks) */
+		size_t at = first_line_fold(in, start, end, tab);
+		if (at < len && t[at] == ' ') {
+			t[at] = '\n';
+		} else if (at <= len) {
+			char *u = sl_arena_alloc(a, len + 2);
+			memcpy(u, t, at);
+			u[at] = '\n';
+			memcpy(u + at + 1, t + at, len - at);
+			u[len + 1] = '\0';
+			t = u;
+			*lenp = len + 1;
+		}
+	}
+	for (size_t i = 0; marked && i + 3 <= len; i++)
 		if (memcmp(t + i, in->marker, 3) == 0) {
 			t[i] = (char)0xEF;
 			t[i + 1] = (char)0xBB;

@@ -6,6 +6,7 @@
 #ifndef SWEEPLINT_YAML_INPUT_H
 #define SWEEPLINT_YAML_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sweeplint/source.h"
@@ -19,6 +20,8 @@ struct sl_yaml_input {
 	size_t err;        /* where PyYAML fails in a directive prefix libyaml would accept, or SIZE_MAX */
 	const char *why;   /* its message */
 	char marker[4];    /* the private-use character that stands for a BOM at a line start, or "" */
+	size_t *tabs;      /* tabs that open a block scalar's first line, read by libyaml as 'x' */
+	size_t ntabs;
 };
 
 /* Build in for src (in->view.bytes is src->bytes when nothing differs). */
@@ -30,15 +33,23 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 size_t sl_yaml_input_byte(struct sl_yaml_input *in, size_t index);
 
 /*
- * A scalar's text as PyYAML reads it: the marker back to U+FEFF. Returns text itself when it holds
- * no marker, else a copy in a.
+ * A scalar's text as PyYAML reads it: the marker back to U+FEFF, and for a block scalar whose text
+ * starts at [start, end) with a tab libyaml read as 'x', the tab. Returns text itself when nothing
+ * changes, else a copy in a; *lenp is its length in and out.
  */
-const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *in, const char *text, size_t len);
+const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *in, const char *text, size_t *lenp,
+			       bool block, size_t start, size_t end);
 
 /*
  * libyaml refused a directive ("found unknown directive name") at byte off, after the stream's first
  * document: the offset where PyYAML fails instead and its message (*why).
  */
 size_t sl_yaml_input_late_directive(const struct sl_yaml_input *in, size_t off, const char **why);
+
+/* Bytes of the YAML line break at b[i] (\n, \r, NEL, LS, PS; \r\n counts as \r then \n), or 0. */
+size_t sl_yaml_break(const char *b, size_t len, size_t i);
+
+/* True when a YAML line break ends just before b[i]. */
+bool sl_yaml_after_break(const char *b, size_t i);
 
 #endif

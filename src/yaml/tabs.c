@@ -20,7 +20,7 @@ static size_t tab_in_gap(const struct sl_source *src, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++) {
 		if (src->bytes[i] == '#') {
-			while (i < to && src->bytes[i] != '\n' && src->bytes[i] != '\r')
+			while (i < to && !sl_yaml_break(src->bytes, src->len, i))
 				i++;
 		} else if (src->bytes[i] == '\t') {
 			return i;
@@ -37,8 +37,8 @@ static size_t tab_in_unscanned(const struct sl_source *src, size_t from, size_t 
 {
 	for (size_t i = from; i < to; i++) {
 		char c = src->bytes[i];
-		if (c == '#' && (i == from || src->bytes[i - 1] == ' ' || src->bytes[i - 1] == '\n')) {
-			while (i < to && src->bytes[i] != '\n')
+		if (c == '#' && (i == from || src->bytes[i - 1] == ' ' || sl_yaml_after_break(src->bytes, i))) {
+			while (i < to && !sl_yaml_break(src->bytes, src->len, i))
 				i++;
 		} else if (c == '\'' || c == '"') {
 			for (i++; i < to && src->bytes[i] != c; i++)
@@ -92,7 +92,8 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 		if (block) {
 			/* the header line ('|', '>-', '|2' ...) takes spaces only before a comment */
 			size_t h = start;
-			while (h < end && src->bytes[h] != '\n' && src->bytes[h] != '#' && src->bytes[h] != '\t')
+			while (h < end && !sl_yaml_break(src->bytes, src->len, h) && src->bytes[h] != '#' &&
+			       src->bytes[h] != '\t')
 				h++;
 			if (h < end && src->bytes[h] == '\t') {
 				found = h;
@@ -111,4 +112,29 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 	yaml_parser_delete(&parser);
 	sl_arena_free(a);
 	return found;
+}
+
+void sl_ydoc_refuse_tabs(struct sl_ydoc *doc, struct sl_diags *diags)
+{
+	struct sl_source *src = doc->src;
+	size_t tab = sl_yaml_pyyaml_tab(src);
+	if (tab == SIZE_MAX)
+		return;
+	struct sl_diag *syn = NULL;
+	for (size_t i = 0; i < diags->n && !doc->ok; i++)
+		if (strcmp(diags->v[i].rule, "syntax") == 0 && diags->v[i].src == src &&
+		    (!syn || diags->v[i].span.start < syn->span.start))
+			syn = &diags->v[i];
+	/* libyaml's parse error before the tab comes first; a constructor's error never does (PyYAML
+	 * scans the whole text before it constructs) */
+	if (!doc->ok && !doc->constructed && !(syn && tab <= syn->span.start))
+		return;
+	struct sl_diag *d = syn ? syn : sl_diags_add(diags, "syntax", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), "%s", "");
+	d->span = sl_source_span(src, tab, tab);
+	d->message = "syntax error: found character '\\t' that cannot start any token (PyYAML takes only "
+		     "spaces between tokens)";
+	d->hint = "replace the tab with spaces (tabs may stand only in quotes, block scalars and comments)";
+	doc->ok = false;
+	doc->constructed = false;
+	doc->root = NULL;
 }

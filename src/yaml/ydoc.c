@@ -36,6 +36,19 @@ struct loader {
 	struct sl_alias *aliases;
 	size_t naliases, aliases_cap;
 	bool failed;
+	/*
+	 * PyYAML composes the whole document before it constructs a value, so a constructor's error
+	 * (a tag it cannot build, an unhashable key, a bad merge) counts only when the text parses; and
+	 * it constructs collection by collection, breadth first: the first such error is the one with
+	 * the smallest (depth of the collection whose step raises it, that collection's start, phase,
+	 * offset) — see defer().
+	 */
+	struct {
+		bool set;
+		long depth;
+		size_t owner, phase, off;
+		const char *msg;
+	} cerr;
 };
 
 /* Anchors hash into chains: a document of many anchors and aliases stays linear. */
@@ -67,6 +80,33 @@ static void fail_at(struct loader *L, size_t off, const char *fmt, const char *a
 	sl_diags_add(L->diags, "syntax", SL_SEV_ERROR, L->src, sl_source_span(L->src, off, off), fmt, arg);
 }
 
+/* A constructor's error (PyYAML's order, see struct loader), reported at the end if the text parses. */
+static void defer(struct loader *L, long depth, size_t owner, size_t phase, size_t off, const char *msg)
+{
+	bool first = !L->cerr.set || depth < L->cerr.depth ||
+		     (depth == L->cerr.depth &&
+		      (owner < L->cerr.owner ||
+		       (owner == L->cerr.owner &&
+			(phase < L->cerr.phase || (phase == L->cerr.phase && off < L->cerr.off)))));
+	if (!first)
+		return;
+	L->cerr.set = true;
+	L->cerr.depth = depth;
+	L->cerr.owner = owner;
+	L->cerr.phase = phase;
+	L->cerr.off = off;
+	L->cerr.msg = msg;
+}
+
+/* A constructor's error raised while the collection holding the node at depth L->depth is built. */
+static void defer_in_parent(struct loader *L, size_t off, const char *msg)
+{
+	if (L->depth == 0)
+		defer(L, -1, 0, 0, off, msg);
+	else
+		defer(L, (long)L->depth - 1, L->stack[L->depth - 1].node->span.start, 1, off, msg);
+}
+
 static struct sl_node *new_node(struct loader *L, enum sl_node_kind kind, yaml_mark_t start, yaml_mark_t end,
 				const yaml_char_t *anchor, const yaml_char_t *tag)
 {
@@ -81,10 +121,18 @@ static struct sl_node *new_node(struct loader *L, enum sl_node_kind kind, yaml_m
 		if (!L->anchors)
 			L->anchors = sl_arena_array(L->a, ANCHOR_BUCKETS, sizeof *L->anchors);
 		struct anchor **head = &L->anchors[anchor_bucket(n->anchor)];
+		for (const struct anchor *an = *head; an; an = an->next)
+			if (strcmp(an->name, n->anchor) == 0) {
+				/* PyYAML's composer: "found duplicate anchor; ... second occurrence" */
+				fail_at(L, s, "syntax error: %s",
+					sl_arena_printf(L->a, "found duplicate anchor &%s (PyYAML refuses an anchor "
+							      "defined twice in a document)", n->anchor));
+				break;
+			}
 		struct anchor *an = sl_arena_alloc(L->a, sizeof *an);
 		an->name = n->anchor;
 		an->node = n;
-		an->next = *head; /* a redefined anchor: the latest definition is found first */
+		an->next = *head;
 		*head = an;
 	}
 	return n;
@@ -158,41 +206,58 @@ static void pop(struct loader *L, yaml_mark_t end)
 		e = n->span.start;
 	n->span = sl_source_span(L->src, n->span.start, e);
 	/* SafeLoader constructs a collection's tag or fails: seq/omap/pairs on lists, map/set on mappings */
+	long own = (long)L->depth; /* n's depth: its own construction step */
 	if (n->tag && strcmp(n->tag, "!") != 0) {
 		bool ok = n->kind == SL_NODE_SEQ ? strcmp(n->tag, "tag:yaml.org,2002:seq") == 0
 						: strcmp(n->tag, "tag:yaml.org,2002:map") == 0 ||
 							  strcmp(n->tag, "tag:yaml.org,2002:set") == 0;
+		size_t at = n->span.start;
 		if (n->kind == SL_NODE_SEQ && (strcmp(n->tag, "tag:yaml.org,2002:omap") == 0 ||
 					       strcmp(n->tag, "tag:yaml.org,2002:pairs") == 0)) {
 			ok = true;
-			for (size_t j = 0; j < n->n; j++)
-				ok = ok && n->items[j]->kind == SL_NODE_MAP && n->items[j]->n == 1;
+			for (size_t j = 0; ok && j < n->n; j++)
+				if (n->items[j]->kind != SL_NODE_MAP || n->items[j]->n != 1) {
+					ok = false;
+					at = n->items[j]->span.start;
+				}
 		}
-		if (!ok)
-			fail_at(L, n->span.start, "syntax error: %s",
-				sl_arena_printf(L->a, "PyYAML cannot construct %s from %s", n->tag,
-						n->kind == SL_NODE_SEQ ? "a list" : "a mapping"));
+		/* PyYAML's collection constructors (map, set, seq, omap, pairs) fail in the collection's own
+		 * step; a scalar's or an unknown tag's when the parent builds it */
+		static const char *const generators[] = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:set",
+							 "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap",
+							 "tag:yaml.org,2002:pairs"};
+		bool generator = false;
+		for (size_t j = 0; j < sizeof generators / sizeof *generators; j++)
+			generator = generator || strcmp(n->tag, generators[j]) == 0;
+		const char *msg = sl_arena_printf(L->a, "syntax error: PyYAML cannot construct %s from %s", n->tag,
+						  n->kind == SL_NODE_SEQ ? "a list" : "a mapping");
+		if (!ok && generator)
+			defer(L, own, n->span.start, 0, at, msg);
+		else if (!ok)
+			defer_in_parent(L, at, msg);
 	}
-	/* a list or mapping as a mapping key: PyYAML's "found unhashable key" */
-	for (size_t i = 0; !L->failed && n->kind == SL_NODE_MAP && i < n->n; i++)
-		if (n->pairs[i].key->kind != SL_NODE_SCALAR)
-			fail_at(L, n->pairs[i].key->span.start, "syntax error: %s",
-				"found unhashable key (a list or mapping cannot be a key for PyYAML)");
-	/* PyYAML's flatten_mapping: a merge key takes a mapping or a list of mappings */
+	/* PyYAML's flatten_mapping (phase 0): a merge key takes a mapping or a list of mappings */
 	for (size_t i = 0; n->kind == SL_NODE_MAP && i < n->n; i++) {
 		const struct sl_node *k = n->pairs[i].key, *v = n->pairs[i].value;
 		if (k->kind != SL_NODE_SCALAR || !k->value.merge)
 			continue;
-		bool ok = v->kind == SL_NODE_MAP;
-		if (v->kind == SL_NODE_SEQ) {
-			ok = true;
-			for (size_t j = 0; j < v->n; j++)
-				ok = ok && v->items[j]->kind == SL_NODE_MAP;
-		}
+		if (v->kind == SL_NODE_MAP)
+			continue;
+		size_t at = v->span.start;
+		bool ok = v->kind == SL_NODE_SEQ;
+		for (size_t j = 0; ok && j < v->n; j++)
+			if (v->items[j]->kind != SL_NODE_MAP) {
+				ok = false;
+				at = v->items[j]->span.start; /* "expected a mapping for merging" at the item */
+			}
 		if (!ok)
-			fail_at(L, v->span.start, "syntax error: %s",
-				"expected a mapping or list of mappings for merging");
+			defer(L, own, n->span.start, 0, at, "syntax error: expected a mapping or list of mappings for merging");
 	}
+	/* a list or mapping as a mapping key (phase 1, with the pairs): PyYAML's "found unhashable key" */
+	for (size_t i = 0; n->kind == SL_NODE_MAP && i < n->n; i++)
+		if (n->pairs[i].key->kind != SL_NODE_SCALAR)
+			defer(L, own, n->span.start, 1, n->pairs[i].key->span.start,
+			      "syntax error: found unhashable key (a list or mapping cannot be a key for PyYAML)");
 	uint64_t w = 1;
 	if (n->kind == SL_NODE_SEQ)
 		for (size_t i = 0; i < n->n; i++)
@@ -309,28 +374,48 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			struct sl_node *n = new_node(&L, SL_NODE_SCALAR, ev.start_mark, ev.end_mark,
 						     ev.data.scalar.anchor, ev.data.scalar.tag);
 			n->style = scalar_style(ev.data.scalar.style);
-			n->text = sl_arena_strndup(a, sl_yaml_input_text(a, &L.in, (const char *)ev.data.scalar.value,
-									 ev.data.scalar.length),
-						   ev.data.scalar.length);
 			n->text_len = ev.data.scalar.length;
+			const char *text = sl_yaml_input_text(a, &L.in, (const char *)ev.data.scalar.value, &n->text_len,
+							      n->style == SL_STYLE_LITERAL || n->style == SL_STYLE_FOLDED,
+							      n->span.start, n->span.end);
+			n->text = sl_arena_strndup(a, text, n->text_len);
 			/* libyaml sets plain_implicit for plain scalars and for the non-specific tag "!",
 			 * which PyYAML then resolves implicitly even on a quoted scalar */
 			bool plain = ev.data.scalar.plain_implicit;
 			const char *tag = n->tag;
-			if (tag && strcmp(tag, "!") == 0)
+			if (tag && strcmp(tag, "!") == 0) {
 				tag = NULL;
+				plain = true; /* libyaml: not for an empty scalar ("! ,"), PyYAML: null there too */
+			}
+			/* in brackets PyYAML ends a plain scalar at '?' (a key indicator), libyaml reads on */
+			if (n->style == SL_STYLE_PLAIN && L.depth && L.stack[L.depth - 1].node->style == SL_STYLE_FLOW) {
+				const char *q = memchr(src->bytes + n->span.start, '?', n->span.end - n->span.start);
+				if (q && q > src->bytes + n->span.start) {
+					fail_at(&L, (size_t)(q - src->bytes), "syntax error: %s",
+						"expected ',' or a closing bracket, but found '?' (PyYAML ends a plain "
+						"scalar in brackets at '?')");
+					break;
+				}
+			}
 			bool tag_error = false;
 			n->value = sl_scalar_resolve(L.res, n->text, n->text_len, plain, tag, &tag_error);
 			bool is_key = L.depth && L.stack[L.depth - 1].node->kind == SL_NODE_MAP &&
 				      !L.stack[L.depth - 1].pending_key;
-			if (tag_error || (n->value.merge && !is_key)) {
-				/* PyYAML's constructor raises: safe_load fails on the whole file */
-				fail_at(&L, n->span.start, "syntax error: %s",
-					tag ? sl_arena_printf(a, "cannot construct %s from '%s'", n->tag, n->text)
-					    : sl_arena_printf(a, "PyYAML cannot load the plain scalar '%s' "
-								 "(quote it to make it a string)", n->text));
-				break;
+			if (is_key && (tag_error || n->value.merge) &&
+			    ((plain && !tag && strcmp(n->text, "=") == 0) ||
+			     (tag && strcmp(tag, "tag:yaml.org,2002:value") == 0))) {
+				/* flatten_mapping makes a value key ('=', !!value) a string */
+				n->value = sl_scalar_resolve(L.res, n->text, n->text_len, false, NULL, NULL);
+				tag_error = false;
 			}
+			if (tag_error || (n->value.merge && !is_key))
+				/* PyYAML's constructor raises: safe_load fails on the whole file */
+				defer_in_parent(&L, n->span.start,
+						tag ? sl_arena_printf(a, "syntax error: cannot construct %s from '%s'", n->tag,
+								      n->text)
+						    : sl_arena_printf(a, "syntax error: PyYAML cannot load the plain scalar "
+									 "'%s' (quote it to make it a string)",
+								      n->text));
 			attach(&L, n, n->span.end);
 			break;
 		}
@@ -397,6 +482,10 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 	if (have_ev)
 		yaml_event_delete(&ev);
 	yaml_parser_delete(&parser);
+	if (!L.failed && L.cerr.set) {
+		fail_at(&L, L.cerr.off, "%s", L.cerr.msg);
+		doc->constructed = true;
+	}
 	doc->ok = !L.failed;
 	doc->root = L.failed ? NULL : L.root;
 	doc->aliases = L.aliases;

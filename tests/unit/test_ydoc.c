@@ -355,6 +355,52 @@ static void test_directives_and_boms(void **state)
 	assert_int_equal(col, 1);
 }
 
+/* Where libyaml reads on and PyYAML does not, or the reverse (results of PyYAML 6.0's safe_load). */
+static void test_pyyaml_differences(void **state)
+{
+	struct sl_arena *a = *state;
+	uint32_t line, col;
+	/* a tab opening a block scalar's first line: PyYAML's indentation is its column, the tab is text */
+	struct parsed p = parse(a, "a: |\n  \tx\n  y\nb: 1\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "a")->text, "\tx\ny\n");
+	p = parse(a, "a: >\n  \tx\n  y\n\n  z\nb: 1\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "a")->text, "\tx\ny\nz\n"); /* not folded after the tab */
+	p = parse(a, "a: >\n  \tx\n  y\nb: 1\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "a")->text, "\tx\ny\n");
+	/* '=' as a mapping key is the string "=" (flatten_mapping), a value it cannot load */
+	p = parse(a, "=: 1\n");
+	assert_true(p.doc->ok);
+	assert_int_equal(sl_map_get(p.doc->root, "=")->value.i, 1);
+	first_error(a, "a: =\n", &line, &col);
+	assert_int_equal(col, 4);
+	/* the non-specific tag on an empty scalar: null */
+	p = parse(a, "[! , 0]");
+	assert_true(p.doc->ok);
+	assert_int_equal(p.doc->root->items[0]->value.type, SL_V_NULL);
+	/* PyYAML refuses an anchor defined twice, and a '?' inside a plain scalar in brackets */
+	first_error(a, "- &a 1\n- &a 2\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 3);
+	first_error(a, "a: [x?y]\n", &line, &col);
+	assert_int_equal(line, 1);
+	assert_int_equal(col, 6);
+	/* a constructor's error counts only when the whole text parses (PyYAML composes first) */
+	first_error(a, "a: !!str [1]\nb: @x\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 4);
+	/* and its first one is breadth first: b's !!str before the deeper !!int listed earlier */
+	first_error(a, "a: [[!!int x]]\nb: !!str [1]\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 4);
+	/* a merge list's item that is no mapping: at the item */
+	first_error(a, "a: {<<: [{x: 1}, 2]}\n", &line, &col);
+	assert_int_equal(line, 1);
+	assert_int_equal(col, 18);
+}
+
 static void test_merge_and_duplicates(void **state)
 {
 	struct sl_arena *a = *state;
@@ -387,6 +433,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_documents_and_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directives_and_boms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pyyaml_differences, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
