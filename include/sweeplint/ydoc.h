@@ -121,10 +121,11 @@ const char *sl_node_describe(const struct sl_node *node);
 
 /*
  * The byte offset of the first tab PyYAML's scanner refuses (outside quoted scalars, block scalar
- * text and comments), or SIZE_MAX when there is none (src/yaml/tabs.c). For sweeps, which W&B reads
- * with PyYAML; JSON files, where tabs are whitespace, are not asked.
+ * text and comments), or of a '#' right after a block scalar's indicators ('|#': PyYAML wants a
+ * space), or SIZE_MAX when there is none (src/yaml/tabs.c); *why (why may be NULL) says which. For
+ * sweeps, which W&B reads with PyYAML; JSON files, where tabs are whitespace, are not asked.
  */
-size_t sl_yaml_pyyaml_tab(struct sl_source *src);
+size_t sl_yaml_pyyaml_tab(struct sl_source *src, const char **why);
 
 /*
  * A sweep's document as PyYAML reads it: when PyYAML stops at a tab (sl_yaml_pyyaml_tab) before

@@ -13,6 +13,9 @@
  *   as a character of the next token (`\ufeffb: 2` is the key "\ufeffb"). It is replaced by a private
  *   use character the text does not hold, turned back into U+FEFF in scalars (sl_yaml_input_text).
  *
+ * - `{values:[1, 2]}`, `[a:]`: in brackets PyYAML ends a plain scalar at a ':' followed by one of
+ *   ",[]{}" and reads a value indicator; libyaml refuses it ("found unexpected ':'"). A space is
+ *   inserted after the ':' (the one change of length: sl_yaml_input_src maps offsets back).
  * - A tab that starts the first line of a block scalar with no indentation indicator (`|\n  \tx`):
  *   PyYAML takes the indentation from the column of the tab and the tab as text; libyaml refuses it
  *   ("found a tab character where an indentation space is expected"). libyaml reads an 'x' there
@@ -29,6 +32,7 @@
 #include <yaml.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/ydoc.h"
 
 static size_t break_at(const char *b, size_t len, size_t i)
 {
@@ -134,6 +138,8 @@ static void fix_version(const char *b, size_t i, size_t e, char *w)
 	memcpy(w + from, v, 3);
 }
 
+static bool printable(const char *b, size_t i, size_t e);
+
 struct prefix {
 	size_t first;  /* the first directive, or SIZE_MAX */
 	bool reserved; /* a reserved directive was met */
@@ -178,6 +184,8 @@ static size_t walk_prefix(const char *b, size_t len, size_t i, char *w, struct p
 			} else if (j - i - 1 == 3 && memcmp(b + i + 1, "TAG", 3) == 0) {
 				p->kept = true;
 			} else {
+				if (!printable(b, i, e))
+					return i; /* both readers refuse the character: leave it to libyaml's */
 				p->reserved = true;
 				if (w)
 					memset(w + i, ' ', e - i);
@@ -188,6 +196,39 @@ static size_t walk_prefix(const char *b, size_t len, size_t i, char *w, struct p
 		}
 	}
 	return len;
+}
+
+/*
+ * Whether [i, e) holds only characters libyaml's and PyYAML's readers accept (tab, printable ASCII,
+ * NEL, U+00A0..U+D7FF, U+E000..U+FFFD, U+10000..): a blanked directive must not hide one they refuse.
+ */
+static bool printable(const char *b, size_t i, size_t e)
+{
+	while (i < e) {
+		unsigned char c = (unsigned char)b[i];
+		if (c < 0x80) {
+			if (c != '\t' && (c < 0x20 || c == 0x7F))
+				return false;
+			i++;
+			continue;
+		}
+		size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+		if (n == 0 || c > 0xF4 || i + n > e)
+			return false;
+		uint32_t cp = c & (0x7F >> n);
+		for (size_t k = 1; k < n; k++) {
+			unsigned char d = (unsigned char)b[i + k];
+			if ((d & 0xC0) != 0x80)
+				return false;
+			cp = (cp << 6) | (d & 0x3F);
+		}
+		if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return false;
+		if (!(cp == 0x85 || (cp >= 0xA0 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000))
+			return false;
+		i += n;
+	}
+	return true;
 }
 
 /* `---` followed by a space, a tab, a line break or the end: PyYAML's document start. */
@@ -212,7 +253,7 @@ static bool holds(const char *b, size_t len, const char *s, size_t n)
 	return false;
 }
 
-static void block_scalar_tabs(struct sl_arena *a, struct sl_yaml_input *in, char **w);
+static void scan_errors(struct sl_arena *a, struct sl_yaml_input *in, char **w);
 
 void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct sl_yaml_input *in)
 {
@@ -225,6 +266,8 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	in->marker[0] = '\0';
 	in->tabs = NULL;
 	in->ntabs = 0;
+	in->ins = NULL;
+	in->nins = 0;
 	char *w = NULL;
 
 	/* a directive prefix (PyYAML: a '%' at column 0 before the first document) */
@@ -273,83 +316,161 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	}
 	if (w)
 		in->view.bytes = w;
-	if (memchr(b, '\t', len))
-		block_scalar_tabs(a, in, &w);
+	if (memchr(b, '\t', len) || memchr(b, ':', len))
+		scan_errors(a, in, &w);
 }
 
 /*
- * libyaml's scanner fails at a tab in a block scalar's indentation: when the block scalar has no
- * indentation indicator, the tab is on its first line that is not blank, and its column is at least
- * the indentation PyYAML would take (the parent's + 1, and every blank line's spaces), PyYAML reads
- * it as text. Scan, replace, scan again (at most SL_YAML_TAB_RETRIES times).
+ * A tab in a block scalar's indentation (libyaml: "found a tab character where an indentation space
+ * is expected") at view offset t, the scalar's header at h, column col, parent indentation indent:
+ * whether PyYAML reads it as the first character of text — no indentation indicator, the tab on the
+ * first line that is not blank, and its column at least the indentation PyYAML would take (the
+ * parent's + 1, and every blank line's spaces).
  */
-#define SL_YAML_TAB_RETRIES 64
-static void block_scalar_tabs(struct sl_arena *a, struct sl_yaml_input *in, char **w)
+static bool tab_is_text(const char *b, size_t len, size_t h, size_t t, size_t col, int indent)
 {
-	const char *b = in->view.bytes;
-	size_t len = in->view.len, cap = 0;
-	for (int round = 0; round < SL_YAML_TAB_RETRIES; round++) {
+	long min = indent + 1 < 1 ? 1 : (long)indent + 1;
+	if (t >= len || b[t] != '\t' || h >= t)
+		return false;
+	size_t i = h + 1;
+	for (; i < t && (b[i] == '+' || b[i] == '-' || is_digit(b[i])); i++)
+		if (b[i] != '0' && is_digit(b[i]))
+			return false;
+	/* blank lines (spaces only) up to the tab's line; the most spaces on one */
+	i = next_line(b, len, i);
+	size_t most = 0;
+	while (i < t) {
+		size_t j = i;
+		while (j < t && b[j] == ' ')
+			j++;
+		if (j == t)
+			break;
+		if (!break_at(b, len, j))
+			return false; /* text before the tab: the indentation is known, PyYAML refuses too */
+		if (j - i > most)
+			most = j - i;
+		i = j + break_at(b, len, j);
+	}
+	return (long)col >= min && col >= most;
+}
+
+size_t sl_yaml_nesting(size_t depth, int type)
+{
+	switch (type) {
+	case YAML_BLOCK_SEQUENCE_START_TOKEN:
+	case YAML_BLOCK_MAPPING_START_TOKEN:
+	case YAML_FLOW_SEQUENCE_START_TOKEN:
+	case YAML_FLOW_MAPPING_START_TOKEN:
+		return depth + 1;
+	case YAML_BLOCK_END_TOKEN:
+	case YAML_FLOW_SEQUENCE_END_TOKEN:
+	case YAML_FLOW_MAPPING_END_TOKEN:
+		return depth ? depth - 1 : 0;
+	default:
+		return depth;
+	}
+}
+
+static size_t nesting(size_t depth, yaml_token_type_t type)
+{
+	return sl_yaml_nesting(depth, (int)type);
+}
+
+/*
+ * libyaml's scanner fails where PyYAML reads on: a tab opening a block scalar (tab_is_text: libyaml
+ * reads an 'x'), a ':' then one of ",[]{}" in brackets (a space is inserted after the ':'). Scan,
+ * change, scan again from the start (each change is after the last, so earlier view offsets stay
+ * valid), at most SL_YAML_SCAN_RETRIES changes and SL_YAML_SCAN_BUDGET bytes scanned in all: past
+ * them libyaml's error stands (a refusal where PyYAML may read on).
+ */
+#define SL_YAML_SCAN_RETRIES 4096
+#define SL_YAML_SCAN_BUDGET ((size_t)64 << 20)
+static void scan_errors(struct sl_arena *a, struct sl_yaml_input *in, char **w)
+{
+	size_t cap = 0, icap = 0, scanned = 0, room = 0;
+	for (int round = 0; round < SL_YAML_SCAN_RETRIES && scanned <= SL_YAML_SCAN_BUDGET; round++) {
+		const char *b = in->view.bytes;
+		size_t len = in->view.len;
 		yaml_parser_t parser;
 		yaml_token_t tok;
 		if (!yaml_parser_initialize(&parser))
 			return;
-		yaml_parser_set_input_string(&parser, (const unsigned char *)in->view.bytes + in->view.bom,
-					     len - in->view.bom);
+		yaml_parser_set_input_string(&parser, (const unsigned char *)b + in->view.bom, len - in->view.bom);
 		yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 		bool ok = true, end = false;
+		size_t depth = 0;
 		while (ok && !end) {
 			ok = yaml_parser_scan(&parser, &tok);
 			if (ok) {
 				end = tok.type == YAML_STREAM_END_TOKEN;
+				depth = nesting(depth, tok.type);
 				yaml_token_delete(&tok);
+				/* the loader refuses deeper nesting; libyaml's scanner is quadratic in it */
+				end = end || depth > SL_YDOC_MAX_DEPTH;
 			}
 		}
-		bool tab_error = !ok && parser.problem &&
-				 strcmp(parser.problem, "found a tab character where an indentation space is expected") == 0;
-		size_t t = tab_error ? sl_yaml_input_byte(in, parser.problem_mark.index) : 0;
-		size_t h = tab_error ? sl_yaml_input_byte(in, parser.context_mark.index) : 0;
+		const char *problem = ok ? NULL : parser.problem;
+		scanned += parser.mark.index;
+		size_t at = problem ? sl_yaml_input_view_byte(in, parser.problem_mark.index) : 0;
+		size_t h = problem ? sl_yaml_input_view_byte(in, parser.context_mark.index) : 0;
 		size_t col = parser.problem_mark.column;
-		long min = parser.indent + 1 < 1 ? 1 : (long)parser.indent + 1;
+		int indent = parser.indent;
 		yaml_parser_delete(&parser);
-		if (!tab_error || t >= len || b[t] != '\t' || h >= t)
+		if (!problem)
 			return;
-		/* the header: no indentation indicator */
-		size_t i = h + 1;
-		for (; i < t && (b[i] == '+' || b[i] == '-' || is_digit(b[i])); i++)
-			if (b[i] != '0' && is_digit(b[i]))
-				return;
-		/* blank lines (spaces only) up to the tab's line; the most spaces on one */
-		i = next_line(b, len, i);
-		size_t most = 0;
-		while (i < t) {
-			size_t j = i;
-			while (j < t && b[j] == ' ')
-				j++;
-			if (j == t)
-				break;
-			if (!break_at(b, len, j))
-				return; /* text before the tab: libyaml's indentation is known, PyYAML refuses too */
-			if (j - i > most)
-				most = j - i;
-			i = j + break_at(b, len, j);
-		}
-		if ((long)col < min || col < most)
+		if (strcmp(problem, "found a tab character where an indentation space is expected") == 0 &&
+		    tab_is_text(b, len, h, at, col, indent)) {
+			if (!*w) {
+				*w = sl_arena_strndup(a, b, len);
+				in->view.bytes = *w;
+			}
+			(*w)[at] = 'x';
+			in->tabs = sl_arena_reserve(a, in->tabs, in->ntabs, &cap, in->ntabs + 1, sizeof *in->tabs);
+			in->tabs[in->ntabs++] = at;
+		} else if (strcmp(problem, "found unexpected ':'") == 0 && at + 1 < len && b[at] == ':' &&
+			   strchr(",[]{}", b[at + 1])) {
+			if (!room) {
+				/* one buffer with room for every insertion: each one moves the tail */
+				room = SL_YAML_SCAN_RETRIES;
+				char *nw = sl_arena_alloc(a, len + room + 1);
+				memcpy(nw, b, len + 1);
+				*w = nw;
+				in->view.bytes = nw;
+			}
+			memmove(*w + at + 2, *w + at + 1, len - at); /* the tail and its NUL */
+			(*w)[at + 1] = ' ';
+			in->view.len = len + 1;
+			in->ins = sl_arena_reserve(a, in->ins, in->nins, &icap, in->nins + 1, sizeof *in->ins);
+			in->ins[in->nins++] = at + 1;
+		} else {
 			return;
-		if (!*w) {
-			*w = sl_arena_strndup(a, b, len);
-			in->view.bytes = *w;
 		}
-		(*w)[t] = 'x';
-		in->tabs = sl_arena_reserve(a, in->tabs, in->ntabs, &cap, in->ntabs + 1, sizeof *in->tabs);
-		in->tabs[in->ntabs++] = t;
 		in->view.cur_char = in->view.cur_byte = 0;
 	}
 }
 
-size_t sl_yaml_input_byte(struct sl_yaml_input *in, size_t index)
+size_t sl_yaml_input_view_byte(struct sl_yaml_input *in, size_t index)
 {
 	/* libyaml reads past the BOM; the view counts it as one character */
 	return sl_source_char_to_byte(&in->view, index + (in->view.bom ? 1 : 0));
+}
+
+size_t sl_yaml_input_src(const struct sl_yaml_input *in, size_t off)
+{
+	size_t lo = 0, hi = in->nins; /* inserted spaces before off */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->ins[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return off - lo;
+}
+
+size_t sl_yaml_input_byte(struct sl_yaml_input *in, size_t index)
+{
+	return sl_yaml_input_src(in, sl_yaml_input_view_byte(in, index));
 }
 
 /*
@@ -443,10 +564,10 @@ const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *i
 	return t;
 }
 
-size_t sl_yaml_input_late_directive(const struct sl_yaml_input *in, size_t off, const char **why)
+size_t sl_yaml_input_late_directive(const struct sl_source *src, size_t off, const char **why)
 {
-	const char *b = in->view.bytes;
-	size_t len = in->view.len;
+	const char *b = src->bytes;
+	size_t len = src->len;
 	/* the directives before it in the same prefix (libyaml read them): lines of '%', '#' or blanks */
 	size_t first = off, ls = off;
 	while (ls > 0) {

@@ -51,9 +51,24 @@ static size_t tab_in_unscanned(const struct sl_source *src, size_t from, size_t 
 	return SIZE_MAX;
 }
 
-size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
+/* A '#' right after a block scalar's indicators ('|#', '>-#', '|2#'): libyaml reads a comment. */
+static bool header_comment(const struct sl_source *src)
 {
-	if (!memchr(orig->bytes, '\t', orig->len))
+	for (const char *p = src->bytes; (p = memchr(p, '#', src->len - (size_t)(p - src->bytes))) != NULL; p++) {
+		const char *q = p;
+		while (q > src->bytes && (q[-1] == '+' || q[-1] == '-' || (q[-1] >= '0' && q[-1] <= '9')))
+			q--;
+		if (q > src->bytes && (q[-1] == '|' || q[-1] == '>'))
+			return true;
+	}
+	return false;
+}
+
+size_t sl_yaml_pyyaml_tab(struct sl_source *orig, const char **why)
+{
+	if (why)
+		*why = "found character '\\t' that cannot start any token (PyYAML takes only spaces between tokens)";
+	if (!memchr(orig->bytes, '\t', orig->len) && !header_comment(orig))
 		return SIZE_MAX;
 	/* the text the loader gives libyaml (a reserved directive's line, blanked, may hold tabs) */
 	struct sl_arena *a = sl_arena_new();
@@ -66,16 +81,24 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 		sl_oom();
 	yaml_parser_set_input_string(&parser, (const unsigned char *)src->bytes + src->bom, src->len - src->bom);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-	size_t pos = src->bom, found = SIZE_MAX;
+	/* offsets here are the view's (what libyaml reads), the result the source's */
+	size_t pos = src->bom, found = SIZE_MAX, depth = 0;
 	for (;;) {
 		if (!yaml_parser_scan(&parser, &tok)) {
 			/* the loader reports libyaml's own error; PyYAML may stop at a tab before it */
-			size_t err = sl_yaml_input_byte(&in, parser.problem_mark.index);
+			size_t err = sl_yaml_input_view_byte(&in, parser.problem_mark.index);
 			found = tab_in_unscanned(src, pos, err < src->len ? err : src->len);
 			break;
 		}
 		yaml_token_type_t type = tok.type;
-		size_t start = sl_yaml_input_byte(&in, tok.start_mark.index), end = sl_yaml_input_byte(&in, tok.end_mark.index);
+		/* past the loader's nesting bound the document is refused anyway; libyaml's scanner is
+		 * quadratic in the nesting (a simple key per level) */
+		depth = sl_yaml_nesting(depth, (int)type);
+		if (depth > SL_YDOC_MAX_DEPTH) {
+			yaml_token_delete(&tok);
+			break;
+		}
+		size_t start = sl_yaml_input_view_byte(&in, tok.start_mark.index), end = sl_yaml_input_view_byte(&in, tok.end_mark.index);
 		yaml_scalar_style_t style = type == YAML_SCALAR_TOKEN ? tok.data.scalar.style : YAML_ANY_SCALAR_STYLE;
 		bool text = type == YAML_SCALAR_TOKEN && style != YAML_PLAIN_SCALAR_STYLE;
 		bool block = style == YAML_LITERAL_SCALAR_STYLE || style == YAML_FOLDED_SCALAR_STYLE;
@@ -90,8 +113,19 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 		if (found != SIZE_MAX)
 			break;
 		if (block) {
-			/* the header line ('|', '>-', '|2' ...) takes spaces only before a comment */
-			size_t h = start;
+			/* the header line ('|', '>-', '|2' ...) takes spaces only before a comment, and PyYAML
+			 * wants a space or a line break right after the indicators (libyaml also a '#') */
+			size_t h = start + 1;
+			while (h < end && (src->bytes[h] == '+' || src->bytes[h] == '-' ||
+					   (src->bytes[h] >= '0' && src->bytes[h] <= '9')))
+				h++;
+			if (h < end && src->bytes[h] == '#') {
+				found = h;
+				if (why)
+					*why = "expected chomping or indentation indicators, but found '#' (PyYAML "
+					       "wants a space before a comment)";
+				break;
+			}
 			while (h < end && !sl_yaml_break(src->bytes, src->len, h) && src->bytes[h] != '#' &&
 			       src->bytes[h] != '\t')
 				h++;
@@ -110,6 +144,8 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 		pos = end;
 	}
 	yaml_parser_delete(&parser);
+	if (found != SIZE_MAX)
+		found = sl_yaml_input_src(&in, found);
 	sl_arena_free(a);
 	return found;
 }
@@ -117,7 +153,8 @@ size_t sl_yaml_pyyaml_tab(struct sl_source *orig)
 void sl_ydoc_refuse_tabs(struct sl_ydoc *doc, struct sl_diags *diags)
 {
 	struct sl_source *src = doc->src;
-	size_t tab = sl_yaml_pyyaml_tab(src);
+	const char *why;
+	size_t tab = sl_yaml_pyyaml_tab(src, &why);
 	if (tab == SIZE_MAX)
 		return;
 	struct sl_diag *syn = NULL;
@@ -131,9 +168,10 @@ void sl_ydoc_refuse_tabs(struct sl_ydoc *doc, struct sl_diags *diags)
 		return;
 	struct sl_diag *d = syn ? syn : sl_diags_add(diags, "syntax", SL_SEV_ERROR, src, sl_source_span(src, 0, 0), "%s", "");
 	d->span = sl_source_span(src, tab, tab);
-	d->message = "syntax error: found character '\\t' that cannot start any token (PyYAML takes only "
-		     "spaces between tokens)";
-	d->hint = "replace the tab with spaces (tabs may stand only in quotes, block scalars and comments)";
+	d->message = sl_arena_printf(diags->arena, "syntax error: %s", why);
+	d->hint = src->bytes[tab] == '\t'
+			  ? "replace the tab with spaces (tabs may stand only in quotes, block scalars and comments)"
+			  : NULL;
 	doc->ok = false;
 	doc->constructed = false;
 	doc->root = NULL;

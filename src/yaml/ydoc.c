@@ -188,6 +188,38 @@ static void push(struct loader *L, struct sl_node *n)
 	L->depth++;
 }
 
+/* A tag whose SafeConstructor builds a scalar (construct_scalar): str, int, float, bool, null, ... */
+static bool scalar_tag(const char *tag)
+{
+	static const char *const tags[] = {"str", "int", "float", "bool", "null", "timestamp", "binary"};
+	if (!tag || strncmp(tag, "tag:yaml.org,2002:", 18) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+		if (strcmp(tag + 18, tags[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * SafeConstructor.construct_scalar on a mapping: the value of its first value key ('=' or !!value),
+ * followed through mappings of the same kind; NULL when there is none. `!!str {=: 0}` loads as '0'.
+ */
+static const struct sl_node *value_key_scalar(const struct sl_node *n)
+{
+	for (int hop = 0; n && n->kind == SL_NODE_MAP && hop < 64; hop++) {
+		const struct sl_node *next = NULL;
+		for (size_t i = 0; i < n->n && !next; i++) {
+			const struct sl_node *k = n->pairs[i].key;
+			if (k->kind == SL_NODE_SCALAR &&
+			    ((k->style == SL_STYLE_PLAIN && !k->tag && strcmp(k->text, "=") == 0) ||
+			     (k->tag && strcmp(k->tag, "tag:yaml.org,2002:value") == 0)))
+				next = n->pairs[i].value;
+		}
+		n = next;
+	}
+	return n && n->kind == SL_NODE_SCALAR ? n : NULL;
+}
+
 static void pop(struct loader *L, yaml_mark_t end)
 {
 	struct sl_node *n = L->stack[L->depth - 1].node;
@@ -207,7 +239,38 @@ static void pop(struct loader *L, yaml_mark_t end)
 	n->span = sl_source_span(L->src, n->span.start, e);
 	/* SafeLoader constructs a collection's tag or fails: seq/omap/pairs on lists, map/set on mappings */
 	long own = (long)L->depth; /* n's depth: its own construction step */
-	if (n->tag && strcmp(n->tag, "!") != 0) {
+	/* a mapping tagged as a scalar stands for the value of its '=' key (construct_scalar) */
+	const struct sl_node *inner = n->kind == SL_NODE_MAP && scalar_tag(n->tag) ? value_key_scalar(n) : NULL;
+	if (inner) {
+		struct sl_node *c = sl_arena_alloc(L->a, sizeof *c);
+		*c = *inner;
+		c->tag = n->tag;
+		c->anchor = n->anchor;
+		c->parent = NULL;
+		c->weight = 1;
+		bool err = false;
+		c->value = sl_scalar_resolve(L->res, c->text, c->text_len, false, n->tag, &err);
+		if (err)
+			defer_in_parent(L, inner->span.start,
+					sl_arena_printf(L->a, "syntax error: cannot construct %s from '%s'", n->tag, c->text));
+		for (struct anchor *an = n->anchor && L->anchors ? L->anchors[anchor_bucket(n->anchor)] : NULL; an;
+		     an = an->next)
+			if (an->node == n)
+				an->node = c;
+		attach(L, c, n->span.end);
+		return;
+	}
+	/* a merge key's value, or an item of its list, is never built by its tag: flatten_mapping takes
+	 * its pairs (`<<: !!omap {a: 1}` loads) */
+	bool merged = false;
+	for (size_t up = 1; up <= 2 && up <= L->depth && !merged; up++) {
+		const struct frame *f = &L->stack[L->depth - up];
+		if (f->node->kind == SL_NODE_MAP) {
+			merged = f->pending_key && f->pending_key->kind == SL_NODE_SCALAR && f->pending_key->value.merge;
+			break;
+		}
+	}
+	if (n->tag && strcmp(n->tag, "!") != 0 && !merged) {
 		bool ok = n->kind == SL_NODE_SEQ ? strcmp(n->tag, "tag:yaml.org,2002:seq") == 0
 						: strcmp(n->tag, "tag:yaml.org,2002:map") == 0 ||
 							  strcmp(n->tag, "tag:yaml.org,2002:set") == 0;
@@ -289,7 +352,7 @@ static void parser_error(struct loader *L, yaml_parser_t *p)
 {
 	size_t off;
 	if (p->error == YAML_READER_ERROR) {
-		off = p->problem_offset + L->src->bom;
+		off = sl_yaml_input_src(&L->in, p->problem_offset + L->src->bom);
 		if (off > L->src->len)
 			off = L->src->len;
 		const char *what = p->problem ? p->problem : "cannot read the input";
@@ -302,7 +365,7 @@ static void parser_error(struct loader *L, yaml_parser_t *p)
 	if (p->problem && strcmp(p->problem, "found unknown directive name") == 0) {
 		/* a reserved directive PyYAML ignores, after the first document: it fails where the next starts */
 		const char *why;
-		off = sl_yaml_input_late_directive(&L->in, mark_byte(L, p->context_mark), &why);
+		off = sl_yaml_input_late_directive(L->src, mark_byte(L, p->context_mark), &why);
 		fail_at(L, off, "syntax error: %s", why);
 		return;
 	}
@@ -336,7 +399,7 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 	/* with the encoding given, libyaml would read a BOM as a character of the first line and then
 	 * misjudge the indentation of the next ones: start after it */
 	sl_yaml_input_init(a, src, &L.in);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)L.in.view.bytes + src->bom, src->len - src->bom);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)L.in.view.bytes + src->bom, L.in.view.len - src->bom);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	bool done = false;
 	while (!done && !L.failed) {
@@ -377,7 +440,8 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			n->text_len = ev.data.scalar.length;
 			const char *text = sl_yaml_input_text(a, &L.in, (const char *)ev.data.scalar.value, &n->text_len,
 							      n->style == SL_STYLE_LITERAL || n->style == SL_STYLE_FOLDED,
-							      n->span.start, n->span.end);
+							      sl_yaml_input_view_byte(&L.in, ev.start_mark.index),
+							      sl_yaml_input_view_byte(&L.in, ev.end_mark.index));
 			n->text = sl_arena_strndup(a, text, n->text_len);
 			/* libyaml sets plain_implicit for plain scalars and for the non-specific tag "!",
 			 * which PyYAML then resolves implicitly even on a quoted scalar */

@@ -288,10 +288,11 @@ static void test_documents_and_bytes(void **state)
 	assert_null(p.doc->root);
 }
 
-/* The first syntax finding's line and column, or 0:0 when the document loaded. */
+/* The first syntax finding's line and column as a sweep is read (tabs too), or 0:0 when it loaded. */
 static void first_error(struct sl_arena *a, const char *text, uint32_t *line, uint32_t *col)
 {
 	struct parsed p = parse(a, text);
+	sl_ydoc_refuse_tabs(p.doc, &p.diags);
 	*line = *col = 0;
 	if (p.doc->ok)
 		return;
@@ -395,6 +396,24 @@ static void test_pyyaml_differences(void **state)
 	first_error(a, "a: [[!!int x]]\nb: !!str [1]\n", &line, &col);
 	assert_int_equal(line, 2);
 	assert_int_equal(col, 4);
+	/* in brackets ':' then ",[]{}" is a value indicator for PyYAML (libyaml refused it) */
+	p = parse(a, "p: {values:[1, 2], b:, c: [d:]}\n");
+	assert_true(p.doc->ok);
+	const struct sl_node *m = sl_map_get(p.doc->root, "p");
+	assert_int_equal(sl_map_get(m, "values")->n, 2);
+	assert_int_equal(sl_map_get(m, "b")->value.type, SL_V_NULL);
+	assert_at(sl_map_get(m, "values")->items[1], "p: {values:[1, 2], b:, c: [d:]}\n", "2]");
+	/* PyYAML wants a space between a block scalar's indicators and a comment */
+	first_error(a, "a: |-#c\n  x\n", &line, &col);
+	assert_int_equal(col, 6);
+	/* a control character in a reserved directive: both readers refuse it */
+	p = parse(a, "%FOO bar\x7f\n---\na: 1\n");
+	assert_false(p.doc->ok);
+	/* a merged mapping is never built by its tag; a scalar-tagged mapping stands for its '=' value */
+	p = parse(a, "<<: !!omap {a: 1}\nb: !!int {=: {=: 12}, c: 1}\n");
+	assert_true(p.doc->ok);
+	assert_int_equal(sl_map_get(p.doc->root, "a")->value.i, 1);
+	assert_int_equal(sl_map_get(p.doc->root, "b")->value.i, 12);
 	/* a merge list's item that is no mapping: at the item */
 	first_error(a, "a: {<<: [{x: 1}, 2]}\n", &line, &col);
 	assert_int_equal(line, 1);
