@@ -30,7 +30,6 @@ struct sl_suppress;
 
 #define SL_DEFAULT_GPU "a100-80gb"       /* when no GPU is given anywhere (DESIGN §3) */
 #define SL_DEFAULT_HEADROOM 0.85         /* seed 001 plans for 70–85 % of capacity */
-#define SL_MAX_INPUT_BYTES (64u << 20)   /* files past this are refused, not read */
 
 /* Output formats (names in report.h). A new format adds a value here and a formatter in src/report/. */
 enum sl_format {

@@ -42,6 +42,15 @@ struct sl_source {
 
 #define SL_SOURCE_BLOCK 64
 
+/*
+ * The most bytes of any input file (a sweep, a project config, a trainer config, a model's
+ * config.json), refused past it before a byte is read. 4 MiB keeps every command under the 64 MB
+ * memory bound (docs/reliability.md: a 4 MiB sweep checks in 16 MB, fixes in 32 MB; a 16 MiB one
+ * took 118 MB in fix) and is over 100 times the largest sweep of ../shared/corpus (26 KB).
+ */
+#define SL_MAX_INPUT_BYTES (4u << 20)
+#define SL_MAX_INPUT_MIB "4" /* the same, for messages */
+
 /* A source over bytes already in memory (copied into the arena). */
 struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len);
 

@@ -61,6 +61,9 @@ static void build_lines(struct sl_arena *a, struct sl_source *s)
 	}
 }
 
+_Static_assert(SL_MAX_INPUT_BYTES >> 20 == 4 && SL_MAX_INPUT_BYTES % (1u << 20) == 0,
+	       "SL_MAX_INPUT_MIB says the limit in messages");
+
 struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, const char *bytes, size_t len)
 {
 	struct sl_source *s = sl_arena_alloc(a, sizeof *s);
@@ -156,6 +159,8 @@ const char *sl_source_strerror(int err)
 {
 	if (err == SL_SOURCE_ENOTREG)
 		return "not a regular file (a FIFO, socket or device is never read)";
+	if (err == EFBIG)
+		return "larger than the " SL_MAX_INPUT_MIB " MiB limit"; /* sl_source_read's only EFBIG */
 	return strerror(err);
 }
 

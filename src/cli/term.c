@@ -22,23 +22,30 @@ struct term {
 static ssize_t term_write(void *cookie, const char *buf, size_t n)
 {
 	struct term *t = cookie;
+	size_t run = 0; /* start of the bytes passed through as they are, written together: the target is
+			   usually unbuffered stderr, where a byte at a time is a system call per byte */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)buf[i];
 		if (t->c2) {
 			t->c2 = false;
 			if (c >= 0x80 && c <= 0x9f) {
 				fprintf(t->to, "\\u%04x", c);
+				run = i + 1;
 				continue;
 			}
 			fputc(0xc2, t->to);
 		}
-		if (c == 0xc2)
+		if (c == 0xc2) {
+			fwrite(buf + run, 1, i - run, t->to);
 			t->c2 = true;
-		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			run = i + 1;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			fwrite(buf + run, 1, i - run, t->to);
 			fprintf(t->to, "\\x%02x", c);
-		else
-			fputc(c, t->to);
+			run = i + 1;
+		}
 	}
+	fwrite(buf + run, 1, n - run, t->to);
 	if (fflush(t->to) != 0)
 		return -1;
 	return (ssize_t)n;

@@ -35,6 +35,7 @@
 #include "server.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/run.h"
+#include "sweeplint/source.h"
 
 /* How large one message may be: a document at the check limit, with room for JSON escapes. */
 #define MAX_BODY ((size_t)SL_MAX_INPUT_BYTES * 4)

@@ -20,7 +20,6 @@
 #include "sweeplint/source.h"
 
 #define RULE "unknown-model"
-#define CONFIG_MAX_BYTES (16u << 20)
 
 #define KEY(k, kind) {#k, kind, offsetof(struct hf_config, k)}
 static const struct hf_key keys[] = {
@@ -375,7 +374,7 @@ static uint32_t st_max_seq_len(struct sl_arena *a, const char *dir)
 {
 	char *path = sl_arena_printf(a, "%s/sentence_bert_config.json", dir);
 	int rerr = 0;
-	struct sl_source *src = sl_source_read(a, path, CONFIG_MAX_BYTES, &rerr);
+	struct sl_source *src = sl_source_read(a, path, SL_MAX_INPUT_BYTES, &rerr);
 	if (!src)
 		return 0;
 	json_error_t err;
@@ -419,7 +418,7 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 	}
 
 	int err = 0;
-	struct sl_source *src = sl_source_read(a, file, CONFIG_MAX_BYTES, &err);
+	struct sl_source *src = sl_source_read(a, file, SL_MAX_INPUT_BYTES, &err);
 	if (!src) {
 		struct sl_source *none = sl_source_from_bytes(a, file, "", 0);
 		sl_diags_add(diags, RULE, SL_SEV_ERROR, none, sl_source_span(none, 0, 0), "cannot read '%s': %s",

@@ -33,7 +33,6 @@
 #define DISABLE_FILE_LINES 10
 
 struct sl_suppress {
-	pcre2_code *hash;       /* a comment start: '#' at line start or after a blank */
 	pcre2_code *directive;  /* a comment that talks to sweeplint */
 	pcre2_code *nocolon;    /* "# sweeplint disable=...": a directive without its ':' */
 	pcre2_code *body;       /* what a directive may say */
@@ -90,7 +89,6 @@ struct sl_run *sl_run_new(void)
 	sl_diags_init(&run->diags, a);
 
 	struct sl_suppress *s = sl_arena_alloc(a, sizeof *s);
-	s->hash = compile(a, "(?:^|(?<=[ \\t]))#", 0);
 	/*
 	 * The marker, the keywords and the rule names are read without regard to
 	 * case (`# SWEEPLINT: DISABLE=OOM` is `# sweeplint: disable=oom`, as flake8
@@ -536,7 +534,6 @@ static void read_directive(struct sl_file *f, struct directives *ds, size_t c, s
 static void find_directives(struct sl_file *f, struct directives *ds)
 {
 	struct sl_arena *a = f->run->arena;
-	struct sl_suppress *s = f->run->suppress;
 	const struct sl_source *src = f->src;
 	struct ranges r = {0};
 	if (f->doc->root)
@@ -545,14 +542,20 @@ static void find_directives(struct sl_file *f, struct directives *ds)
 		qsort(r.v, r.n, sizeof *r.v, cmp_range);
 
 	uint32_t done_line = 0; /* the line whose comment was already read */
-	/* match past a BOM so that '^' holds at the first character */
-	const char *base = src->bytes + src->bom;
+	/* from past a BOM, so that a comment may open the first line */
 	size_t at = src->bom;
 	while (at < src->len) {
-		int rc = pcre2_match(s->hash, (PCRE2_SPTR)base, src->len - src->bom, at - src->bom, 0, s->md, NULL);
-		if (rc < 0)
+		/* a '#' at a line start or after a blank (memchr: linear, where a pattern tried at every
+		 * position of a 16 MiB scalar took 6.5 s) */
+		const char *h = memchr(src->bytes + at, '#', src->len - at);
+		if (!h)
 			break;
-		size_t c = src->bom + pcre2_get_ovector_pointer(s->md)[0];
+		size_t c = (size_t)(h - src->bytes);
+		char before = c > src->bom ? src->bytes[c - 1] : '\n';
+		if (before != '\n' && before != '\r' && before != ' ' && before != '\t') {
+			at = c + 1;
+			continue;
+		}
 		at = c + 1;
 		if (in_scalar(&r, c))
 			continue;

@@ -12,7 +12,6 @@
 #include "sweeplint/source.h"
 #include "sweeplint/ydoc.h"
 
-#define MAX_CONFIG_BYTES ((size_t)16 << 20)
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -178,12 +177,12 @@ int sl_trainer_load(struct sl_arena *a, const char *spec, const char *base_dir,
 			path = rel;
 	}
 	int err = 0;
-	struct sl_source *src = sl_source_read(a, path, MAX_CONFIG_BYTES, &err);
+	struct sl_source *src = sl_source_read(a, path, SL_MAX_INPUT_BYTES, &err);
 	if (!src) {
 		struct sl_source *name = sl_source_from_bytes(a, path, "", 0);
 		sl_diags_add(diags, "config", SL_SEV_ERROR, name, sl_source_span(name, 0, 0),
 			     "cannot read trainer config: %s",
-			     err == EFBIG ? "larger than 16 MiB" : err == EISDIR ? "is a directory" : sl_source_strerror(err));
+			     err == EFBIG ? "larger than the " SL_MAX_INPUT_MIB " MiB limit" : err == EISDIR ? "is a directory" : sl_source_strerror(err));
 		return err == ENOENT ? -SL_ENOENT : -SL_EIO;
 	}
 	return load_source(a, src, section, res, diags, out);

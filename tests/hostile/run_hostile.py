@@ -32,6 +32,8 @@ def bound(name):
 
 MAX_DEPTH = bound("SL_YDOC_MAX_DEPTH")
 MAX_NODES = bound("SL_YDOC_MAX_NODES")
+MAX_INPUT = int(re.search(r"#define SL_MAX_INPUT_BYTES \((\d+)u << 20\)",
+                          open(os.path.join(ROOT, "include/sweeplint/source.h")).read()).group(1)) << 20
 MAX_EXPANSION = bound("SL_YDOC_MAX_EXPANSION")
 
 
@@ -85,7 +87,7 @@ def gen_deep_block_seq(d):
 
 
 def gen_wide_sweep(d):
-    keys = 200_000
+    keys = MAX_NODES // 6 + 1000  # past the node bound, under the size bound (0.6 MB)
     path = os.path.join(d, "wide-sweep.yaml")
     with open(path, "w") as f:
         f.write("method: grid\nparameters:\n")
@@ -131,9 +133,9 @@ def gen_long_korean_line(d):
 
 
 def gen_big_file(d):
-    path = os.path.join(d, "past-64-mib.yaml")
+    path = os.path.join(d, "past-the-size-bound.yaml")
     with open(path, "wb") as f:
-        f.truncate((64 << 20) + 1)
+        f.truncate(MAX_INPUT + 1)
     return path, None, None
 
 
@@ -177,7 +179,7 @@ def cases(tmp):
         p, line, col = gen(tmp)
         case(what, [rel(p)], 1, stdout=pos(p, line, col) + syntax + f"nesting deeper than {MAX_DEPTH} levels")
     p, line, col = gen_wide_sweep(tmp)
-    case("200,000-key sweep", [rel(p)], 1, stdout=pos(p, line, col) + syntax + f"more than {MAX_NODES} nodes")
+    case("17,666-key sweep (past the node bound)", [rel(p)], 1, stdout=pos(p, line, col) + syntax + f"more than {MAX_NODES} nodes")
     p, _, _ = gen_many_anchors(tmp)
     case(f"{(MAX_NODES - 16) // 4} anchors and as many aliases", [rel(p)], 0, stdout=r"^0 errors")
     p = gen_many_batch_sizes(tmp)
@@ -228,7 +230,22 @@ def cases(tmp):
          ["estimate", "model=bert-base-uncased", "batch_size=4294967296", "seq_len=4294967296"], (0, 1),
          stdout=r"out of memory")
     p, _, _ = gen_big_file(tmp)
-    case("a file past 64 MiB", [rel(p)], 2, stderr=re.escape(rel(p)) + r": error: cannot read: larger than")
+    case("a file past the 4 MiB input bound", [rel(p)], 2,
+         stderr=re.escape(rel(p)) + r": error: cannot read: larger than the %d MiB limit" % (MAX_INPUT >> 20))
+    # the bound is under the memory bound (issue 15: it was 64 MiB, past 64 MB): every file kind refuses a file
+    # past it, and a sweep just under it (one long string) checks and fixes within 2 s and 64 MB
+    small = os.path.join(tmp, "small.yaml")
+    open(small, "w").write("method: grid\nparameters:\n  lr: {values: [0.1, 0.2]}\n")
+    too_big = r"larger than the %d MiB limit" % (MAX_INPUT >> 20)
+    case("a -c trainer config past the input bound", ["-c", rel(p), rel(small)], 2, stdout=too_big)
+    case("a --config-file past the input bound", ["--config-file", rel(p), rel(small)], 2, stderr=too_big)
+    under = os.path.join(tmp, "just-under-the-bound.yaml")
+    head = "program: train.py\nmethod: grid\nname: \""
+    tail = "\"\nparameters:\n  lr:\n    values: [0.1, 0.2]\n"
+    open(under, "w").write(head + "x" * (MAX_INPUT - len(head) - len(tail)) + tail)
+    case("a sweep just under the input bound: check", [rel(under)], 0, stdout=r"in 1 file")
+    case("a sweep just under the input bound: fix -o /dev/null", ["fix", "-o", "/dev/null", rel(under)], 0,
+         stderr=r"nothing to prune")
     p, _, _ = gen_deep_json_config(tmp)
     case("--config: 10^5-deep JSON", ["--config", rel(p), HOSTILE + "/min-greater-than-max.yaml"], 2,
          stdout=re.escape(rel(p)) + r":\d+:\d+: error: ", stderr=r"a --config file could not be used")
