@@ -20,6 +20,19 @@ static uint64_t u64(double v)
 	return v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)llround(v);
 }
 
+/* The parameters that train: every one for a full fine-tune, else the PEFT method's (LoRA when only a
+ * rank is given; a rank of 0 is the method's default: PEFT's 8, VeRA 256, a rules/peft.yaml row's own) */
+static double trainable(const struct sl_arch *a, const struct sl_settings *s, double P)
+{
+	enum sl_peft m = s->peft_method != SL_PEFT_NONE ? s->peft_method : s->lora_r ? SL_PEFT_LORA : SL_PEFT_NONE;
+	if (m == SL_PEFT_NONE)
+		return P;
+	uint32_t r = s->lora_r;
+	if (!r && m < SL_PEFT__COUNT)
+		r = m == SL_PEFT_VERA ? 256 : 8;
+	return (double)sl_arch_peft_params(a, m, r, s->lora_targets, s->num_virtual_tokens);
+}
+
 void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
 		      struct sl_host_breakdown *out)
 {
@@ -53,7 +66,7 @@ void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, cons
 	 * per parameter this node's processes own, times DeepSpeed's buffer factor */
 	double offload = 0;
 	if (s->zero_stage > 0 && s->offload != SL_OFFLOAD_NONE) {
-		double T = s->lora_r ? (double)sl_arch_lora_params(a, s->lora_r, s->lora_targets) : P;
+		double T = trainable(a, s, P);
 		double per = 16 * T + (s->offload == SL_OFFLOAD_ALL ? 2 * P : 0);
 		offload = per * procs / N * c->host_offload_factor;
 	}

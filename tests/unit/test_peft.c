@@ -220,12 +220,43 @@ static void test_forward_terms(void **state)
 	assert_int_equal(ada.trainable, 18353664);
 }
 
+/* ZeRO offload keeps the trainable parameters' fp32 master, moments and gradients on the host: those of
+ * the PEFT method, not every parameter (host.c read LoRA's rank only and took the rest for full). */
+static void test_host_offload(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = llama(e);
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 4;
+	s.seq_len = 768;
+	s.zero_stage = 2;
+	s.offload = SL_OFFLOAD_OPTIMIZER;
+	struct sl_host_breakdown full, pt, four, none;
+	sl_estimate_host(a, &s, &e->calib, &full);
+	s.peft_method = SL_PEFT_PROMPT_TUNING;
+	s.num_virtual_tokens = 200;
+	sl_estimate_host(a, &s, &e->calib, &pt);
+	s.peft_method = (enum sl_peft)sl_peft_parse("fourierft");
+	sl_estimate_host(a, &s, &e->calib, &four);
+	s.offload = SL_OFFLOAD_NONE;
+	sl_estimate_host(a, &s, &e->calib, &none);
+	/* 16 B per trainable parameter times DeepSpeed's buffer factor: 614,400 and 56,000 of them */
+	double f = e->calib.host_offload_factor;
+	assert_true(fabs(((double)pt.loading - (double)none.loading) - 16.0 * 614400 * f) < 64);
+	assert_true(fabs(((double)four.loading - (double)none.loading) - 16.0 * 56000 * f) < 64);
+	assert_true(full.loading > pt.loading + 16.0 * 1e9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_forward_terms),
+		cmocka_unit_test(test_host_offload),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
