@@ -165,6 +165,9 @@ int sl_peft_parse(const char *s)
 	/* PEFT's spellings that differ: PROMPT_TUNING etc. match above; qlora is LoRA on a k-bit base */
 	if (strcasecmp(s, "qlora") == 0)
 		return SL_PEFT_LORA;
+	/* LLaMA-Factory finetuning_type / ms-swift sft_type "full": every weight trains, no adapter */
+	if (strcasecmp(s, "full") == 0)
+		return SL_PEFT_NONE;
 	if (strcasecmp(s, "lora-dora") == 0 || strcasecmp(s, "lora_dora") == 0)
 		return SL_PEFT_DORA;
 	if (strcasecmp(s, "ptuning") == 0 || strcasecmp(s, "p-tuning") == 0)

@@ -387,6 +387,16 @@ static const char *role_label(enum sl_role r)
 		return "a task";
 	case SL_ROLE_LORA_TARGETS:
 		return "a list of LoRA target modules";
+	case SL_ROLE_PEFT_METHOD:
+		return "a PEFT method";
+	case SL_ROLE_FSDP:
+		return "an FSDP sharding strategy";
+	case SL_ROLE_MODULES_TO_SAVE:
+		return "a list of modules to save";
+	case SL_ROLE_MODE:
+		return "a mode (train, eval, generate)";
+	case SL_ROLE_LORA_DROPOUT:
+		return "a dropout probability";
 	default:
 		return "a boolean";
 	}
