@@ -335,7 +335,7 @@ struct sl_settings {
 	 * zero_grad() keeping the gradient tensors between steps.
 	 */
 	bool legacy_runtime;
-	uint32_t gpus_per_node;    /* processes on one host (host RAM); 0: num_gpus */
+	uint32_t gpus_per_node;    /* processes on one host (host RAM); 0: sl_procs_per_node's default */
 };
 
 /* Defaults: bi-encoder/seq-cls per model task, batch 8, seq 512, fp32, AdamW, 1 GPU. */
@@ -460,6 +460,14 @@ int sl_calib_parse(struct sl_arena *a, const char *name, const char *bytes, size
 struct sl_host_breakdown {
 	uint64_t base, workers, loading, pinned, overhead, total;
 };
+/*
+ * Training processes on one node: gpus_per_node when given (at most the GPU
+ * count), else the GPU count up to SL_GPUS_PER_NODE, the GPUs of the largest
+ * common node (NVIDIA DGX/HGX H100 and A100: 8 GPUs; --gpus 65536 read as
+ * one node asked 4 million GiB of host RAM per node).
+ */
+#define SL_GPUS_PER_NODE 8
+uint32_t sl_procs_per_node(const struct sl_settings *s);
 void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
 		      struct sl_host_breakdown *out);
 

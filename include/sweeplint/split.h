@@ -37,9 +37,10 @@ void sl_split_names(struct sl_arena *a, const char *stem, const char *ext, const
 
 /*
  * Share run_cap among n sweeps in proportion to weights (their combination
- * counts), each at least 1, summing to run_cap when run_cap >= n (largest
- * remainder). Writes caps[0..n).
+ * counts), each at least 1 (W&B's run_cap is > 0), summing to run_cap
+ * (largest remainder). Writes caps[0..n). False, writing nothing, when
+ * run_cap < n: the shares cannot sum to the cap.
  */
-void sl_split_run_caps(uint64_t run_cap, const uint64_t *weights, size_t n, uint64_t *caps);
+bool sl_split_run_caps(uint64_t run_cap, const uint64_t *weights, size_t n, uint64_t *caps);
 
 #endif

@@ -30,6 +30,8 @@ static const struct sl_cmd_spec spec = {
 
 const char *sl_mem_size(struct sl_run *run, uint64_t b)
 {
+	if (b == UINT64_MAX)
+		return ">= 16 EiB"; /* saturated: the estimate clamps what passes 2^64 bytes */
 	double gib = (double)b / (1024.0 * 1024.0 * 1024.0);
 	if (gib >= 1)
 		return sl_arena_printf(run->arena, "%.1f GiB", gib);
@@ -279,11 +281,15 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 	return rc;
 }
 
+/* A term and its share; a saturated total (2^64 - 1 bytes: terms past it are clamped) has no shares. */
 static void row(FILE *o, struct sl_run *run, const char *name, uint64_t v, uint64_t total)
 {
 	if (v == 0)
 		return;
-	fprintf(o, "  %-22s %10s %6.1f%%\n", name, sl_mem_size(run, v), total ? 100.0 * v / total : 0);
+	if (total == UINT64_MAX)
+		fprintf(o, "  %-22s %10s %7s\n", name, sl_mem_size(run, v), "-");
+	else
+		fprintf(o, "  %-22s %10s %6.1f%%\n", name, sl_mem_size(run, v), total ? 100.0 * v / total : 0);
 }
 
 /* o: an escaping stream (sl_cli_term_stream): the model's name or path is input */
@@ -307,7 +313,11 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 	row(o, run, "zero / comm buffers", b->zero_gather, b->total);
 	row(o, run, "pre-allocated (vLLM)", b->preallocated, b->total);
 	row(o, run, "allocator slack", b->slack, b->total);
-	fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
+	if (b->total == UINT64_MAX)
+		fprintf(o, "  %-22s %10s (saturated: the terms add up past 2^64 bytes; no shares)\n\n", "total",
+			">= 16 EiB");
+	else
+		fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
 
 	const char *gpu = sl_arena_printf(run->arena, "%s%s (%s)", m->gpu->name, m->gpu_assumed ? ", assumed" : "",
 					  sl_mem_size(run, m->gpu->bytes));
@@ -323,7 +333,13 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 	fprintf(o, "eval peak (batch %llu): %s%s\n",
 		(unsigned long long)(m->s.eval_batch_size ? m->s.eval_batch_size : m->s.batch_size),
 		sl_mem_size(run, ev->total), ev->total > m->gpu->bytes ? " — out of memory" : "");
-	fprintf(o, "host RAM per node: %s (base %s, %u workers %s, model loading %s)\n", sl_mem_size(run, h->total),
+	uint32_t n = m->s.num_gpus ? m->s.num_gpus : 1, per = sl_procs_per_node(&m->s);
+	if (per < n)
+		fprintf(o, "host RAM per node (%u GPUs a node, %u nodes: the largest common node assumed): ", per,
+			(n + per - 1) / per);
+	else
+		fputs("host RAM per node: ", o);
+	fprintf(o, "%s (base %s, %u workers %s, model loading %s)\n", sl_mem_size(run, h->total),
 		sl_mem_size(run, h->base), m->s.num_workers, sl_mem_size(run, h->workers),
 		sl_mem_size(run, h->loading));
 }

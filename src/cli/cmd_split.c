@@ -334,8 +334,15 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 	uint64_t *caps = sl_arena_array(a, np, sizeof *caps);
 	for (size_t k = 0; k < np; k++)
 		weights[k] = pieces[k].box->n[SL_RW_FEASIBLE] + pieces[k].box->n[SL_RW_UNKNOWN];
-	if (sw->has_run_cap)
-		sl_split_run_caps((uint64_t)sw->run_cap_value, weights, np, caps);
+	if (sw->has_run_cap && !sl_split_run_caps((uint64_t)sw->run_cap_value, weights, np, caps)) {
+		/* one run each would run more than the cap W&B keeps: refuse rather than raise the budget */
+		fprintf(err, "%s:%u:%u: error: run_cap %lld cannot be shared among the %zu sweeps of this split (each "
+			     "needs at least 1, so they would run %zu): raise run_cap to at least %zu, or split fewer "
+			     "ways (--only); nothing written\n",
+			j.shown, sw->run_cap->span.line, sw->run_cap->span.col, (long long)sw->run_cap_value, np, np, np);
+		status = SL_EXIT_USAGE;
+		goto out;
+	}
 	uint64_t kept = 0, oom_left = 0;
 	struct sl_count fit_total = {0}, oom_total = {0};
 	for (size_t k = 0; k < np; k++) {

@@ -39,6 +39,21 @@ const char *sl_eval_value_name(struct sl_arena *a, const struct sl_eval_axis *ax
 	return sl_arena_printf(a, "%s %s", ax->key, v->text);
 }
 
+/* The later axis of ax's role whose value a run uses instead of ax's (a --set over the sweep's), or NULL. */
+static const struct sl_eval_axis *replaced_by(const struct sl_eval *ev, size_t i)
+{
+	const struct sl_eval_axis *ax = &ev->axes[i];
+	for (size_t k = ev->naxes; k-- > i + 1;)
+		if (ev->axes[k].role == ax->role && ev->axes[k].n)
+			return &ev->axes[k];
+	return NULL;
+}
+
+/*
+ * An axis another replaces is not what the run uses: its values would be blamed for the peak
+ * (`--set per_device_train_batch_size=10000` read "worst: per_device_train_batch_size 8"). Such an
+ * axis is described by the value that wins and where it comes from ("... 10000 (--set)").
+ */
 const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t skip)
 {
 	struct sl_buf b;
@@ -47,9 +62,18 @@ const char *sl_eval_describe(struct sl_arena *a, const struct sl_eval *ev, const
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		if (ax->n < 2 || i == skip)
 			continue;
+		const struct sl_eval_axis *by = replaced_by(ev, i);
+		if (by && by->n > 1)
+			continue; /* the replacing axis is described itself */
 		if (b.len)
 			sl_buf_adds(&b, " × ");
-		sl_buf_adds(&b, sl_eval_value_name(a, ax, &ax->values[idx[i]]));
+		if (by) {
+			bool in_file = (by->origin == SL_AXIS_CONFIG || by->origin == SL_AXIS_PROGRAM) && by->src;
+			sl_buf_addf(&b, "%s (%s)", sl_eval_value_name(a, by, &by->values[0]),
+				    in_file ? by->src->display : sl_axis_origin_name(by->origin));
+		} else {
+			sl_buf_adds(&b, sl_eval_value_name(a, ax, &ax->values[idx[i]]));
+		}
 	}
 	return b.len ? b.buf : NULL;
 }

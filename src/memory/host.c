@@ -33,14 +33,19 @@ static double trainable(const struct sl_arch *a, const struct sl_settings *s, do
 	return (double)sl_arch_peft_params(a, m, r, s->lora_targets, s->num_virtual_tokens);
 }
 
+uint32_t sl_procs_per_node(const struct sl_settings *s)
+{
+	uint32_t n = s->num_gpus ? s->num_gpus : 1;
+	uint32_t per = s->gpus_per_node ? s->gpus_per_node : SL_GPUS_PER_NODE;
+	return per < n ? per : n;
+}
+
 void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
 		      struct sl_host_breakdown *out)
 {
 	memset(out, 0, sizeof *out);
 	double N = s->num_gpus ? s->num_gpus : 1;
-	double procs = s->gpus_per_node ? s->gpus_per_node : N; /* training processes on this node */
-	if (procs > N)
-		procs = N;
+	double procs = sl_procs_per_node(s); /* training processes on this node */
 	double P = (double)sl_arch_params_for_task(a, s->task);
 	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
 

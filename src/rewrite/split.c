@@ -186,17 +186,19 @@ void sl_split_stem(struct sl_arena *a, const char *path, const char **stem, cons
 	}
 }
 
-void sl_split_run_caps(uint64_t run_cap, const uint64_t *weights, size_t n, uint64_t *caps)
+bool sl_split_run_caps(uint64_t run_cap, const uint64_t *weights, size_t n, uint64_t *caps)
 {
 	uint64_t total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += weights[i];
 	if (!n)
-		return;
-	if (!total || run_cap <= n) {
+		return true;
+	if (run_cap < n)
+		return false;
+	if (!total || run_cap == n) {
 		for (size_t i = 0; i < n; i++)
 			caps[i] = 1;
-		return;
+		return true;
 	}
 	/* largest remainder over run_cap - n, every file getting at least one run */
 	uint64_t spare = run_cap - n, given = 0;
@@ -224,4 +226,5 @@ void sl_split_run_caps(uint64_t run_cap, const uint64_t *weights, size_t n, uint
 		caps[best]++;
 		given++;
 	}
+	return true;
 }

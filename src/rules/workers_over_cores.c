@@ -34,7 +34,7 @@ int sl_check_workers_over_cores(struct sl_check *cx)
 			struct sl_settings s;
 			const struct sl_model *m;
 			sl_eval_settings(ev, idx, &s, &m);
-			uint64_t p = s.gpus_per_node ? s.gpus_per_node : s.num_gpus;
+			uint64_t p = sl_procs_per_node(&s);
 			if (p > procs)
 				procs = p;
 		} while (sl_eval_walk_next(&w));

@@ -430,6 +430,34 @@ def main():
                   rc == 2 and want in err and os.listdir(d) == ["sweep.yaml"] and open(path).read() == text,
                   f"rc {rc}: {err[-400:]!r} {os.listdir(d)}")
 
+        # --set over a sweep's list: the finding's worst combination names the value the run uses and where
+        # it comes from, not the sweep's (it read "worst: per_device_train_batch_size 8" for a --set of 10000)
+        path = write("set-blame.yaml", "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-base, "
+                     "roberta-large]}\n  per_device_train_batch_size: {values: [8, 16]}\n  max_seq_length: {values: [128, 256]}\n")
+        rc, out, err, _, rss, secs = run([*GPU, "--set", "per_device_train_batch_size=10000", path])
+        worst = [l.split("worst: ")[1].split(" needs")[0] for l in out.splitlines() if "worst: " in l]
+        check("--set per_device_train_batch_size=10000 over the sweep's [8, 16]: the worst combination says 10000 (--set)",
+              rc == 1 and worst and all("per_device_train_batch_size 10000 (--set)" in w for w in worst) and
+              "per_device_train_batch_size 8 " not in out and "per_device_train_batch_size 16 " not in out.replace(
+                  "per_device_train_batch_size 16 with", ""), f"rc {rc}: {out!r}")
+
+        # --gpus 65536: host RAM is per node (nodes of at most 8 GPUs unless told), not one node of 65,536 GPUs
+        import re as _re
+        host = {}
+        for n in ("8", "65536"):
+            rc, out, err, _, rss, secs = run(["estimate", "model=bert-base-uncased", "batch_size=8", "--gpus", n])
+            m = _re.search(r"^host RAM per node.*?: ([\d.]+) GiB", out, _re.M)
+            host[n] = float(m.group(1)) if rc == 0 and m else None
+        check("--gpus 65536: host RAM per node as for a node of 8 GPUs (was 4 million GiB), the node count said",
+              host["8"] is not None and host["65536"] == host["8"] and "8192 nodes" in out, f"{host}: {out[-300:]!r}")
+        # a saturated estimate (terms past 2^64 bytes are clamped): no shares, not two terms at 100 %
+        rc, out, err, _, rss, secs = run(["estimate", "model=bert-base-uncased", "batch_size=4294967296",
+                                          "seq_len=4294967296"])
+        shares = [float(x) for x in _re.findall(r"([\d.]+)%$", out, _re.M)]
+        check("a saturated estimate: no term's share printed as 100 % twice, the total said to be saturated",
+              rc in (0, 1) and shares.count(100.0) < 2 and sum(shares) <= 100.5 and "saturated" in out,
+              f"rc {rc}, shares {shares}: {out[:700]!r}")
+
         # 8. tabs: PyYAML's scanner takes only spaces between tokens (a tab outside quotes, block scalar
         # text and comments fails safe_load), libyaml takes tabs too. A tab inserted at, and put in place
         # of, every byte of a sweep: sweeplint's syntax verdict and position equal PyYAML's. One known

@@ -311,9 +311,11 @@ static void test_run_caps(void **state)
 	assert_int_equal(caps[0], 23);
 	assert_int_equal(caps[1] + caps[2], 17);
 	assert_true(caps[1] == 9 || caps[2] == 9);
-	sl_split_run_caps(2, (const uint64_t[]){5, 5, 5}, 3, caps); /* fewer runs than sweeps: one each */
+	/* fewer runs than sweeps: the shares cannot sum to the cap (one each would run 3 where W&B ran 2) */
+	assert_false(sl_split_run_caps(2, (const uint64_t[]){5, 5, 5}, 3, caps));
+	assert_true(sl_split_run_caps(3, (const uint64_t[]){5, 5, 5}, 3, caps));
 	assert_int_equal(caps[0] + caps[1] + caps[2], 3);
-	sl_split_run_caps(10, (const uint64_t[]){1, 0}, 2, caps);
+	assert_true(sl_split_run_caps(10, (const uint64_t[]){1, 0}, 2, caps));
 	assert_int_equal(caps[0], 9);
 	assert_int_equal(caps[1], 1);
 }
