@@ -51,15 +51,22 @@ struct sl_config {
 	const char *program;             /* `program:` the program the sweeps run (absolute), or NULL */
 	const char *config_dir;          /* `config_dir:` the folder its configs are in (absolute), or NULL */
 	const char **ignore;             /* glob patterns, relative to dir */
+	uint32_t *ignore_line;           /* the line of each pattern in the config */
 	size_t nignore;
 };
 
 /*
  * The .sweeplint.yaml that applies to file ("-": the working directory), or
- * NULL when none does. The path is relative to the working directory when
- * the config is under it, else absolute.
+ * NULL when none does: the nearest one in the file's folder or above it, up
+ * to the repository root (a folder holding .git, a folder or a file) or the
+ * user's home ($HOME), whichever comes first. Like git since CVE-2022-24765,
+ * a config owned by another user (not this user, not root) is not used: a
+ * file someone else put in a shared ancestor (/tmp, a shared home) must not
+ * configure this run; *note (when note is not NULL) says why, else NULL.
+ * The path is relative to the working directory when the config is under
+ * it, else absolute.
  */
-const char *sl_config_find(struct sl_arena *a, const char *file);
+const char *sl_config_find(struct sl_arena *a, const char *file, const char **note);
 
 /*
  * Read and check the config at path. Problems in it are "config"
@@ -82,6 +89,9 @@ int sl_config_load(struct sl_run *run, const char *path, int (*parse_size)(const
  * '/' or "/" + "**" matches folders only).
  */
 bool sl_config_ignores(struct sl_arena *a, const struct sl_config *c, const char *file);
+
+/* The same, as 1 + the index of the first pattern that matches (c->ignore, c->ignore_line), or 0. */
+size_t sl_config_ignore_match(struct sl_arena *a, const struct sl_config *c, const char *file);
 
 /* What the command line set, kept before any config is applied. */
 struct sl_config_base {

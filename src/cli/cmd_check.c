@@ -176,18 +176,37 @@ static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool r
 	}
 	struct sl_report *rep = sl_report_new(run->arena, &run->opt, sink);
 	bool stopped = false;
+	const char *last_note = NULL;
+	size_t given = 0, ignored = 0;
+	const char *ignored_at = NULL; /* the first pattern that hid a file: config:line (ignore: 'PATTERN') */
 	for (int i = first; i < argc; i++) {
 		const char *path = argv[i];
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : sl_term_safe(run->arena, path);
-		const char *cpath = ctx.config_file ? ctx.config_file : sl_config_find(run->arena, path);
+		const char *note = NULL;
+		const char *cpath = ctx.config_file ? ctx.config_file : sl_config_find(run->arena, path, &note);
+		if (note && (!last_note || strcmp(note, last_note) != 0))
+			fprintf(cli->err, "sweeplint: warning: %s\n", note); /* once per config, not per file */
+		if (note)
+			last_note = note;
 		struct sl_config *config = cpath ? project_load(cli, run, &projects, cpath) : NULL;
 		if (cpath && !config) {
 			fprintf(cli->err, "%s: error: not checked: config file '%s' cannot be used\n", shown, cpath);
 			stopped = true;
 			continue;
 		}
-		if (sl_config_ignores(run->arena, config, path))
+		given++;
+		size_t m = sl_config_ignore_match(run->arena, config, path);
+		if (m) {
+			const char *at = sl_arena_printf(run->arena, "%s:%u (ignore: '%s')", sl_term_safe(run->arena, cpath),
+							 config->ignore_line[m - 1],
+							 sl_term_safe(run->arena, config->ignore[m - 1]));
+			if (run->opt.verbose)
+				fprintf(cli->err, "%s: note: not checked: ignored by %s\n", shown, at);
+			if (!ignored_at)
+				ignored_at = at;
+			ignored++;
 			continue;
+		}
 		if (first_file || config != applied) {
 			sl_config_apply(run, &base, config);
 			applied = config;
@@ -216,6 +235,10 @@ static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool r
 					sl_strerror(f->err));
 		}
 	}
+	/* an ignore list that hides every file given would turn any sweep into silence: say so (exit as
+	 * for no finding: pre-commit hands every file to sweeplint, and ignoring them is the config's intent) */
+	if (given && ignored == given)
+		fprintf(cli->err, "sweeplint: warning: every input is ignored by %s; nothing was checked\n", ignored_at);
 	int frc = sl_report_finish(rep);
 	if (sink != cli->out && fclose(sink) != 0)
 		frc = -SL_EIO;

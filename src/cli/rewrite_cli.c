@@ -29,7 +29,10 @@ const char *rw_count(struct rw_job *j, struct sl_count c)
 static bool apply_project(struct rw_job *j)
 {
 	struct sl_run *run = j->run;
-	const char *cpath = j->config_file ? j->config_file : sl_config_find(run->arena, j->path);
+	const char *note = NULL;
+	const char *cpath = j->config_file ? j->config_file : sl_config_find(run->arena, j->path, &note);
+	if (note)
+		fprintf(j->cli->err, "sweeplint: warning: %s\n", note);
 	if (!cpath) {
 		struct sl_config_base base;
 		sl_config_save_base(run, &base);

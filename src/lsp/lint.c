@@ -59,7 +59,7 @@ struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path
 		lint_config(o, l, path, text, len);
 		return l;
 	}
-	const char *cpath = o->config_file ? o->config_file : sl_config_find(a, path ? path : "-");
+	const char *cpath = o->config_file ? o->config_file : sl_config_find(a, path ? path : "-", NULL);
 	struct sl_config *config = NULL;
 	if (cpath) {
 		int errnum = 0;

@@ -76,19 +76,36 @@ static bool exists(const char *path, bool want_file)
 	return !want_file || S_ISREG(st.st_mode);
 }
 
-const char *sl_config_find(struct sl_arena *a, const char *file)
+const char *sl_config_find(struct sl_arena *a, const char *file, const char **note)
 {
+	if (note)
+		*note = NULL;
 	const char *dir = strcmp(file, "-") == 0 ? "." : sl_path_dir(a, file);
 	const char *abs = absolute(a, dir);
 	if (!abs)
 		return NULL;
+	const char *home_env = getenv("HOME");
+	const char *home = home_env && home_env[0] == '/' ? absolute(a, home_env) : NULL;
 	char *d = sl_arena_strdup(a, abs);
 	for (;;) {
 		const char *cand = sl_arena_printf(a, "%s/%s", strcmp(d, "/") == 0 ? "" : d, SL_CONFIG_NAME);
-		if (exists(cand, true))
-			return shown(a, cand);
+		struct stat st;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (st.st_uid == geteuid() || st.st_uid == 0)
+				return shown(a, cand);
+			/* the nearest config is someone else's: used by nobody, and no farther one takes its place */
+			if (note)
+				*note = sl_arena_printf(a,
+							"%s is not used: it belongs to another user (uid %u; you are uid %u), "
+							"and a config someone else can write would configure this run; give it "
+							"with --config-file to use it",
+							shown(a, cand), (unsigned)st.st_uid, (unsigned)geteuid());
+			return NULL;
+		}
 		if (exists(sl_arena_printf(a, "%s/.git", strcmp(d, "/") == 0 ? "" : d), false))
 			return NULL; /* the repository root: a config above it is not the project's */
+		if (home && strcmp(d, home) == 0)
+			return NULL; /* the user's home: a folder above it is shared, not the project's */
 		char *slash = strrchr(d, '/');
 		if (!slash || strcmp(d, "/") == 0)
 			return NULL;
@@ -386,12 +403,15 @@ static void load_ignore(struct loader *L, const struct sl_node *n)
 	}
 	struct sl_config *c = L->c;
 	c->ignore = sl_arena_array(L->a, n->n ? n->n : 1, sizeof *c->ignore);
+	c->ignore_line = sl_arena_array(L->a, n->n ? n->n : 1, sizeof *c->ignore_line);
 	for (size_t i = 0; i < n->n; i++) {
 		const char *g = scalar(L, n->items[i], "an ignore pattern", "a glob pattern");
 		if (g && !*g)
 			problem(L, n->items[i], "an ignore pattern must not be empty");
-		else if (g)
+		else if (g) {
+			c->ignore_line[c->nignore] = n->items[i]->span.line;
 			c->ignore[c->nignore++] = g;
+		}
 	}
 }
 
@@ -520,8 +540,13 @@ static bool glob_match(struct sl_arena *a, const char *p, const char *rel)
 
 bool sl_config_ignores(struct sl_arena *a, const struct sl_config *c, const char *file)
 {
+	return sl_config_ignore_match(a, c, file) != 0;
+}
+
+size_t sl_config_ignore_match(struct sl_arena *a, const struct sl_config *c, const char *file)
+{
 	if (!c || !c->nignore || strcmp(file, "-") == 0)
-		return false;
+		return 0;
 	/* the file relative to the config's folder (as given when it is not under it) */
 	const char *rel = file;
 	const char *dir = absolute(a, sl_path_dir(a, file));
@@ -535,8 +560,8 @@ bool sl_config_ignores(struct sl_arena *a, const struct sl_config *c, const char
 		rel += 2;
 	for (size_t i = 0; i < c->nignore; i++)
 		if (glob_match(a, c->ignore[i], rel))
-			return true;
-	return false;
+			return i + 1;
+	return 0;
 }
 
 /* ---- overlay ---- */

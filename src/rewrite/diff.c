@@ -1,4 +1,5 @@
 /* rewrite/diff: a unified diff straight from the splices (no line matching needed: the splices say what changed). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "sweeplint/arena.h"
@@ -11,27 +12,49 @@ struct region {
 	size_t s0, s1;       /* splices v[s0..s1) */
 };
 
-/* Lines holding bytes: a final line break does not open another line. */
-static size_t real_lines(const struct sl_source *src)
+/*
+ * The file's lines as patch and git apply see them: ended by '\n' only. The YAML line table
+ * (src->line_start) also breaks at a lone CR, which patch does not: a CR-only file is one line to
+ * patch, and a hunk counted in YAML lines was rejected ("malformed patch").
+ */
+struct lines {
+	size_t *start; /* the first byte of each line holding bytes */
+	size_t n;
+	size_t len;    /* the file's length */
+	bool final_nl; /* the file ends with '\n' */
+};
+
+static void split_lines(struct sl_arena *a, const struct sl_source *src, struct lines *L)
 {
-	size_t n = src->nlines;
-	while (n > 0 && src->line_start[n - 1] >= src->len)
-		n--;
-	return n;
+	size_t n = 0;
+	for (size_t i = 0; i < src->len;) {
+		const char *nl = memchr(src->bytes + i, '\n', src->len - i);
+		n++;
+		i = nl ? (size_t)(nl - src->bytes) + 1 : src->len;
+	}
+	L->start = sl_arena_array(a, n ? n : 1, sizeof *L->start);
+	L->n = 0;
+	for (size_t i = 0; i < src->len;) {
+		const char *nl = memchr(src->bytes + i, '\n', src->len - i);
+		L->start[L->n++] = i;
+		i = nl ? (size_t)(nl - src->bytes) + 1 : src->len;
+	}
+	L->len = src->len;
+	L->final_nl = src->len > 0 && src->bytes[src->len - 1] == '\n';
 }
 
-static size_t line_start(const struct sl_source *src, size_t nreal, size_t k)
+static size_t line_start(const struct lines *L, size_t k)
 {
-	return k < nreal ? src->line_start[k] : src->len;
+	return k < L->n ? L->start[k] : L->len;
 }
 
-/* The line holding byte off (nreal when off is past the last line). */
-static size_t line_of(const struct sl_source *src, size_t nreal, size_t off)
+/* The line holding byte off (L->n when off is past the last line). */
+static size_t line_of(const struct lines *L, size_t off)
 {
-	size_t lo = 0, hi = nreal;
+	size_t lo = 0, hi = L->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (src->line_start[mid] <= off)
+		if (L->start[mid] <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -39,8 +62,8 @@ static size_t line_of(const struct sl_source *src, size_t nreal, size_t off)
 	if (lo == 0)
 		return 0;
 	size_t k = lo - 1;
-	if (k + 1 == nreal && off >= src->len && src->len > 0 && src->bytes[src->len - 1] == '\n')
-		return nreal; /* at the very end, after the final line break */
+	if (k + 1 == L->n && off >= L->len && L->final_nl)
+		return L->n; /* at the very end, after the final line break */
 	return k;
 }
 
@@ -67,12 +90,14 @@ void sl_rewrite_diff(struct sl_buf *out, const struct sl_source *src, const stru
 	if (!n)
 		return;
 	struct sl_arena *a = out->arena;
-	size_t nreal = real_lines(src);
+	struct lines L;
+	split_lines(a, src, &L);
+	size_t nreal = L.n;
 	struct region *r = sl_arena_array(a, n, sizeof *r);
 	size_t nr = 0;
 	for (size_t k = 0; k < n; k++) {
-		size_t l1 = line_of(src, nreal, v[k].start);
-		size_t l2 = v[k].end > v[k].start ? line_of(src, nreal, v[k].end - 1) + 1 : l1 + 1;
+		size_t l1 = line_of(&L, v[k].start);
+		size_t l2 = v[k].end > v[k].start ? line_of(&L, v[k].end - 1) + 1 : l1 + 1;
 		if (l2 > nreal)
 			l2 = nreal;
 		if (l1 > l2)
@@ -100,11 +125,11 @@ void sl_rewrite_diff(struct sl_buf *out, const struct sl_source *src, const stru
 		sl_buf_init(&body, a);
 		size_t old_n = 0, new_n = 0, at = a0;
 		for (size_t k = h; k < e; k++) {
-			size_t cs = line_start(src, nreal, at), ce = line_start(src, nreal, r[k].l1);
+			size_t cs = line_start(&L, at), ce = line_start(&L, r[k].l1);
 			size_t c = put_lines(&body, ' ', src->bytes + cs, ce - cs);
 			old_n += c;
 			new_n += c;
-			size_t rs = line_start(src, nreal, r[k].l1), re = line_start(src, nreal, r[k].l2);
+			size_t rs = line_start(&L, r[k].l1), re = line_start(&L, r[k].l2);
 			old_n += put_lines(&body, '-', src->bytes + rs, re - rs);
 			struct sl_buf nt;
 			sl_buf_init(&nt, a);
@@ -119,7 +144,7 @@ void sl_rewrite_diff(struct sl_buf *out, const struct sl_source *src, const stru
 			new_n += put_lines(&body, '+', nt.buf, nt.len);
 			at = r[k].l2;
 		}
-		size_t cs = line_start(src, nreal, at), ce = line_start(src, nreal, a1);
+		size_t cs = line_start(&L, at), ce = line_start(&L, a1);
 		size_t c = put_lines(&body, ' ', src->bytes + cs, ce - cs);
 		old_n += c;
 		new_n += c;
