@@ -569,7 +569,7 @@ static int collapse(const struct sl_rewrite *rw, struct sl_edits *e, const struc
 			rc = -SL_ELIMIT;
 			break;
 		}
-		if (strcmp(k->text, "<<") == 0)
+		if (k->value.merge || strcmp(k->text, "<<") == 0)
 			rc = -SL_ELIMIT; /* merged keys: the pairs are not all here */
 		else if (strcmp(k->text, "min") == 0 || strcmp(k->text, "q") == 0)
 			rc = sl_edits_remove_pair(e, map, i);

@@ -472,6 +472,11 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 				n->value = sl_scalar_resolve(L.res, n->text, n->text_len, false, NULL, NULL);
 				tag_error = false;
 			}
+			if (is_key && tag && strcmp(tag, "tag:yaml.org,2002:merge") == 0) {
+				/* flatten_mapping takes a key tagged !!merge as a merge key, whatever its text */
+				n->value = (struct sl_value){.type = SL_V_STR, .merge = true};
+				tag_error = false;
+			}
 			if (tag_error || (n->value.merge && !is_key))
 				/* PyYAML's constructor raises: safe_load fails on the whole file */
 				defer_in_parent(&L, n->span.start,
@@ -564,7 +569,7 @@ static struct sl_node *map_get_rec(const struct sl_node *map, const char *key, s
 	for (size_t i = map->n; i-- > 0;) {
 		const struct sl_node *k = map->pairs[i].key;
 		if (k->kind == SL_NODE_SCALAR && k->text_len == klen && memcmp(k->text, key, klen) == 0 &&
-		    !(k->style == SL_STYLE_PLAIN && klen == 2 && memcmp(key, "<<", 2) == 0))
+		    !k->value.merge)
 			return map->pairs[i].value;
 	}
 	/*
@@ -575,7 +580,7 @@ static struct sl_node *map_get_rec(const struct sl_node *map, const char *key, s
 	 */
 	for (size_t i = map->n; i-- > 0;) {
 		const struct sl_node *k = map->pairs[i].key;
-		if (k->kind != SL_NODE_SCALAR || k->style != SL_STYLE_PLAIN || strcmp(k->text, "<<") != 0)
+		if (k->kind != SL_NODE_SCALAR || !k->value.merge)
 			continue;
 		const struct sl_node *v = map->pairs[i].value;
 		if (v->kind == SL_NODE_MAP) {

@@ -414,6 +414,11 @@ static void test_pyyaml_differences(void **state)
 	assert_true(p.doc->ok);
 	assert_int_equal(sl_map_get(p.doc->root, "a")->value.i, 1);
 	assert_int_equal(sl_map_get(p.doc->root, "b")->value.i, 12);
+	/* a key tagged !!merge is a merge key, whatever its text */
+	p = parse(a, "b: 1\n!!merge m:\n  lr: 0.1\n");
+	assert_true(p.doc->ok);
+	assert_true(sl_map_get(p.doc->root, "lr")->value.f == 0.1);
+	assert_null(sl_map_get(p.doc->root, "m"));
 	/* a merge list's item that is no mapping: at the item */
 	first_error(a, "a: {<<: [{x: 1}, 2]}\n", &line, &col);
 	assert_int_equal(line, 1);
