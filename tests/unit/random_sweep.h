@@ -32,6 +32,28 @@ struct env {
 	const struct sl_scalar_resolver *res;
 };
 
+/* The cmocka group setup and teardown of the property tests: one env per executable. */
+static inline int random_env_setup(void **state)
+{
+	static struct env e;
+	e.a = sl_arena_new();
+	struct sl_diags d;
+	sl_diags_init(&d, e.a);
+	if (sl_catalog_load(e.a, &e.cat, &d) != 0)
+		return -1;
+	e.keys = sl_keymap_new(e.a, &d);
+	e.res = sl_scalar_resolver_new(e.a);
+	*state = &e;
+	return e.keys ? 0 : -1;
+}
+
+static inline int random_env_teardown(void **state)
+{
+	struct env *e = *state;
+	sl_arena_free(e->a);
+	return 0;
+}
+
 /* xorshift64: fixed seeds, the same cases on every machine */
 static inline uint64_t next(uint64_t *r)
 {

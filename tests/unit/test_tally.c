@@ -37,27 +37,6 @@
 
 #include "random_sweep.h"
 
-static int setup(void **state)
-{
-	static struct env e;
-	e.a = sl_arena_new();
-	struct sl_diags d;
-	sl_diags_init(&d, e.a);
-	if (sl_catalog_load(e.a, &e.cat, &d) != 0)
-		return -1;
-	e.keys = sl_keymap_new(e.a, &d);
-	e.res = sl_scalar_resolver_new(e.a);
-	*state = &e;
-	return e.keys ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct env *e = *state;
-	sl_arena_free(e->a);
-	return 0;
-}
-
 static bool finite(struct sl_count c)
 {
 	return !c.infinite && !c.saturated;
@@ -142,5 +121,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bounds_count_one_set),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, random_env_setup, random_env_teardown);
 }

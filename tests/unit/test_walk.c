@@ -43,27 +43,6 @@
 
 #include "random_sweep.h"
 
-static int setup(void **state)
-{
-	static struct env e;
-	e.a = sl_arena_new();
-	struct sl_diags d;
-	sl_diags_init(&d, e.a);
-	if (sl_catalog_load(e.a, &e.cat, &d) != 0)
-		return -1;
-	e.keys = sl_keymap_new(e.a, &d);
-	e.res = sl_scalar_resolver_new(e.a);
-	*state = &e;
-	return e.keys ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct env *e = *state;
-	sl_arena_free(e->a);
-	return 0;
-}
-
 static uint64_t step_peak(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m)
 {
 	struct sl_breakdown bd;
@@ -376,5 +355,5 @@ int main(void)
 		cmocka_unit_test(test_walks_equal_every_combination),
 		cmocka_unit_test(test_held_equals_exhaustive),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, random_env_setup, random_env_teardown);
 }
