@@ -275,7 +275,8 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	size_t start = src->bom;
 	size_t probe = start;
 	while (probe < len && (b[probe] == ' ' || b[probe] == '\t' || b[probe] == '#' || break_at(b, len, probe)))
-		probe = b[probe] == '#' ? next_line(b, len, probe) : probe + 1;
+		probe = b[probe] == '#' ? next_line(b, len, probe)
+					: probe + (break_at(b, len, probe) ? break_at(b, len, probe) : 1);
 	if (probe < len && b[probe] == '%') {
 		w = sl_arena_strndup(a, b, len);
 		size_t content = walk_prefix(b, len, start, w, &p);
@@ -527,8 +528,8 @@ const char *sl_yaml_input_text(struct sl_arena *a, const struct sl_yaml_input *i
 		if (in->tabs[i] >= start && in->tabs[i] < end) {
 			/* the first line's text starts after the blank lines' line breaks */
 			tab = 0;
-			while (tab < len && text[tab] == '\n')
-				tab++;
+			while (tab < len && (text[tab] == '\n' || sl_yaml_break(text, len, tab) == 3))
+				tab += text[tab] == '\n' ? 1 : 3; /* LS and PS stay in the text, as in PyYAML's */
 			if (tab >= len || text[tab] != 'x')
 				tab = SIZE_MAX;
 			break;

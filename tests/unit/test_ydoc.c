@@ -423,6 +423,15 @@ static void test_pyyaml_differences(void **state)
 	first_error(a, "a: {<<: [{x: 1}, 2]}\n", &line, &col);
 	assert_int_equal(line, 1);
 	assert_int_equal(col, 18);
+	/* a block scalar's first-line tab after blank lines broken by LS/PS (they stay in the text) */
+	p = parse(a, "lr: >+\xe2\x80\xa8\xe2\x80\xa8\xe2\x80\xa8  \tt\xe2\x80\xa8");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "lr")->text,
+			    "\xe2\x80\xa8\xe2\x80\xa8\tt\xe2\x80\xa8");
+	/* a reserved directive after a leading LS (a line break for both readers): ignored */
+	p = parse(a, "\xe2\x80\xa8%A\n# c\n---\n- y\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(p.doc->root->items[0]->text, "y");
 }
 
 static void test_merge_and_duplicates(void **state)
