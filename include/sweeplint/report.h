@@ -6,6 +6,7 @@
 #ifndef SWEEPLINT_REPORT_H
 #define SWEEPLINT_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -32,6 +33,13 @@ struct sl_report *sl_report_new(struct sl_arena *a, const struct sl_options *opt
 
 /* Add a checked file: streaming formats write it now, document formats keep it. */
 void sl_report_file(struct sl_report *r, const struct sl_file *f);
+
+/*
+ * Whether the format reads the files again at sl_report_finish(): then each
+ * file (and its arena) must stay alive until then. When false, a file may be
+ * released as soon as sl_report_file() returns.
+ */
+bool sl_report_keeps_files(const struct sl_report *r);
 
 /* Write what remains (the summary, the JSON document). Returns 0, or -SL_EIO when out failed. */
 int sl_report_finish(struct sl_report *r);

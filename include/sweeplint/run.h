@@ -1,8 +1,11 @@
 /*
  * run: one invocation of the checks — its options, the per-rule severities,
  * the catalogs it loads when a rule needs them, and the files it checks.
- * A run owns one arena: every file, tree, diagnostic and string it makes
- * lives there and is released at once by sl_run_free().
+ * A run owns one arena: what it shares across files (options, catalogs, key
+ * map, project configs, the report) lives there and is released at once by
+ * sl_run_free(). A file checked by sl_run_check_source() lives there too; one
+ * checked by sl_run_check_source_in() lives in the scratch arena it is given
+ * (`check` gives each file one and frees it after reporting the file).
  */
 #ifndef SWEEPLINT_RUN_H
 #define SWEEPLINT_RUN_H
@@ -116,6 +119,7 @@ struct sl_model_use {
 
 struct sl_file {
 	struct sl_run *run;
+	struct sl_arena *arena;          /* where the file and everything made for it live (sl_run_check_source_in) */
 	struct sl_source *src;
 	struct sl_ydoc *doc;             /* never NULL; doc->ok is false after a syntax finding */
 	struct sl_sweep *sweep;          /* NULL when the file did not parse */
@@ -168,5 +172,15 @@ int sl_run_prepare(struct sl_run *run, const char **why);
  * finding says why) or a check failed operationally (err_rule names it).
  */
 struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src);
+
+/*
+ * sl_run_check_source() with the file, its tree, findings and evaluation in
+ * arena a instead of the run's: what the run shares (catalogs, key map, GPU,
+ * compiled patterns) is still made in the run's arena, so freeing a after
+ * the file is reported releases the file and nothing the next one needs.
+ * `check` gives each file its own arena and frees it once the file is
+ * reported: memory stays flat in the number of files (docs/reliability.md).
+ */
+struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, struct sl_source *src);
 
 #endif

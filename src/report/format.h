@@ -1,6 +1,8 @@
 /*
  * format: what a formatter implements, and the report state they share.
  * Internal to src/report/; the report and what it keeps live in the run arena.
+ * What a formatter makes for one file goes in that file's arena (f->arena),
+ * released with the file: a report's memory does not grow with the files.
  */
 #ifndef SWEEPLINT_REPORT_FORMAT_H
 #define SWEEPLINT_REPORT_FORMAT_H
@@ -15,6 +17,8 @@ struct sl_formatter {
 	void (*file)(struct sl_report *r, const struct sl_file *f);
 	/* every file has arrived */
 	void (*finish)(struct sl_report *r);
+	/* finish reads the files themselves: the caller keeps each file alive until then */
+	bool keeps_files;
 };
 
 struct sl_report {
@@ -23,7 +27,7 @@ struct sl_report {
 	FILE *out;
 	const struct sl_formatter *fmt;
 	struct sl_report_totals totals;
-	const struct sl_file **files;   /* every file, in order (for document formats) */
+	const struct sl_file **files;   /* every file, in order (only for a format that keeps_files) */
 	size_t nfiles, cap;
 	const char *assumed_gpu;        /* an evaluated file was checked against the default GPU */
 	/* sarif: results are streamed as files arrive (sarif.c) */
@@ -31,6 +35,7 @@ struct sl_report {
 	size_t sarif_results;           /* results written so far */
 	size_t sarif_indent;            /* the column of the "results" key */
 	const char *sarif_tail;         /* the log after the results array */
+	const char *sarif_cwd;          /* the working directory (artifact URIs are relative to it) */
 };
 
 /* One per enum sl_format value. */

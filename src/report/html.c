@@ -299,4 +299,4 @@ static void html_finish(struct sl_report *r)
 		SL_VERSION);
 }
 
-const struct sl_formatter sl_formatter_html = {.file = html_file, .finish = html_finish};
+const struct sl_formatter sl_formatter_html = {.file = html_file, .finish = html_finish, .keeps_files = true};

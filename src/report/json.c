@@ -253,4 +253,5 @@ static void json_finish(struct sl_report *r)
 const struct sl_formatter sl_formatter_json = {
 	.file = json_file,
 	.finish = json_finish,
+	.keeps_files = true,
 };

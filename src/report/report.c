@@ -62,15 +62,19 @@ void sl_report_file(struct sl_report *r, const struct sl_file *f)
 	for (size_t i = 0; i < f->diags.n; i++)
 		t->by_severity[f->diags.v[i].severity]++;
 	add_combos(&t->combos, &f->combos);
-	if (f->evaluated && f->gpu_assumed)
-		r->assumed_gpu = f->gpu_name;
-	if (r->nfiles == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-		r->files = sl_arena_grow(r->arena, r->files, r->nfiles, cap, sizeof *r->files);
-		r->cap = cap;
+	/* a copy: the file (and its GPU name) may be released once reported */
+	if (f->evaluated && f->gpu_assumed && (!r->assumed_gpu || strcmp(r->assumed_gpu, f->gpu_name) != 0))
+		r->assumed_gpu = sl_arena_strdup(r->arena, f->gpu_name);
+	if (r->fmt->keeps_files) {
+		r->files = sl_arena_reserve(r->arena, r->files, r->nfiles, &r->cap, r->nfiles + 1, sizeof *r->files);
+		r->files[r->nfiles++] = f;
 	}
-	r->files[r->nfiles++] = f;
 	r->fmt->file(r, f);
+}
+
+bool sl_report_keeps_files(const struct sl_report *r)
+{
+	return r->fmt->keeps_files;
 }
 
 int sl_report_finish(struct sl_report *r)

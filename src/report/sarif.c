@@ -320,6 +320,7 @@ static void open_log(struct sl_report *r)
 {
 	struct sl_arena *a = r->arena;
 	r->sarif_open = true;
+	r->sarif_cwd = report_cwd(r);
 	json_t *rules = arr();
 	struct sl_diags quiet;
 	sl_diags_init(&quiet, a);
@@ -389,10 +390,10 @@ static void sarif_file(struct sl_report *r, const struct sl_file *f)
 {
 	if (!r->sarif_open)
 		open_log(r);
-	const char *cwd = report_cwd(r);
+	/* what one result needs (strings, the fingerprint counts) lives in the file's arena */
 	struct seen seen = {0};
 	for (size_t k = 0; k < f->diags.n; k++)
-		put_result(r, result_json(r->arena, f, &f->diags.v[k], cwd, &seen));
+		put_result(r, result_json(f->arena, f, &f->diags.v[k], r->sarif_cwd, &seen));
 }
 
 static void sarif_finish(struct sl_report *r)

@@ -286,7 +286,7 @@ static struct sl_count count_sum(struct sl_count x, struct sl_count y)
 /* Evaluate every combination of f once for the memory rules; fill f->combos from it. */
 static void evaluate(struct sl_run *run, struct sl_file *f)
 {
-	struct sl_arena *a = run->arena;
+	struct sl_arena *a = f->arena;
 	const char *why = NULL;
 	int rc = sl_run_prepare(run, &why);
 	if (rc < 0) {
@@ -467,7 +467,7 @@ static const struct sl_rule *rule_caseless(const char *name)
 /* Read one directive comment [c, eol): record what it disables, report what it cannot. */
 static void read_directive(struct sl_file *f, struct directives *ds, size_t c, size_t eol, bool alone)
 {
-	struct sl_arena *a = f->run->arena;
+	struct sl_arena *a = f->arena;
 	struct sl_suppress *s = f->run->suppress;
 	const char *bytes = f->src->bytes;
 	int rc = pcre2_match(s->directive, (PCRE2_SPTR)bytes + c, eol - c, 0, 0, s->md, NULL);
@@ -533,7 +533,7 @@ static void read_directive(struct sl_file *f, struct directives *ds, size_t c, s
 
 static void find_directives(struct sl_file *f, struct directives *ds)
 {
-	struct sl_arena *a = f->run->arena;
+	struct sl_arena *a = f->arena;
 	const struct sl_source *src = f->src;
 	struct ranges r = {0};
 	if (f->doc->root)
@@ -611,7 +611,7 @@ static void apply_suppressions(struct sl_file *f)
 /* The program the sweep runs: its literal settings go below every config and sweep value. */
 static void follow_program(struct sl_run *run, struct sl_file *f)
 {
-	struct sl_arena *a = run->arena;
+	struct sl_arena *a = f->arena;
 	struct sl_program_opts po = {
 		.python = run->opt.python,
 		.program = run->opt.program,
@@ -662,9 +662,18 @@ static bool *repeated_specs(struct sl_arena *a, const char *const *specs, size_t
 
 struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 {
-	struct sl_arena *a = run->arena;
+	return sl_run_check_source_in(run, run->arena, src);
+}
+
+struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, struct sl_source *src)
+{
+	/* what the run shares (catalogs, key map, GPU) is made in the run's arena before the file's own */
+	const char *why = NULL;
+	if (memory_rules_on(run))
+		(void)sl_run_prepare(run, &why); /* a failure is the file's: evaluate() reports it */
 	struct sl_file *f = sl_arena_alloc(a, sizeof *f);
 	f->run = run;
+	f->arena = a;
 	f->src = src;
 	sl_diags_init(&f->diags, a);
 	f->gpu_assumed = run->opt.gpu == NULL;

@@ -20,10 +20,14 @@ SWEEPLINT = os.path.abspath(sys.argv[2])
 SANITIZED = len(sys.argv) > 3 and sys.argv[3] not in ("", "none", "false")
 GPU = ["-g", "24GiB"]
 results = []
+# formats whose document is still built whole at the end (the files kept until then)
+FLAT_TODO = {"json": "the JSON document is built at the end (i15mem)", "html": "the HTML report is written at the end (i15mem)"}
 
 
-def run(args, cwd):
+def run(args, cwd, asan_extra=""):
     env = {k: v for k, v in os.environ.items() if k.startswith(("ASAN_", "UBSAN_", "LSAN_"))}
+    if asan_extra:
+        env["ASAN_OPTIONS"] = ":".join(x for x in (env.get("ASAN_OPTIONS", ""), asan_extra) if x)
     env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C", HOME=cwd)
     with tempfile.NamedTemporaryFile("r") as report:
         p = subprocess.run([MEASURE, report.name, "600", "--", SWEEPLINT] + args, stdin=subprocess.DEVNULL,
@@ -34,18 +38,21 @@ def run(args, cwd):
         return int(rc), float(cpu), int(rss) * 1024
 
 
-def median_cost(args, cwd, runs=3):
-    costs = [run(args, cwd) for _ in range(runs)]
+def median_cost(args, cwd, runs=3, asan_extra=""):
+    costs = [run(args, cwd, asan_extra) for _ in range(runs)]
     rcs = {c[0] for c in costs}
     return sorted(c[1] for c in costs)[runs // 2], sorted(c[2] for c in costs)[runs // 2], rcs
 
 
-def growth(name, tmp, make, args_of, n, base_args, todo=None):
+def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_todo=None):
+    """flat: also ask that memory not grow at all from 2n to 4n (what is released between items)."""
     if SANITIZED:
         n = max(n // 4, 1)
-    t0, m0, _ = median_cost(base_args, tmp)
-    t2, m2, r2 = median_cost(args_of(make(2 * n)), tmp)
-    t4, m4, r4 = median_cost(args_of(make(4 * n)), tmp)
+    # ASan holds freed memory in a quarantine (256 MB by default): a flat check needs it small
+    extra = "quarantine_size_mb=1" if flat else ""
+    t0, m0, _ = median_cost(base_args, tmp, asan_extra=extra)
+    t2, m2, r2 = median_cost(args_of(make(2 * n)), tmp, asan_extra=extra)
+    t4, m4, r4 = median_cost(args_of(make(4 * n)), tmp, asan_extra=extra)
     rt = (t4 - t0) / max(t2 - t0, 0.05)
     rm = (m4 - m0) / max(m2 - m0, 2 << 20)
     ok = rt < 3 and rm < 3 and not (r2 | r4) - {0, 1}
@@ -53,6 +60,14 @@ def growth(name, tmp, make, args_of, n, base_args, todo=None):
                     "(< 3: linear)", ok,
                     f"floor {t0:.2f} s {m0 >> 20} MB; {2 * n}: {t2:.2f} s {m2 >> 20} MB exit {r2}; "
                     f"{4 * n}: {t4:.2f} s {m4 >> 20} MB exit {r4}", todo))
+    if flat:
+        # flat: 2n more items add less than a quarter of what the first 2n took, and at most 4 MB more
+        # than 2 MB of noise (a run that keeps every item doubles its increment here)
+        grew = m4 - m2
+        ok = grew < max(2 << 20, (m2 - m0) // 4) and grew < 6 << 20 and not (r2 | r4) - {0, 1}
+        results.append((f"{flat}: memory does not grow with the count ({2 * n} -> {4 * n}: "
+                        f"{grew / (1 << 20):+.1f} MB)", ok,
+                        f"floor {m0 >> 20} MB; {2 * n}: {m2 >> 20} MB; {4 * n}: {m4 >> 20} MB", flat_todo))
 
 
 def main():
@@ -71,7 +86,7 @@ def main():
         growth("report (HTML) over n findings", tmp, keys,
                lambda p: ["report", "-o", os.path.join(tmp, "r.html"), p], 5000,
                ["report", "-o", os.path.join(tmp, "r.html"), tiny])
-        # n sweeps in one call: each file's memory released before the next (text, json)
+        # n sweeps in one call: each file's memory released once it is reported (every format)
         def files(n):
             d = os.path.join(tmp, f"files{n}")
             os.makedirs(d, exist_ok=True)
@@ -79,10 +94,15 @@ def main():
                 write(f"files{n}/f{i}.yaml", "method: grid\nparameters:\n  model_name_or_path: {values: [roberta-base, "
                       "roberta-large]}\n  per_device_train_batch_size: {values: [8, 16, 64]}\n")
             return d
-        for fmt in ("text", "json"):
+        listed = lambda d: sorted(os.path.join(d, x) for x in os.listdir(d))
+        for fmt in ("text", "json", "sarif", "github"):
             growth(f"check -f {fmt} over n files", tmp, files,
-                   lambda d, f=fmt: ["-q", *GPU, "-f", f] + sorted(os.path.join(d, x) for x in os.listdir(d)), 250,
-                   ["-q", *GPU, "-f", fmt, tiny])
+                   lambda d, f=fmt: ["-q", *GPU, "-f", f] + listed(d), 500, ["-q", *GPU, "-f", fmt, tiny],
+                   flat=f"check -f {fmt} over n files", flat_todo=FLAT_TODO.get(fmt))
+        growth("report (HTML) over n files", tmp, files,
+               lambda d: ["report", *GPU, "-o", os.path.join(tmp, "r.html")] + listed(d), 500,
+               ["report", *GPU, "-o", os.path.join(tmp, "r.html"), tiny], flat="report (HTML) over n files",
+               flat_todo=FLAT_TODO.get("html"))
         # fix: a batch list of n values of which the large ones run out of memory
         batches = lambda n: write(f"batches{n}.yaml", "method: grid\nparameters:\n  model_name_or_path: "
                                   "{values: [roberta-base]}\n  per_device_train_batch_size:\n    values: [" +
