@@ -255,16 +255,28 @@ void sl_eval_origin(const struct sl_eval *ev, const uint32_t *idx, enum sl_role 
 
 /*
  * The settings an `oom` error rests on: the batch size, the sequence length
- * (or the model's maximum) and the precision (any of dtype, amp, quant).
- * sl_eval_assumed returns those combination idx takes from defaults, as a
- * mask of SL_NEED_* bits (0: judged on stated settings).
+ * (or the model's maximum) and the precision (any of dtype, amp, quant);
+ * with a quantized base, the adapter (SL_NEED_ADAPTER: none stated, so PEFT's
+ * default LoRA is assumed, sl_settings_assume_adapter). sl_eval_assumed
+ * returns those combination idx takes from defaults, as a mask of SL_NEED_*
+ * bits (0: judged on stated settings). SL_NEED__AXES: the needs an axis value
+ * states by setting a role.
  */
-enum { SL_NEED_BATCH = 1u << 0, SL_NEED_LENGTH = 1u << 1, SL_NEED_PRECISION = 1u << 2, SL_NEED__ALL = 7u };
+enum {
+	SL_NEED_BATCH = 1u << 0,
+	SL_NEED_LENGTH = 1u << 1,
+	SL_NEED_PRECISION = 1u << 2,
+	SL_NEED_ADAPTER = 1u << 3,
+	SL_NEED__AXES = 7u,
+	SL_NEED__ALL = 15u
+};
 unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx);
 /*
  * The assumed settings of mask at their most favourable (batch 1, a 1-token
- * input, 16-bit weights): a verdict that holds even then does not rest on
- * them.
+ * input, 16-bit weights; the assumed adapter as LoRA of rank 1 on the query
+ * projection alone, with gradient checkpointing as PEFT's
+ * prepare_model_for_kbit_training turns it on): a verdict that holds even
+ * then does not rest on them.
  */
 void sl_need_favourable(struct sl_settings *s, unsigned mask);
 /*
@@ -273,7 +285,7 @@ void sl_need_favourable(struct sl_settings *s, unsigned mask);
  * error needs come from in combination idx, for -v.
  */
 const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx);
-/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype"). */
+/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype", "peft_method"). */
 const char *sl_need_role_name(unsigned bit);
 /* "batch_size 8 (HF Trainer's default), fp32 weights without mixed precision": the assumptions of mask. */
 const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mode);

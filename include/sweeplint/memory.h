@@ -341,6 +341,17 @@ struct sl_settings {
 /* Defaults: bi-encoder/seq-cls per model task, batch 8, seq 512, fp32, AdamW, 1 GPU. */
 void sl_settings_default(struct sl_settings *s);
 
+/*
+ * A quantized base (int8, nf4, GPTQ, AWQ) trains only through adapters: transformers' Trainer
+ * raises "You cannot perform fine-tuning on purely quantized models" when the model is quantized
+ * and not a PEFT model. A training run with a quantized base and no PEFT method or rank
+ * (peft_stated false: no setting names one, not even "full") becomes LoRA with PEFT's LoraConfig
+ * defaults: r 8 (peft_rank) on the architecture's query and value projections
+ * (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING; fused qkv counts once). Returns true when it
+ * assumed the adapter; the verdicts that rest on it say so (docs/memory-rules.md).
+ */
+bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated);
+
 /* The device memory of one training step at its peak, by term (bytes). */
 struct sl_breakdown {
 	uint64_t cuda_context;

@@ -235,6 +235,7 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 		sl_settings_apply(&m->s, &vals[i], m->gpu->bf16);
 	if (run->opt.num_gpus && !m->has[SL_ROLE_NUM_GPUS])
 		m->s.num_gpus = run->opt.num_gpus;
+	m->adapter_assumed = sl_settings_assume_adapter(&m->s, m->has[SL_ROLE_PEFT_METHOD] || m->has[SL_ROLE_LORA_R]);
 	return 0;
 }
 
@@ -244,6 +245,8 @@ static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 	sl_buf_init(&b, run->arena);
 	sl_buf_addf(&b, "%s, %s", m->model->name, sl_task_name(m->s.task));
 	sl_settings_describe(&b, &m->s);
+	if (m->adapter_assumed)
+		sl_buf_adds(&b, ", LoRA r8 on q and v assumed (PEFT's defaults: a quantized base trains only through adapters)");
 	return b.buf;
 }
 

@@ -23,6 +23,7 @@ struct sl_mem_args {
 	struct sl_settings s;
 	bool has[SL_ROLE__COUNT];   /* roles given (on the command line or in a -c config) */
 	bool config_only[SL_ROLE__COUNT]; /* given by a -c config and not on the command line */
+	bool adapter_assumed;       /* a quantized base, no PEFT method or rank: PEFT's default LoRA */
 };
 
 /*

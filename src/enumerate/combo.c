@@ -11,15 +11,15 @@
 
 /* ---- one combination ------------------------------------------------------------------ */
 
-bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
-		      const struct sl_model **model)
+bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
+			      const struct sl_model **model, bool *adapter_assumed)
 {
 	sl_settings_default(s);
 	s->mode = ev->mode;
 	if (ev->num_gpus)
 		s->num_gpus = ev->num_gpus;
 	const struct sl_model *m = NULL;
-	bool task_set = false, quant_set = false, seq_set = false, prec_set = false, known = true;
+	bool task_set = false, quant_set = false, seq_set = false, prec_set = false, peft_set = false, known = true;
 	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
@@ -40,6 +40,7 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 			if (v->rv[k].role == SL_ROLE_QUANT)
 				quant_set = true;
 			seq_set |= v->rv[k].role == SL_ROLE_SEQ_LEN;
+			peft_set |= v->rv[k].role == SL_ROLE_PEFT_METHOD || v->rv[k].role == SL_ROLE_LORA_R;
 			prec_set |= v->rv[k].role == SL_ROLE_DTYPE || v->rv[k].role == SL_ROLE_AMP ||
 				    v->rv[k].role == SL_ROLE_QUANT;
 			sl_settings_apply(s, &v->rv[k], bf16);
@@ -49,6 +50,10 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		s->task = m->task;
 	if (m && !quant_set && m->quant != SL_QUANT_NONE)
 		s->quant = m->quant; /* the id names it (-bnb-4bit): a setting unless the sweep sets one */
+	/* a quantized base with no adapter stated: PEFT's default LoRA (the Trainer refuses a bare one) */
+	bool assumed = sl_settings_assume_adapter(s, peft_set);
+	if (adapter_assumed)
+		*adapter_assumed = assumed;
 	/*
 	 * generation with no precision stated: the weights load in the checkpoint's dtype (transformers >= 5
 	 * loads torch_dtype "auto"; decoder checkpoints are 16-bit): bf16 where the GPU has it, else fp16
@@ -60,6 +65,12 @@ bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_s
 		s->seq_len = sl_eval_model_length(m);
 	*model = m;
 	return known && m != NULL;
+}
+
+bool sl_eval_settings(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
+		      const struct sl_model **model)
+{
+	return sl_eval_settings_adapter(ev, idx, s, model, NULL);
 }
 
 enum sl_verdict sl_eval_classify(const struct sl_eval *ev, uint64_t total)

@@ -9,6 +9,7 @@
 #ifndef SWEEPLINT_ENUMERATE_INTERNAL_H
 #define SWEEPLINT_ENUMERATE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sweeplint/memory.h"
@@ -23,6 +24,13 @@ struct sl_workload;
 /* The mode ev's keys (notes) and command flags say, with why in words (w NULL: training). */
 enum sl_mode sl_workload_infer(struct sl_arena *a, const struct sl_workload *w, const struct sl_eval *ev,
 			       const char **why);
+/*
+ * combo.c: sl_eval_settings, and whether the combination's adapter is assumed (a quantized base with
+ * no PEFT method or rank stated: sl_settings_assume_adapter).
+ */
+struct sl_settings;
+bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
+			      const struct sl_model **model, bool *adapter_assumed);
 /* Fill ev->stated and ev->assumed once the counts are made. */
 void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev);
 

@@ -123,12 +123,22 @@ static unsigned value_needs(const struct sl_eval_axis *ax, const struct sl_eval_
 	return m;
 }
 
+/* Whether combination idx trains a quantized base through an adapter no setting states. */
+static bool adapter_assumed(const struct sl_eval *ev, const uint32_t *idx)
+{
+	struct sl_settings s;
+	const struct sl_model *m;
+	bool assumed = false;
+	sl_eval_settings_adapter(ev, idx, &s, &m, &assumed);
+	return assumed;
+}
+
 unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx)
 {
 	unsigned stated = 0;
 	for (size_t i = 0; i < ev->naxes; i++)
 		stated |= value_needs(&ev->axes[i], value_at(&ev->axes[i], idx, i));
-	return SL_NEED__ALL & ~stated;
+	return (SL_NEED__AXES & ~stated) | (adapter_assumed(ev, idx) ? SL_NEED_ADAPTER : 0);
 }
 
 void sl_need_favourable(struct sl_settings *s, unsigned mask)
@@ -144,6 +154,12 @@ void sl_need_favourable(struct sl_settings *s, unsigned mask)
 		s->dtype = SL_DTYPE_BF16;
 		s->amp = SL_AMP_OFF;
 	}
+	if (mask & SL_NEED_ADAPTER) {
+		s->lora_r = 1;
+		s->lora_targets = SL_LORA_Q;
+		s->lora_dropout_bp = 0;
+		s->gradient_checkpointing = true;
+	}
 }
 
 const char *sl_need_role_name(unsigned bit)
@@ -155,6 +171,8 @@ const char *sl_need_role_name(unsigned bit)
 		return "seq_len";
 	case SL_NEED_PRECISION:
 		return "dtype";
+	case SL_NEED_ADAPTER:
+		return "peft_method";
 	default:
 		return "?";
 	}
@@ -165,7 +183,7 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	bool gen = mode == SL_MODE_GENERATE;
 	struct sl_settings d;
 	sl_settings_default(&d);
-	const char *part[3];
+	const char *part[4];
 	size_t n = 0;
 	if (mask & SL_NEED_BATCH)
 		part[n++] = sl_arena_printf(a, "batch_size %llu%s", (unsigned long long)d.batch_size,
@@ -175,6 +193,10 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	if (mask & SL_NEED_PRECISION)
 		part[n++] = gen ? "16-bit weights (the checkpoint's dtype, as transformers >= 5 loads it)"
 				: sl_arena_printf(a, "dtype %s without mixed precision", sl_dtype_name(d.dtype));
+	if (mask & SL_NEED_ADAPTER)
+		part[n++] = "peft_method lora with PEFT's LoraConfig defaults (r 8 on the query and value projections) "
+			    "over the quantized base, as transformers' Trainer fine-tunes a quantized model only "
+			    "through adapters";
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (size_t i = 0; i < n; i++) {
@@ -183,6 +205,22 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 		sl_buf_adds(&b, part[i]);
 	}
 	return n ? b.buf : "";
+}
+
+/* Whether some combination may quantize its base: a value sets quant, or a model id names it. */
+static bool may_assume_adapter(const struct sl_eval *ev)
+{
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		for (size_t j = 0; j < ax->n; j++) {
+			const struct sl_eval_value *v = &ax->values[j];
+			if (ax->role == SL_ROLE_MODEL && v->ok && v->model && v->model->quant != SL_QUANT_NONE)
+				return true;
+			if (value_sets(v, SL_ROLE_QUANT))
+				return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -208,7 +246,7 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 	unsigned always = 0, stated = 0;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
-		unsigned all = SL_NEED__ALL;
+		unsigned all = SL_NEED__AXES;
 		bool any = false;
 		for (size_t j = 0; j < ax->n; j++)
 			if (ax->values[j].ok) {
@@ -235,8 +273,10 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 	}
 	stated |= always;
 	ev->stated = ev->assumed = (struct sl_count){0};
+	if (uniform && !(SL_NEED__AXES & ~stated) && may_assume_adapter(ev))
+		uniform = false; /* stated but for the adapter some combinations may assume: look at each */
 	if (uniform) {
-		*((SL_NEED__ALL & ~stated) ? &ev->assumed : &ev->stated) = known;
+		*((SL_NEED__AXES & ~stated) ? &ev->assumed : &ev->stated) = known;
 		return;
 	}
 	if (bounds || !ev->cells) {
@@ -295,5 +335,9 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 			p = o;
 	}
 	describe_one(&b, a, "precision", &p, ev->mode == SL_MODE_GENERATE ? "16-bit weights, the checkpoint's dtype" : sl_arena_printf(a, "%s weights, no mixed precision", sl_dtype_name(d.dtype)));
+	if (adapter_assumed(ev, idx)) {
+		struct sl_setting_origin none = {.source = SL_SOURCE_DEFAULT};
+		describe_one(&b, a, "adapter", &none, "PEFT's default LoRA over the quantized base");
+	}
 	return b.buf;
 }

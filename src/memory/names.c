@@ -231,6 +231,15 @@ void sl_settings_default(struct sl_settings *s)
 	s->texts_per_example = 2;
 }
 
+bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated)
+{
+	if (peft_stated || s->mode != SL_MODE_TRAIN || s->quant == SL_QUANT_NONE || s->peft_method != SL_PEFT_NONE ||
+	    s->lora_r)
+		return false;
+	s->peft_method = SL_PEFT_LORA; /* the rank 0 stands for PEFT's default */
+	return true;
+}
+
 void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 {
 	sl_buf_addf(b, ", batch %llu × %llu", (unsigned long long)s->batch_size, (unsigned long long)s->seq_len);

@@ -2,7 +2,8 @@
  * gc-off-large-model: gradient checkpointing off for a model of a billion
  * parameters or more whose activations are most of its peak (seed 004:
  * ZeRO shards weights, gradients and optimizer states, never activations).
- * Reported on the value that turns it off, else on the model.
+ * Reported on the value that turns it off, else on the model. Not when the
+ * adapter over a quantized base is assumed and nothing states checkpointing.
  */
 #include <string.h>
 
@@ -41,6 +42,10 @@ int sl_check_gc_off_large_model(struct sl_check *cx)
 			struct sl_settings s;
 			const struct sl_model *m;
 			if (!sl_eval_settings(ev, idx, &s, &m) || s.mode != SL_MODE_TRAIN || s.gradient_checkpointing || s.lora_r)
+				continue;
+			/* an assumed adapter over a quantized base: PEFT's prepare_model_for_kbit_training, the
+			 * QLoRA recipe, turns checkpointing on by default, so "off" would rest on two guesses */
+			if (!gx && (sl_eval_assumed(ev, idx) & SL_NEED_ADAPTER))
 				continue;
 			if (sl_arch_params_for_task(&m->arch, s.task) < LARGE_PARAMS)
 				break;

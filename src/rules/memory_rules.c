@@ -525,7 +525,7 @@ void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_
 			uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m))
 {
 	unsigned mask = sl_eval_assumed(ev, idx) & ~given;
-	d->assumed = sl_arena_array(cx->arena, 3, sizeof *d->assumed);
+	d->assumed = sl_arena_array(cx->arena, 4, sizeof *d->assumed);
 	d->nassumed = 0;
 	struct sl_settings s;
 	const struct sl_model *m;
