@@ -76,11 +76,11 @@ struct sl_diag *sl_diags_vadd(struct sl_diags *d, const char *rule, enum sl_seve
 	__attribute__((format(printf, 6, 0)));
 
 /*
- * s with every control character escaped for a terminal: C0 and DEL as \n,
- * \r, \t or \xHH, C1 (U+0080..U+009F, which some terminals obey as ESC
- * sequences) as \u0080..; everything else as is. Any string read from input
- * goes through this before reaching stderr or a text report. s itself when
- * it has nothing to escape.
+ * s with every character a terminal must not receive raw escaped (sl_term_escape_at, utf8.h): C0
+ * and DEL as \n, \r, \t or \xHH, C1 (U+0080..U+009F, which some terminals obey as ESC
+ * sequences), bidi controls and U+2028/U+2029 as \u0080.., a byte of invalid UTF-8 as \xHH;
+ * everything else as is. Any string read from input goes through this before reaching stderr or a
+ * text report. s itself when it has nothing to escape.
  */
 const char *sl_term_safe(struct sl_arena *a, const char *s);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/utf8.h"
 
 static const char *const sev_names[SL_SEV__COUNT] = {
 	[SL_SEV_OFF] = "off",
@@ -120,29 +121,26 @@ const char *sl_term_safe(struct sl_arena *a, const char *s)
 {
 	if (!s)
 		return "(null)";
-	const unsigned char *p = (const unsigned char *)s;
-	bool clean = true;
-	for (size_t i = 0; p[i] && clean; i++)
-		clean = p[i] >= 0x20 && p[i] != 0x7f && !(p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f);
-	if (clean)
+	size_t n = strlen(s), i = 0;
+	char esc[11];
+	while (i < n) {
+		size_t k = sl_term_escape_at(s + i, n - i, 0, esc);
+		if (esc[0])
+			break;
+		i += k;
+	}
+	if (i == n)
 		return s;
 	struct sl_buf b;
 	sl_buf_init(&b, a);
-	for (size_t i = 0; p[i]; i++) {
-		if (p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
-			sl_buf_addf(&b, "\\u%04x", p[i + 1]);
-			i++;
-		} else if (p[i] == '\n') {
-			sl_buf_adds(&b, "\\n");
-		} else if (p[i] == '\r') {
-			sl_buf_adds(&b, "\\r");
-		} else if (p[i] == '\t') {
-			sl_buf_adds(&b, "\\t");
-		} else if (p[i] < 0x20 || p[i] == 0x7f) {
-			sl_buf_addf(&b, "\\x%02x", p[i]);
-		} else {
-			sl_buf_addc(&b, (char)p[i]);
-		}
+	sl_buf_add(&b, s, i);
+	while (i < n) {
+		size_t k = sl_term_escape_at(s + i, n - i, 0, esc);
+		if (esc[0])
+			sl_buf_adds(&b, esc);
+		else
+			sl_buf_add(&b, s + i, k);
+		i += k;
 	}
 	return b.buf;
 }

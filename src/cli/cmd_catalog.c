@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "opts.h"
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/hub.h"
@@ -113,7 +114,7 @@ static json_t *aliases_json(const char **aliases, size_t n)
 
 static void dump_json(FILE *out, json_t *arr)
 {
-	json_dumpf(arr, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	sl_json_dumpf(arr, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(arr);
 }

@@ -11,6 +11,7 @@
 
 #include "estimate.h"
 #include "opts.h"
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 #include "sweeplint/hub.h"
@@ -278,7 +279,7 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 		return -SL_EINTERNAL;
 	json_object_set_new(root, "model", json_string(m->model->name));
 	json_object_set_new(root, "task", json_string(sl_task_name(m->s.task)));
-	int rc = json_dumpf(root, cli->out, JSON_INDENT(2)) == 0 ? 0 : -SL_EIO;
+	int rc = sl_json_dumpf(root, cli->out, JSON_INDENT(2)) == 0 ? 0 : -SL_EIO;
 	fputc('\n', cli->out);
 	json_decref(root);
 	return rc;

@@ -13,6 +13,7 @@
 
 #include "estimate.h"
 #include "opts.h"
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/run.h"
@@ -117,7 +118,7 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 		json_t *root = json_pack("{s:s,s:s,s:{s:s,s:I,s:b},s:o}", "model", m.model->name, "task",
 					 sl_task_name(m.s.task), "gpu", "name", m.gpu->name, "bytes",
 					 (json_int_t)m.gpu->bytes, "assumed", m.gpu_assumed, "rows", rows);
-		rc = root && json_dumpf(root, o, JSON_INDENT(2)) == 0 ? 0 : -1;
+		rc = root && sl_json_dumpf(root, o, JSON_INDENT(2)) == 0 ? 0 : -1;
 		fputc('\n', o);
 		json_decref(root);
 	} else {

@@ -258,7 +258,8 @@ int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 	if (c->diff) {
 		struct sl_buf d;
 		sl_buf_init(&d, run->arena);
-		const char *p = j.path[0] == '/' || strcmp(j.path, "-") == 0 ? j.shown : NULL;
+		/* the labels are the names as given (sl_rewrite_diff quotes them as git does when needed) */
+		const char *p = strcmp(j.path, "-") == 0 ? "<stdin>" : j.path[0] == '/' ? j.path : NULL;
 		sl_rewrite_diff(&d, j.file->src, o.splices, o.nsplices,
 				p ? p : sl_arena_printf(run->arena, "a/%s", j.path),
 				p ? p : sl_arena_printf(run->arena, "b/%s", j.path), 3);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "opts.h"
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/report.h"
 #include "sweeplint/rules.h"
@@ -46,7 +47,7 @@ static void rules_json(FILE *out, const struct sl_rule_doc **sel, size_t n)
 		if (!o || json_array_append_new(arr, o) != 0)
 			sl_oom();
 	}
-	json_dumpf(arr, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	sl_json_dumpf(arr, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(arr);
 }

@@ -1,6 +1,6 @@
 /*
- * term: the CLI's stderr as a stream that escapes control characters (C0 but newline and tab, DEL,
- * C1 as UTF-8 U+0080..U+009F), so no byte of a sweep, config or file name reaches the terminal as an
+ * term: the CLI's stderr as a stream that escapes what a terminal must not receive raw (C0 but newline
+ * and tab, DEL, C1, bidi controls, invalid UTF-8: sl_term_escape_at), so no byte of a sweep, config or file name reaches the terminal as an
  * escape sequence, whichever message carries it (split's and fix's lines, usage errors). Messages
  * escape the text they quote with sl_term_safe (which also escapes newlines); this is the net under
  * them. stdout is not filtered as a whole: it carries JSON, SARIF and rewritten sweeps byte for byte,
@@ -11,39 +11,80 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "sweeplint/utf8.h"
 
 struct term {
 	FILE *to;
-	bool c2; /* a 0xC2 byte waits for the next one (a C1 control is 0xC2 0x80..0x9F) */
+	char pend[4]; /* the start of a UTF-8 character the last write cut off */
+	size_t npend;
 };
+
+/* Whether p[0..m) is the start of a UTF-8 sequence longer than m (more bytes may complete it). */
+static bool incomplete(const char *s, size_t m)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	if (m >= len)
+		return false;
+	for (size_t i = 1; i < m; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return false;
+	return true;
+}
+
+/* Write the pending bytes that can no longer grow into a character; keep a tail that still can. */
+static void settle(struct term *t, bool all)
+{
+	char esc[11];
+	size_t k = 0;
+	while (k < t->npend) {
+		if (!all && incomplete(t->pend + k, t->npend - k))
+			break;
+		size_t m = sl_term_escape_at(t->pend + k, t->npend - k, SL_TERM_KEEP_NL, esc);
+		if (esc[0])
+			fputs(esc, t->to);
+		else
+			fwrite(t->pend + k, 1, m, t->to);
+		k += m;
+	}
+	memmove(t->pend, t->pend + k, t->npend - k);
+	t->npend -= k;
+}
 
 static ssize_t term_write(void *cookie, const char *buf, size_t n)
 {
 	struct term *t = cookie;
-	size_t run = 0; /* start of the bytes passed through as they are, written together: the target is
+	size_t i = 0;
+	while (t->npend && i < n) { /* complete the character the last write cut */
+		t->pend[t->npend++] = buf[i++];
+		settle(t, false);
+	}
+	size_t run = i; /* start of the bytes passed through as they are, written together: the target is
 			   usually unbuffered stderr, where a byte at a time is a system call per byte */
-	for (size_t i = 0; i < n; i++) {
+	char esc[11];
+	while (i < n) {
 		unsigned char c = (unsigned char)buf[i];
-		if (t->c2) {
-			t->c2 = false;
-			if (c >= 0x80 && c <= 0x9f) {
-				fprintf(t->to, "\\u%04x", c);
-				run = i + 1;
-				continue;
-			}
-			fputc(0xc2, t->to);
+		if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
+			i++;
+			continue;
 		}
-		if (c == 0xc2) {
+		if (incomplete(buf + i, n - i)) {
 			fwrite(buf + run, 1, i - run, t->to);
-			t->c2 = true;
-			run = i + 1;
-		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-			fwrite(buf + run, 1, i - run, t->to);
-			fprintf(t->to, "\\x%02x", c);
-			run = i + 1;
+			memcpy(t->pend, buf + i, n - i);
+			t->npend = n - i;
+			run = i = n;
+			break;
 		}
+		size_t k = sl_term_escape_at(buf + i, n - i, SL_TERM_KEEP_NL, esc);
+		if (esc[0]) {
+			fwrite(buf + run, 1, i - run, t->to);
+			fputs(esc, t->to);
+			run = i + k;
+		}
+		i += k;
 	}
 	fwrite(buf + run, 1, n - run, t->to);
 	if (fflush(t->to) != 0)
@@ -54,8 +95,7 @@ static ssize_t term_write(void *cookie, const char *buf, size_t n)
 static int term_close(void *cookie)
 {
 	struct term *t = cookie;
-	if (t->c2)
-		fputc(0xc2, t->to);
+	settle(t, true);
 	int rc = fflush(t->to);
 	free(t);
 	return rc;

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
+#include "sweeplint/utf8.h"
 
 static const char *const command[SL_SEV__COUNT] = {
 	[SL_SEV_INFO] = "notice",
@@ -24,6 +25,7 @@ static const char *const command[SL_SEV__COUNT] = {
 /* Write s escaped as workflow-command data (property: as a property value). */
 static void put_escaped(FILE *out, const char *s, bool property)
 {
+	const char *end = s + strlen(s);
 	for (const char *p = s; *p; p++) {
 		switch (*p) {
 		case '%':
@@ -41,19 +43,20 @@ static void put_escaped(FILE *out, const char *s, bool property)
 		case ',':
 			fputs(property ? "%2C" : ",", out);
 			break;
-		default:
-			/* other control characters (ESC, BEL, DEL, C1 as UTF-8) percent-encoded: the runner
-			 * decodes none of them, so the log shows them as text instead of acting on them */
-			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-				fprintf(out, "%%%02X", (unsigned char)*p);
-			} else if ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 &&
-				   (unsigned char)p[1] <= 0x9f) {
-				fprintf(out, "%%C2%%%02X", (unsigned char)p[1]);
-				p++;
-			} else {
-				fputc(*p, out);
-			}
+		default: {
+			/* other control characters (ESC, BEL, DEL, C1), bidi controls and invalid UTF-8 (utf8.h)
+			 * percent-encoded: the runner decodes none of them, so the log shows them as text
+			 * instead of acting on them */
+			char esc[11];
+			size_t k = sl_term_escape_at(p, (size_t)(end - p), 0, esc);
+			for (size_t i = 0; i < k; i++)
+				if (esc[0])
+					fprintf(out, "%%%02X", (unsigned char)p[i]);
+				else
+					fputc(p[i], out);
+			p += k - 1;
 			break;
+		}
 		}
 	}
 }

@@ -14,9 +14,11 @@
 #include "sweeplint/eval.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/source.h"
+#include "sweeplint/utf8.h"
 
 void sl_html_text(FILE *out, const char *s)
 {
+	const char *end = s ? s + strlen(s) : NULL;
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
 		switch (*p) {
 		case '&':
@@ -35,10 +37,21 @@ void sl_html_text(FILE *out, const char *s)
 			fputs("&#39;", out);
 			break;
 		default:
-			if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) {
 				fputs("&#xFFFD;", out);
-			else
+			} else if (*p < 0x80) {
 				fputc(*p, out);
+			} else {
+				/* C1 and bidi controls, a byte of invalid UTF-8: shown as their escape (\u202e),
+				 * so the browser does not reorder the text around them (utf8.h) */
+				char esc[11];
+				size_t k = sl_term_escape_at((const char *)p, (size_t)(end - (const char *)p), 0, esc);
+				if (esc[0])
+					fputs(esc, out);
+				else
+					fwrite(p, 1, k, out);
+				p += k - 1;
+			}
 		}
 	}
 }

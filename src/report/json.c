@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
@@ -245,7 +246,7 @@ static void json_finish(struct sl_report *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (json_array_append_new(files, file_json(r->arena, r->files[i])) != 0)
 			sl_oom();
-	json_dumpf(root, r->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	sl_json_dumpf(root, r->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', r->out);
 	json_decref(root);
 }

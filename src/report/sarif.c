@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
@@ -365,7 +366,7 @@ static void open_log(struct sl_report *r)
 		line--;
 	r->sarif_indent = (size_t)(strspn(line, " "));
 	r->sarif_tail = sl_arena_strdup(a, mark + strlen(RESULTS_MARK) + 2);
-	fwrite(doc, 1, (size_t)(mark - doc), r->out);
+	sl_json_write(r->out, doc, (size_t)(mark - doc));
 	free(doc);
 }
 
@@ -378,10 +379,14 @@ static void put_result(struct sl_report *r, json_t *res)
 	size_t ind = r->sarif_indent + 2;
 	fputs(r->sarif_results++ ? ",\n" : "[\n", r->out);
 	fprintf(r->out, "%*s", (int)ind, "");
-	for (const char *p = s; *p; p++) {
-		fputc(*p, r->out);
-		if (*p == '\n')
-			fprintf(r->out, "%*s", (int)ind, "");
+	for (const char *p = s; *p;) {
+		size_t k = strcspn(p, "\n");
+		sl_json_write(r->out, p, k);
+		p += k;
+		if (*p == '\n') {
+			fprintf(r->out, "\n%*s", (int)ind, "");
+			p++;
+		}
 	}
 	free(s);
 }
@@ -404,7 +409,7 @@ static void sarif_finish(struct sl_report *r)
 		fprintf(r->out, "\n%*s]", (int)r->sarif_indent, "");
 	else
 		fputs("[]", r->out);
-	fputs(r->sarif_tail, r->out);
+	sl_json_write(r->out, r->sarif_tail, strlen(r->sarif_tail));
 	fputc('\n', r->out);
 }
 

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/source.h"
+#include "sweeplint/utf8.h"
 
 #define DIM "\033[2m"
 #define RESET "\033[0m"
@@ -20,34 +21,27 @@ static const char *const sev_color[SL_SEV__COUNT] = {
 	[SL_SEV_ERROR] = "\033[1;31m",   /* bold red */
 };
 
-/* Write s with control characters (and DEL) escaped: \n, \r, \t, \x1b, C1 (U+0080..U+009F) as \u009b. */
+/* Write s with what a terminal must not receive raw escaped (sl_term_escape_at): \n, \r, \t, \x1b,
+ * C1 and bidi controls as \u009b, \u202e, a byte of invalid UTF-8 as \xff. */
 static void put_text(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			fprintf(out, "\\u%04x", p[1]);
-			p++;
+	size_t n = strlen(s), run = 0;
+	char esc[11];
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f) {
+			i++;
 			continue;
 		}
-		if (*p >= 0x20 && *p != 0x7f) {
-			fputc(*p, out);
-			continue;
+		size_t k = sl_term_escape_at(s + i, n - i, 0, esc);
+		if (esc[0]) {
+			fwrite(s + run, 1, i - run, out);
+			fputs(esc, out);
+			run = i + k;
 		}
-		switch (*p) {
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		default:
-			fprintf(out, "\\x%02x", *p);
-			break;
-		}
+		i += k;
 	}
+	fwrite(s + run, 1, n - run, out);
 }
 
 static void text_file(struct sl_report *r, const struct sl_file *f)

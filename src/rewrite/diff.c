@@ -6,6 +6,7 @@
 #include "sweeplint/edit.h"
 #include "sweeplint/rewrite.h"
 #include "sweeplint/source.h"
+#include "sweeplint/utf8.h"
 
 struct region {
 	size_t l1, l2;       /* old lines [l1, l2) (0-based; l1 == l2: nothing removed) */
@@ -84,6 +85,49 @@ static size_t put_lines(struct sl_buf *out, char c, const char *text, size_t len
 	return n;
 }
 
+/*
+ * A file name as a ---/+++ header holds it: as it is, or C-quoted as git writes names ("a/x\033y",
+ * octal for a byte that is not plain: GNU patch and git apply read the quoted form) when it holds a
+ * control character, a bidi control, a byte of invalid UTF-8, a quote or a backslash, so the header
+ * is one line that names the file exactly and drives no terminal.
+ */
+static void add_label(struct sl_buf *out, const char *name)
+{
+	size_t n = strlen(name);
+	bool plain = true;
+	for (size_t i = 0; i < n && plain;) {
+		unsigned char c = (unsigned char)name[i];
+		uint32_t cp;
+		size_t k = sl_utf8_decode(name + i, n - i, &cp);
+		plain = k && !sl_utf8_hidden(cp) && c != '"' && c != '\\';
+		i += k ? k : 1;
+	}
+	if (plain) {
+		sl_buf_add(out, name, n);
+		return;
+	}
+	sl_buf_addc(out, '"');
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)name[i];
+		uint32_t cp;
+		size_t k = sl_utf8_decode(name + i, n - i, &cp);
+		bool hidden = !k || sl_utf8_hidden(cp);
+		if (!k)
+			k = 1;
+		for (size_t j = 0; j < k; j++, c = (unsigned char)name[i + j]) {
+			const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : NULL;
+			if (e)
+				sl_buf_adds(out, e);
+			else if (hidden)
+				sl_buf_addf(out, "\\%03o", c);
+			else
+				sl_buf_addc(out, (char)c);
+		}
+		i += k;
+	}
+	sl_buf_addc(out, '"');
+}
+
 void sl_rewrite_diff(struct sl_buf *out, const struct sl_source *src, const struct sl_edit *v, size_t n,
 		     const char *old_label, const char *new_label, unsigned context)
 {
@@ -112,7 +156,11 @@ void sl_rewrite_diff(struct sl_buf *out, const struct sl_source *src, const stru
 		r[nr++] = (struct region){l1, l2, k, k + 1};
 	}
 
-	sl_buf_addf(out, "--- %s\n+++ %s\n", old_label, new_label);
+	sl_buf_adds(out, "--- ");
+	add_label(out, old_label);
+	sl_buf_adds(out, "\n+++ ");
+	add_label(out, new_label);
+	sl_buf_addc(out, '\n');
 	long delta = 0; /* new line numbers minus old ones before the current hunk */
 	for (size_t h = 0; h < nr;) {
 		/* a hunk: regions whose gaps fit in twice the context */

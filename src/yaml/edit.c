@@ -16,6 +16,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/source.h"
+#include "sweeplint/utf8.h"
 #include "sweeplint/ydoc.h"
 
 struct sl_edit_drop {
@@ -612,6 +613,23 @@ int sl_edits_keep_texts(struct sl_edits *e, const struct sl_node *seq, const cha
 
 /* ---- scalars -------------------------------------------------------------------------- */
 
+/*
+ * The length of the character at t[i] when YAML does not allow it raw in a scalar (a C0 control, DEL,
+ * C1 but NEL; U+FEFF, U+FFFE, U+FFFF) or a YAML 1.1 reader takes it as a line break (NEL, U+2028,
+ * U+2029): such a character is written as a double-quoted escape. 0 for any other character.
+ */
+static size_t unprintable(const char *t, size_t n, size_t i, uint32_t *cp)
+{
+	size_t k = sl_utf8_decode(t + i, n - i, cp);
+	if (k == 0)
+		return 0; /* not UTF-8: the read-back refuses it */
+	uint32_t c = *cp;
+	if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 || c == 0xfeff || c == 0xfffe ||
+	    c == 0xffff)
+		return k;
+	return 0;
+}
+
 /* A cheap first test of a plain spelling; sl_edit_spell then parses it back to be sure. */
 static bool plain_candidate(const char *t, size_t n, bool flow)
 {
@@ -623,7 +641,8 @@ static bool plain_candidate(const char *t, size_t n, bool flow)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)t[i];
-		if (c < 0x20 || c == 0x7f)
+		uint32_t cp;
+		if (c < 0x20 || (c >= 0x7f && unprintable(t, n, i, &cp)))
 			return false;
 		if (c == ':' && (i + 1 == n || is_hspace(t[i + 1]) || flow))
 			return false;
@@ -637,11 +656,10 @@ static bool plain_candidate(const char *t, size_t n, bool flow)
 
 static bool needs_double(const char *t, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)t[i];
-		if (c < 0x20 || c == 0x7f)
+	uint32_t cp;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] >= 0x7f ? unprintable(t, n, i, &cp) : 0)
 			return true;
-	}
 	/* single quotes would fold leading/trailing blanks only across lines; none here */
 	return false;
 }
@@ -682,11 +700,16 @@ static const char *quote(struct sl_arena *a, const char *t, size_t n, bool dbl)
 		case 0:
 			sl_buf_adds(&b, "\\0");
 			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				sl_buf_addf(&b, "\\x%02x", c);
-			else
+		default: {
+			uint32_t cp;
+			size_t k = c < 0x20 || c >= 0x7f ? unprintable(t, n, i, &cp) : 0;
+			if (k) {
+				sl_buf_addf(&b, cp < 0x100 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+				i += k - 1;
+			} else {
 				sl_buf_addc(&b, (char)c);
+			}
+		}
 		}
 	}
 	sl_buf_addc(&b, '"');

@@ -147,6 +147,30 @@ static void test_count_by_severity(void **state)
 	assert_int_equal(sl_diags_count(&d, SL_SEV_OFF), 0);
 }
 
+/* sl_term_safe: what a terminal must not receive raw, escaped; everything else byte for byte */
+static void test_term_safe(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"plain 한국어 text", "plain 한국어 text"},
+		{"a\x1b[2Jb\x07", "a\\x1b[2Jb\\x07"},
+		{"n\nr\rt\t", "n\\nr\\rt\\t"},
+		{"del\x7f", "del\\x7f"},
+		{"c1 \xc2\x9b" "31m", "c1 \\u009b31m"},
+		{"bidi \xe2\x80\xae" "cba \xe2\x81\xa6" "x \xe2\x80\x8f" "y \xd8\x9c", "bidi \\u202ecba \\u2066x \\u200fy \\u061c"},
+		{"ls \xe2\x80\xa8 ps \xe2\x80\xa9", "ls \\u2028 ps \\u2029"},
+		{"bad \xff\xfe and \xc3", "bad \\xff\\xfe and \\xc3"},
+		{"overlong \xc0\xaf, surrogate \xed\xa0\x80", "overlong \\xc0\\xaf, surrogate \\xed\\xa0\\x80"},
+		{"nbsp \xc2\xa0 zwj \xe2\x80\x8d", "nbsp \xc2\xa0 zwj \xe2\x80\x8d"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		assert_string_equal(sl_term_safe(A, cases[i].in), cases[i].want);
+	const char *clean = "as is";
+	assert_ptr_equal(sl_term_safe(A, clean), clean);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +180,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_growth_keeps_every_entry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sort_by_path_line_col_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_count_by_severity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_term_safe, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -490,6 +490,28 @@ static void test_set_scalar(void **state)
 			    "\"a\\\"b\"");
 	assert_null(sl_edit_spell(f->a, f->r, "x", 1, SL_V_INT, SL_STYLE_PLAIN, false, NULL, &err));
 	assert_int_equal(err, -SL_EUSAGE);
+	/* characters YAML does not allow raw (C1, U+FEFF, U+FFFE) or reads as line breaks (NEL, U+2028):
+	 * escaped in double quotes (a sweep name "\x9b" made split exit 70: the raw spelling did not parse) */
+	static const struct {
+		const char *text, *want;
+	} odd[] = {
+		{"a\xc2\x9b" "b", "\"a\\x9bb\""},
+		{"a\xc2\x85" "b", "\"a\\x85b\""},
+		{"a\xe2\x80\xa8" "b", "\"a\\u2028b\""},
+		{"\xef\xbb\xbf" "b", "\"\\ufeffb\""},
+		{"a\xef\xbf\xbe", "\"a\\ufffe\""},
+		{"a\x7f", "\"a\\x7f\""},
+		{"\xe2\x80\xae" "rtl", "\xe2\x80\xae" "rtl"}, /* bidi controls are printable YAML: kept */
+		{"\xea\xb0\x80", "\xea\xb0\x80"},
+	};
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		const char *got = sl_edit_spell(f->a, f->r, odd[i].text, strlen(odd[i].text), SL_V_STR, SL_STYLE_PLAIN,
+						false, NULL, &err);
+		assert_non_null(got);
+		assert_string_equal(got, odd[i].want);
+		assert_non_null(sl_edit_spell(f->a, f->r, odd[i].text, strlen(odd[i].text), SL_V_STR, SL_STYLE_PLAIN,
+					      true, NULL, &err));
+	}
 }
 
 /* ---- insertions ----------------------------------------------------------------------- */

@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""run_fresh: the defects of the second hostile pass over sweeplint (issue 15's "re-run its hostile pass
+with inputs you have not seen"), each a regression case that fails on the code before its fix (TAP).
+
+usage: run_fresh.py MEASURE SWEEPLINT SANITIZED
+
+Inputs are generated here. Every run must end with exit 0/1/2 (never a signal or 70) within the cost bounds
+(< 2 s wall and < 64 MB in a plain build; 20 s and 1 GiB under the sanitizers), and print no character a
+terminal must not receive raw (common.RAW: C0 but newline and tab, DEL, C1, bidi controls, U+2028/U+2029,
+invalid UTF-8) on stdout or stderr, except where stdout is the user's own file (fix's output, a diff's body).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+MEASURE = os.path.abspath(sys.argv[1])
+SWEEPLINT = os.path.abspath(sys.argv[2])
+SANITIZED = len(sys.argv) > 3 and common.sanitized(sys.argv[3])
+TIME_BOUND, RSS_BOUND = (20.0, 1 << 30) if SANITIZED else (2.0, 64 << 20)
+GPU = ["-g", "24GiB"]
+tap = common.Tap()
+
+# what a hostile string holds: an OSC title, BEL, a screen clear, RLO, LRI, CSI as C1, a line separator
+HOSTILE = "\x1b]0;pwn\x07\x1b[2J\u202e\u2066\u0085\u009b31m\u2028x"
+BAD_UTF8 = b"\xff\xfe\xc3"  # bytes that are not UTF-8 (a file name, an argument)
+
+
+def run(args, **kw):
+    return common.run(MEASURE, SWEEPLINT, args, **kw)
+
+
+def sane(r, name, rcs=(0, 1, 2), stdout_is_input=False):
+    """Exit status in rcs, not a signal/70, within the bounds, nothing raw on stderr (and stdout)."""
+    problems = []
+    if r.rc not in rcs:
+        problems.append(f"exit {r.rc}, want {rcs}")
+    if r.rc == 2 and "error" not in r.err:
+        problems.append("exit 2 without an error: line")
+    if r.wall >= TIME_BOUND or r.rss >= RSS_BOUND:
+        problems.append(f"{r.wall:.2f} s, {r.rss >> 20} MB")
+    for stream, text in (("stderr", r.err), ("stdout", "" if stdout_is_input else r.out)):
+        c = common.raw_char(text)
+        if c:
+            problems.append(f"raw {c} on {stream}")
+    return tap.check(name, not problems, "; ".join(problems) + f"\nstdout {r.out[-600:]!r}\nstderr {r.err[-600:]!r}")
+
+
+def write(path, text):
+    with open(path, "wb") as f:
+        f.write(text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text)
+    return path
+
+
+def yaml_dq(s):
+    """s as a YAML double-quoted scalar (every non-ASCII or control character escaped)."""
+    return json.dumps(s, ensure_ascii=True)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        grid = open(os.path.join(common.ROOT, "fixtures/cli/fix/grid.yaml")).read()
+        hostile_sweep = (grid.replace("name: roberta-grid", f"name: {yaml_dq('grid' + HOSTILE)}") +
+                         f"  {yaml_dq('k' + HOSTILE)}:\n    values: [{yaml_dq(HOSTILE)}, 2]\n"
+                         f"  notes: {{value: {yaml_dq('m' + HOSTILE)}}}\n")
+        plain = write(os.path.join(tmp, "hostile.yaml"), hostile_sweep)
+        named = write(os.path.join(tmp, "sweep" + HOSTILE + ".yaml"), hostile_sweep)
+        badname = os.path.join(os.fsencode(tmp), b"bad" + BAD_UTF8 + b".yaml")
+        with open(badname, "wb") as f:
+            f.write(hostile_sweep.encode())
+        badname = os.fsdecode(badname)
+
+        # 1. every string from input escaped on every output: usage errors of every command and option
+        H = HOSTILE
+        Hb = H + os.fsdecode(BAD_UTF8)
+        usage = [
+            ["-g", Hb, plain], ["--gpus", H, plain], ["--headroom", H, plain], ["--host-memory", H, plain],
+            ["--cores", H, plain], ["--set", Hb + "=1", plain], ["--set", "batch_size=" + Hb, plain],
+            ["--set", Hb, plain], ["--set", "amp=" + H, plain], ["--rule", Hb + "=off", plain],
+            ["--rule", "oom=" + H, plain], ["-f", Hb, plain], ["--color", H, plain], ["--" + Hb, plain],
+            [Hb], ["-c", Hb, plain], ["--config-file", Hb, plain], ["models", Hb], ["models", "--search", Hb],
+            ["gpus", Hb], ["rules", Hb], ["estimate", "model=" + Hb], ["estimate", Hb + "=1"], ["estimate", Hb],
+            ["fit", "model=" + Hb], ["fix", "-o", os.path.join(tmp, "no-such-dir" + H, "x"), plain],
+            ["split", "--by", Hb, "--dry-run"] + GPU + [plain],
+            ["split", "--by", "model_name_or_path", "--only", Hb, "--dry-run"] + GPU + [plain],
+            ["report", "-o", os.path.join(tmp, "no-such-dir" + H, "r.html"), plain],
+        ]
+        for args in usage:
+            sane(run(args), "usage error, input escaped: sweeplint " + " ".join(args).replace(tmp, "TMP"), rcs=(2,))
+
+        # 2. ... and findings, notes and summaries in every format, from a file named and filled with them
+        for path, what in ((plain, "a sweep"), (named, "a sweep named"), (badname, "a sweep named with invalid UTF-8")):
+            for fmt in ("text", "json", "sarif", "github", "html"):
+                r = run(["-v", "-f", fmt] + GPU + [path])
+                ok = sane(r, f"check -f {fmt} of {what} with hostile keys and values: nothing raw", rcs=(1,))
+                if ok and fmt in ("json", "sarif"):
+                    try:
+                        json.loads(r.out)
+                        tap.check(f"check -f {fmt} of {what}: still valid JSON", True)
+                    except ValueError as e:
+                        tap.check(f"check -f {fmt} of {what}: still valid JSON", False, str(e))
+            sane(run(["report", "-o", "-"] + GPU + [path]), f"report of {what}: nothing raw in the HTML", rcs=(1,))
+            sane(run(["fix", "-o", os.path.join(tmp, "fixed.yaml")] + GPU + [path]), f"fix of {what}: stderr escaped",
+                 rcs=(1,))
+            r = run(["fix", "--diff"] + GPU + [path])
+            head = "\n".join(r.out.splitlines()[:2])
+            sane(common.Result(r.rc, head, r.err, r.wall, r.rss, r.cpu), f"fix --diff of {what}: headers escaped",
+                 rcs=(1,))
+            for args in (["--by", "model_name_or_path"], ["--by", "k" + HOSTILE], ["--exact"]):
+                sane(run(["split", "--dry-run"] + GPU + args + [path]),
+                     f"split --dry-run {args[0]} of {what}: stderr escaped, not exit 70", rcs=(0, 1))
+        for args in (["estimate", "model=" + tmp + "/m" + H], ["fit", "model=" + tmp + "/m" + H],
+                     ["estimate", "-f", "json", "model=" + tmp + "/m" + H]):
+            mdir = args[-1][len("model="):]
+            os.makedirs(mdir, exist_ok=True)
+            write(os.path.join(mdir, "config.json"), json.dumps(
+                {"model_type": "bert", "_name_or_path": H, "hidden_size": 768, "num_hidden_layers": 12,
+                 "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 30522}))
+            sane(run(args + ["batch_size=8"]), f"{' '.join(args[:-1])} of a model folder named with controls: escaped")
+
+        # 3. split of a sweep whose name holds characters YAML does not allow raw (C1, U+FEFF, U+FFFE) or
+        # reads as a line break (NEL, U+2028): the part's name was spelled raw, did not parse, exit 70
+        for ch, what in (("\u009b", "C1 CSI"), ("\u0085", "NEL"), ("\u2028", "U+2028"), ("\ufeff", "U+FEFF"),
+                         ("\ufffe", "U+FFFE"), ("\x7f", "DEL")):
+            d = os.path.join(tmp, "split-" + what.replace(" ", "-").replace("+", ""))
+            os.makedirs(d)
+            text = grid.replace("name: roberta-grid", f"name: {yaml_dq('grid' + ch + 'x')}")
+            f = write(os.path.join(d, "sweep.yaml"), text)
+            r = run(["split", "--by", "model_name_or_path", "-o", d] + GPU + [f])
+            parts = sorted(x for x in os.listdir(d) if x != "sweep.yaml")
+            names = []
+            if r.rc in (0, 1) and parts and os.path.exists("/usr/bin/python3"):
+                p = subprocess.run(["/usr/bin/python3", "-c", "import json,sys,yaml\nprint(json.dumps("
+                                    "[yaml.safe_load(open(f))['name'] for f in sys.argv[1:]]))"] +
+                                   [os.path.join(d, x) for x in parts], capture_output=True)
+                names = json.loads(p.stdout) if p.returncode == 0 else ["PyYAML refused: " + p.stderr.decode()[-300:]]
+            tap.check(f"split of a sweep named with {what}: parts written, each name as PyYAML reads it keeps it",
+                      r.rc in (0, 1) and len(parts) == 2 and
+                      all(isinstance(n, str) and n.startswith("grid" + ch + "x") for n in names),
+                      f"rc {r.rc}: {r.err[-400:]!r}; parts {parts}; names {names!r}")
+
+        # 4. fix --diff names the file as patch and git apply read it, whatever its name
+        tool = shutil.which("patch")
+        for name in ('q"uote.yaml', "back\\slash.yaml", "esc\x1b[2J.yaml", "rlo\u202e.yaml", "tab\tname.yaml"):
+            d = os.path.join(tmp, "diff-" + str(abs(hash(name))))
+            os.makedirs(d)
+            f = write(os.path.join(d, name), grid)
+            want = run(["fix", "-q"] + GPU + [name], cwd=d).out
+            r = run(["fix", "-q", "--diff"] + GPU + [name], cwd=d)
+            if not tool:
+                tap.check(f"fix --diff of {name!r} applies", True, skip="no patch(1)")
+                continue
+            p = subprocess.run([tool, "-p1", "--batch", "--no-backup-if-mismatch"], input=r.out.encode(
+                "utf-8", "surrogateescape"), cwd=d, capture_output=True)
+            got = open(f).read()
+            tap.check(f"fix --diff of a file named {name!r}: patch applies it to that file, giving fix's output; "
+                      "headers escaped", p.returncode == 0 and got == want and got != grid and
+                      not common.raw_char("\n".join(r.out.splitlines()[:2])),
+                      f"patch {p.returncode} {p.stdout[-300:]!r} {p.stderr[-300:]!r}; headers "
+                      f"{r.out.splitlines()[:2]!r}")
+    return tap.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
