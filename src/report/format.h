@@ -21,6 +21,16 @@ struct sl_formatter {
 	bool keeps_files;
 };
 
+/*
+ * A JSON array written element by element (json.c, sarif.c): "[", each
+ * element on its own line indented as jansson's JSON_INDENT(2) would, "]" (or
+ * "[]" when empty), so a streamed document has the bytes of one json_dumpf.
+ */
+struct sl_jarray {
+	bool open;                      /* what comes before the array is written */
+	size_t n;                       /* elements written */
+};
+
 struct sl_report {
 	struct sl_arena *arena;
 	const struct sl_options *opt;
@@ -30,6 +40,8 @@ struct sl_report {
 	const struct sl_file **files;   /* every file, in order (only for a format that keeps_files) */
 	size_t nfiles, cap;
 	const char *assumed_gpu;        /* an evaluated file was checked against the default GPU */
+	/* json: the "files" array is streamed as files arrive (json.c) */
+	struct sl_jarray json_files;
 	/* sarif: results are streamed as files arrive (sarif.c) */
 	bool sarif_open;                /* the log's head is written */
 	size_t sarif_results;           /* results written so far */
@@ -51,5 +63,13 @@ extern const struct sl_formatter sl_formatter_html;
 /* A JSON string of s; bytes that are not UTF-8 become U+FFFD (json.c). Never NULL. */
 struct json_t;
 struct json_t *sl_report_jstr(struct sl_arena *a, const char *s);
+/* v dumped with JSON_INDENT(2) and its keys in order, then released; free() the text. */
+char *sl_report_jdump(struct json_t *v);
+/* s[0..n) with indent blanks after each line break: a dump placed at column indent. */
+void sl_report_jput(FILE *out, const char *s, size_t n, size_t indent);
+/* Open the next element of an array whose closing bracket goes at column indent: returns the element's column. */
+size_t sl_jarray_next(FILE *out, struct sl_jarray *arr, size_t indent);
+/* Close it: "\n" and the bracket at column indent, or "[]" when no element was written. */
+void sl_jarray_close(FILE *out, struct sl_jarray *arr, size_t indent);
 
 #endif

@@ -1,6 +1,5 @@
 /*
- * json: the JSON document of DESIGN §3 (a contract), built with jansson and
- * written once every file has arrived:
+ * json: the JSON document of DESIGN §3 (a contract), written as files arrive:
  *   {"version": 1, "files": [{"path", "gpu": {"name", "bytes", "assumed"},
  *    "combinations": {"total", "fit", "oom", "unknown"},
  *    "diagnostics": [{"rule", "severity", "line", "column", "end_line",
@@ -10,9 +9,16 @@
  * (never a sentinel number); "infinite": true or "saturated": true next to it. Text that
  * is not valid UTF-8 (a path, a value quoted from the file) is written with
  * U+FFFD in place of each bad byte, since JSON strings must be UTF-8.
+ *
+ * The document is streamed: its head at the first file, each file's object
+ * dumped by jansson with its "diagnostics" array left open, then each
+ * diagnostic dumped alone, each shifted to its depth (sl_report_jput), so
+ * memory does not grow with the files or the findings and the bytes are those
+ * of one json_dumpf of the whole document (JSON_INDENT(2), keys in order).
  */
 #include <jansson.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -84,6 +90,44 @@ static json_t *jstr(struct sl_arena *a, const char *s)
 json_t *sl_report_jstr(struct sl_arena *a, const char *s)
 {
 	return jstr(a, s);
+}
+
+#define DIAGS_MARK "@@sweeplint-diagnostics@@"
+
+char *sl_report_jdump(json_t *v)
+{
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(v);
+	if (!s)
+		sl_oom();
+	return s;
+}
+
+void sl_report_jput(FILE *out, const char *s, size_t n, size_t indent)
+{
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t k = nl ? (size_t)(nl - s) + 1 - i : n - i;
+		sl_json_write(out, s + i, k); /* C1, bidi controls, U+2028/9 as \u escapes (json_out.h) */
+		i += k;
+		if (nl)
+			fprintf(out, "%*s", (int)indent, "");
+	}
+}
+
+size_t sl_jarray_next(FILE *out, struct sl_jarray *arr, size_t indent)
+{
+	fputs(arr->n++ ? ",\n" : "[\n", out);
+	fprintf(out, "%*s", (int)(indent + 2), "");
+	return indent + 2;
+}
+
+void sl_jarray_close(FILE *out, struct sl_jarray *arr, size_t indent)
+{
+	if (arr->n)
+		fprintf(out, "\n%*s]", (int)indent, "");
+	else
+		fputs("[]", out);
 }
 
 static void set(json_t *obj, const char *key, json_t *v)
@@ -199,60 +243,89 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 	if (f->program && f->program->ref.path) /* a program found: one not found is a -v note only */
 		set(jf, "program", program_json(a, f));
 
-	json_t *ds = json_array();
-	set(jf, "diagnostics", ds);
-	for (size_t i = 0; i < f->diags.n; i++) {
-		const struct sl_diag *d = &f->diags.v[i];
-		const struct sl_rule *rule = sl_rule_find(d->rule);
-		json_t *jd = json_object();
-		if (!jd || json_array_append_new(ds, jd) != 0)
-			sl_oom();
-		set(jd, "rule", jstr(a, d->rule));
-		if (d->src && d->src != f->src) /* a finding in a -c config */
-			set(jd, "path", jstr(a, d->src->display));
-		set(jd, "severity", json_string(sl_severity_name(d->severity)));
-		set(jd, "line", json_integer(d->span.line));
-		set(jd, "column", json_integer(d->span.col));
-		set(jd, "end_line", json_integer(d->span.end_line));
-		set(jd, "end_column", json_integer(d->span.end_col));
-		set(jd, "message", jstr(a, d->message));
-		if (d->hint)
-			set(jd, "hint", jstr(a, d->hint));
-		if (d->assumed) {
-			json_t *as = json_array();
-			set(jd, "assumed", as);
-			for (size_t k = 0; k < d->nassumed; k++)
-				if (json_array_append_new(as, json_string(d->assumed[k])) != 0)
-					sl_oom();
-		}
-		set(jd, "code", json_string(rule ? rule->code : ""));
-	}
+	/* the last key: its array is streamed (json_file), a marker holds its place in the dump */
+	set(jf, "diagnostics", json_string(DIAGS_MARK));
 	return jf;
 }
 
+static json_t *diag_json(struct sl_arena *a, const struct sl_file *f, const struct sl_diag *d)
+{
+	const struct sl_rule *rule = sl_rule_find(d->rule);
+	json_t *jd = json_object();
+	if (!jd)
+		sl_oom();
+	set(jd, "rule", jstr(a, d->rule));
+	if (d->src && d->src != f->src) /* a finding in a -c config */
+		set(jd, "path", jstr(a, d->src->display));
+	set(jd, "severity", json_string(sl_severity_name(d->severity)));
+	set(jd, "line", json_integer(d->span.line));
+	set(jd, "column", json_integer(d->span.col));
+	set(jd, "end_line", json_integer(d->span.end_line));
+	set(jd, "end_column", json_integer(d->span.end_col));
+	set(jd, "message", jstr(a, d->message));
+	if (d->hint)
+		set(jd, "hint", jstr(a, d->hint));
+	if (d->assumed) {
+		json_t *as = json_array();
+		set(jd, "assumed", as);
+		for (size_t k = 0; k < d->nassumed; k++)
+			if (json_array_append_new(as, json_string(d->assumed[k])) != 0)
+				sl_oom();
+	}
+	set(jd, "code", json_string(rule ? rule->code : ""));
+	return jd;
+}
+
+/* The document's head, up to its "files" array (the array itself is streamed). */
+#define JSON_HEAD "{\n  \"version\": 1,\n  \"files\": "
+#define FILES_INDENT 2 /* the column of the "files" key */
+
 static void json_file(struct sl_report *r, const struct sl_file *f)
 {
-	(void)r, (void)f; /* the document is written at the end */
+	if (!r->json_files.open) {
+		fputs(JSON_HEAD, r->out);
+		r->json_files.open = true;
+	}
+	struct sl_arena *a = f->arena;
+	char *s = sl_report_jdump(file_json(a, f));
+	/* the marker is the file object's last string: search from the end (a path could spell it) */
+	const char *mark = NULL;
+	for (const char *p = s; (p = strstr(p, "\"" DIAGS_MARK "\"")); p++)
+		mark = p;
+	if (!mark)
+		sl_oom(); /* cannot happen: the marker is the value of the last key */
+	struct sl_jarray *files = &r->json_files;
+	size_t item = sl_jarray_next(r->out, files, FILES_INDENT);
+	sl_report_jput(r->out, s, (size_t)(mark - s), item);
+	/* the "diagnostics" key's column in the output: its line's blanks in the dump, shifted */
+	const char *line = mark;
+	while (line > s && line[-1] != '\n')
+		line--;
+	size_t dcol = item + strspn(line, " ");
+	struct sl_jarray ds = {.open = true};
+	for (size_t i = 0; i < f->diags.n; i++) {
+		char *d = sl_report_jdump(diag_json(a, f, &f->diags.v[i]));
+		size_t at = sl_jarray_next(r->out, &ds, dcol);
+		sl_report_jput(r->out, d, strlen(d), at);
+		free(d);
+	}
+	sl_jarray_close(r->out, &ds, dcol);
+	const char *tail = mark + strlen("\"" DIAGS_MARK "\"");
+	sl_report_jput(r->out, tail, strlen(tail), item);
+	free(s);
 }
 
 static void json_finish(struct sl_report *r)
 {
-	json_t *root = json_object();
-	if (!root)
-		sl_oom();
-	set(root, "version", json_integer(1));
-	json_t *files = json_array();
-	set(root, "files", files);
-	for (size_t i = 0; i < r->nfiles; i++)
-		if (json_array_append_new(files, file_json(r->arena, r->files[i])) != 0)
-			sl_oom();
-	sl_json_dumpf(root, r->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', r->out);
-	json_decref(root);
+	if (!r->json_files.open) {
+		fputs(JSON_HEAD, r->out);
+		r->json_files.open = true;
+	}
+	sl_jarray_close(r->out, &r->json_files, FILES_INDENT);
+	fputs("\n}\n", r->out);
 }
 
 const struct sl_formatter sl_formatter_json = {
 	.file = json_file,
 	.finish = json_finish,
-	.keeps_files = true,
 };
