@@ -50,6 +50,12 @@ struct sl_report {
 	const char *sarif_cwd;          /* the working directory (artifact URIs are relative to it) */
 };
 
+/* Where a formatter allocates for file f: its arena, or the report's for a file made without one. */
+static inline struct sl_arena *sl_report_file_arena(const struct sl_report *r, const struct sl_file *f)
+{
+	return f->arena ? f->arena : r->arena;
+}
+
 /* One per enum sl_format value. */
 /* The end of a line-oriented report: the assumed-GPU note and the summary line (text and github). */
 void sl_report_finish_lines(struct sl_report *r);

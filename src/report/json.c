@@ -286,7 +286,7 @@ static void json_file(struct sl_report *r, const struct sl_file *f)
 		fputs(JSON_HEAD, r->out);
 		r->json_files.open = true;
 	}
-	struct sl_arena *a = f->arena;
+	struct sl_arena *a = sl_report_file_arena(r, f);
 	char *s = sl_report_jdump(file_json(a, f));
 	/* the marker is the file object's last string: search from the end (a path could spell it) */
 	const char *mark = NULL;

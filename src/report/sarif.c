@@ -398,7 +398,7 @@ static void sarif_file(struct sl_report *r, const struct sl_file *f)
 	/* what one result needs (strings, the fingerprint counts) lives in the file's arena */
 	struct seen seen = {0};
 	for (size_t k = 0; k < f->diags.n; k++)
-		put_result(r, result_json(f->arena, f, &f->diags.v[k], r->sarif_cwd, &seen));
+		put_result(r, result_json(sl_report_file_arena(r, f), f, &f->diags.v[k], r->sarif_cwd, &seen));
 }
 
 static void sarif_finish(struct sl_report *r)
