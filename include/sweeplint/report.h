@@ -31,7 +31,7 @@ struct sl_report_totals {
 /* A report in format opt->format (colour, verbosity and quiet from opt) writing to out. */
 struct sl_report *sl_report_new(struct sl_arena *a, const struct sl_options *opt, FILE *out);
 
-/* Add a checked file: streaming formats write it now, document formats keep it. */
+/* Add a checked file: every format writes what it needs of it now (json, sarif, html stream their document). */
 void sl_report_file(struct sl_report *r, const struct sl_file *f);
 
 /*

@@ -48,6 +48,12 @@ struct sl_report {
 	size_t sarif_indent;            /* the column of the "results" key */
 	const char *sarif_tail;         /* the log after the results array */
 	const char *sarif_cwd;          /* the working directory (artifact URIs are relative to it) */
+	/* html: the files' sections, written as files arrive, copied after the summary (html.c) */
+	FILE *html_body;                /* a tmpfile(), or a memory stream over html_buf */
+	char *html_buf;
+	size_t html_len;
+	bool html_failed;               /* no place for the sections: the report fails */
+	bool failed;                    /* a formatter could not write its output (sl_report_finish: -SL_EIO) */
 };
 
 /* Where a formatter allocates for file f: its arena, or the report's for a file made without one. */

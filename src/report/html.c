@@ -7,6 +7,7 @@
  * escaped by sl_html_text().
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "html.h"
@@ -260,10 +261,103 @@ static void assumptions(struct sl_report *r, const struct sl_file *f)
 	}
 }
 
+/* One file's section (numbered i from 1): its counts, heatmaps, breakdowns, findings and assumptions. */
+static void section(struct sl_report *r, const struct sl_file *f, size_t i)
+{
+	FILE *out = r->out;
+	struct sl_arena *a = r->arena;
+	fprintf(out, "<section class=\"file\" id=\"file-%zu\">\n<h2>", i);
+	sl_html_text(out, f->src->display);
+	fputs("</h2>\n<p class=\"counts\">", out);
+	sl_html_textf(out, a, "%s combinations: %s fit, %s oom, %s unknown.", sl_count_str(a, f->combos.total),
+		      sl_count_str(a, f->combos.fit), sl_count_str(a, f->combos.oom), sl_count_str(a, f->combos.unknown));
+	if (f->evaluated && f->eval) {
+		const struct sl_eval *ev = f->eval;
+		fputs(" Checked against <b>", out);
+		sl_html_text(out, f->gpu_name);
+		fputs("</b>", out);
+		if (ev->gpu && ev->gpu->label) {
+			fputs(" (", out);
+			sl_html_text(out, ev->gpu->label);
+			fputs(")", out);
+		}
+		sl_html_textf(out, a, ": %s GiB usable%s.", sl_html_gib(a, ev->capacity), f->gpu_assumed ? ", assumed" : "");
+	}
+	fputs("</p>\n", out);
+	if (f->evaluated && f->eval) {
+		sl_html_heatmaps(r, f);
+		sl_html_breakdowns(r, f);
+	}
+	findings(r, f);
+	assumptions(r, f);
+	fputs("</section>\n", out);
+}
+
+/* Close the body file (and free its buffer), once: at the end of the report or when the run is freed. */
+static void close_body(void *p)
+{
+	struct sl_report *r = p;
+	if (r->html_body)
+		fclose(r->html_body);
+	r->html_body = NULL;
+	free(r->html_buf);
+	r->html_buf = NULL;
+}
+
+/*
+ * The summary comes first but is known only at the end, so each file's section is written as the file
+ * arrives to a temporary file (tmpfile(): unlinked, gone when closed), copied after the head and the
+ * summary at the end: the files are not kept (check frees each once reported) and memory does not grow
+ * with them. Without a temporary file (a read-only /tmp) the sections go to a memory stream: the
+ * report's text, not the files' trees.
+ */
+static bool open_body(struct sl_report *r)
+{
+	r->html_body = tmpfile();
+	if (!r->html_body)
+		r->html_body = open_memstream(&r->html_buf, &r->html_len);
+	if (!r->html_body)
+		return false;
+	sl_arena_defer(r->arena, close_body, r);
+	return true;
+}
+
 static void html_file(struct sl_report *r, const struct sl_file *f)
 {
-	(void)r;
-	(void)f; /* a document format: html_finish writes every file */
+	if (!r->html_body && (r->html_failed || !open_body(r))) {
+		r->html_failed = true;
+		return;
+	}
+	/* the section writers write to the report's sink with its arena: here the body and the file's arena */
+	FILE *out = r->out;
+	struct sl_arena *a = r->arena;
+	r->out = r->html_body;
+	r->arena = sl_report_file_arena(r, f);
+	section(r, f, r->totals.files);
+	r->out = out;
+	r->arena = a;
+}
+
+/* Copy the sections written so far after the summary; false when the body could not be kept or read. */
+static bool copy_body(struct sl_report *r)
+{
+	if (r->html_failed)
+		return false;
+	if (!r->html_body)
+		return true; /* no file */
+	bool ok = fflush(r->html_body) == 0 && !ferror(r->html_body);
+	if (ok && r->html_buf) {
+		fwrite(r->html_buf, 1, r->html_len, r->out);
+	} else if (ok) {
+		rewind(r->html_body);
+		char buf[1 << 16];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, r->html_body)) > 0)
+			fwrite(buf, 1, n, r->out);
+		ok = !ferror(r->html_body);
+	}
+	close_body(r);
+	return ok;
 }
 
 static void html_finish(struct sl_report *r)
@@ -277,39 +371,11 @@ static void html_finish(struct sl_report *r)
 		SL_VERSION, css);
 	sl_html_text(out, sl_report_summary(a, &r->totals));
 	fputs("</p>\n", out);
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct sl_file *f = r->files[i];
-		fprintf(out, "<section class=\"file\" id=\"file-%zu\">\n<h2>", i + 1);
-		sl_html_text(out, f->src->display);
-		fputs("</h2>\n<p class=\"counts\">", out);
-		sl_html_textf(out, a, "%s combinations: %s fit, %s oom, %s unknown.", sl_count_str(a, f->combos.total),
-			      sl_count_str(a, f->combos.fit), sl_count_str(a, f->combos.oom),
-			      sl_count_str(a, f->combos.unknown));
-		if (f->evaluated && f->eval) {
-			const struct sl_eval *ev = f->eval;
-			fputs(" Checked against <b>", out);
-			sl_html_text(out, f->gpu_name);
-			fputs("</b>", out);
-			if (ev->gpu && ev->gpu->label) {
-				fputs(" (", out);
-				sl_html_text(out, ev->gpu->label);
-				fputs(")", out);
-			}
-			sl_html_textf(out, a, ": %s GiB usable%s.", sl_html_gib(a, ev->capacity),
-				      f->gpu_assumed ? ", assumed" : "");
-		}
-		fputs("</p>\n", out);
-		if (f->evaluated && f->eval) {
-			sl_html_heatmaps(r, f);
-			sl_html_breakdowns(r, f);
-		}
-		findings(r, f);
-		assumptions(r, f);
-		fputs("</section>\n", out);
-	}
+	if (!copy_body(r))
+		r->failed = true;
 	fprintf(out, "<p class=\"muted\">Written by sweeplint %s. Peaks are predictions of the memory model "
 		     "(docs/memory-model.md), not measurements.</p>\n</body>\n</html>\n",
 		SL_VERSION);
 }
 
-const struct sl_formatter sl_formatter_html = {.file = html_file, .finish = html_finish, .keeps_files = true};
+const struct sl_formatter sl_formatter_html = {.file = html_file, .finish = html_finish};

@@ -80,7 +80,7 @@ bool sl_report_keeps_files(const struct sl_report *r)
 int sl_report_finish(struct sl_report *r)
 {
 	r->fmt->finish(r);
-	if (fflush(r->out) != 0 || ferror(r->out))
+	if (fflush(r->out) != 0 || ferror(r->out) || r->failed)
 		return -SL_EIO;
 	return 0;
 }

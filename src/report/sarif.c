@@ -1,6 +1,6 @@
 /*
  * sarif: a SARIF 2.1.0 log for GitHub code scanning (`upload-sarif`), built
- * with jansson and written once every file has arrived. It carries what
+ * with jansson and streamed as files arrive (open_log below). It carries what
  * GitHub's SARIF support marks required (research/ecosystem.md §3.1):
  *   - one run whose tool.driver names sweeplint with its version and lists
  *     every rule of rules/rules.yaml: id (the slug), name, shortDescription
