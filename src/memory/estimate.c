@@ -589,6 +589,13 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 		double lb = x->amp ? x->ab : x->wb;
 		P->logit_b = lb + (lb < 4 ? 4 : 0) + 4;
 		P->logit_bwd_b = 12;
+		if (encdec && !x->amp) {
+			/* T5, mT5, BART, Pegasus: CrossEntropyLoss on the logits as they are (no .float(), unlike
+			 * the causal LMs' ForCausalLMLoss; autocast would run it in float32): log_softmax keeps its
+			 * output in the logits' dtype, and backward starts from it, its gradient and the logits' */
+			P->logit_b = 2 * lb;
+			P->logit_bwd_b = 3 * lb;
+		}
 		if (s->liger) {
 			/* LigerFusedLinearCrossEntropyFunction: the logits of one chunk of tokens at a time (chunks
 			 * of about BT·h/V tokens: V·chunk ≈ BT·h elements, in the logits dtype and float32) and the

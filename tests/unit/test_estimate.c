@@ -781,6 +781,45 @@ static void test_peft_methods(void **state)
 	assert_int_equal(pt.activations, longer.activations);
 }
 
+/*
+ * The loss of an encoder-decoder (T5ForConditionalGeneration, BART): CrossEntropyLoss on the logits as
+ * they are, so half weights without autocast keep no float32 copy — backward starts from the half
+ * log_softmax output, its gradient and the logits' gradient (3 x 2 B per logit); under autocast
+ * cross_entropy runs in float32 (3 x 4 B), as for a causal LM's ForCausalLMLoss (.float()).
+ */
+static void test_seq2seq_loss_dtype(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "mt5-small");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_SEQ2SEQ;
+	s.batch_size = 16;
+	s.seq_len = 128;
+	s.target_len = 128;
+	double logits = 16.0 * 128 * (double)a->vocab;
+	struct sl_breakdown half, amp;
+	s.dtype = SL_DTYPE_BF16;
+	sl_estimate(a, &s, NULL, &e->calib, &half);
+	assert_int_equal(half.phase, SL_PHASE_BACKWARD);
+	assert_true(fabs((double)half.logits - logits * 3 * 2) < 4);
+	s.dtype = SL_DTYPE_FP32;
+	s.amp = SL_AMP_BF16;
+	sl_estimate(a, &s, NULL, &e->calib, &amp);
+	assert_int_equal(amp.phase, SL_PHASE_BACKWARD);
+	assert_true(fabs((double)amp.logits - logits * 3 * 4) < 4);
+	/* a causal LM in bf16 upcasts (ForCausalLMLoss: logits.float()) */
+	const struct sl_arch *l = arch(e, "llama-3.2-1b");
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 2;
+	s.seq_len = 1024;
+	sl_estimate(l, &s, NULL, &e->calib, &half);
+	assert_int_equal(half.phase, SL_PHASE_BACKWARD);
+	assert_true(fabs((double)half.logits - 2.0 * 1024 * (double)l->vocab * 12) < 4);
+}
+
 /* Runtime options (docs/memory-model.md "Runtime options"): each changes only its own terms */
 static void test_runtime_options(void **state)
 {
@@ -908,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_peft_methods),
 		cmocka_unit_test(test_lora_dropout),
 		cmocka_unit_test(test_runtime_options),
+		cmocka_unit_test(test_seq2seq_loss_dtype),
 		cmocka_unit_test(test_breakdown_adds_up),
 		cmocka_unit_test(test_model_states),
 		cmocka_unit_test(test_seed_bge_m3),
