@@ -1,6 +1,7 @@
 /* arena: bump allocation in growing blocks, deferred destructors, and sl_buf. */
 #include "sweeplint/arena.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,16 +79,21 @@ void *sl_arena_alloc(struct sl_arena *a, size_t n)
 		need = ALIGN;
 	struct block *b = a->head;
 	if (!b || b->size - b->used < need) {
+		/* a large one-off allocation gets a block of exactly its size, behind the current block so
+		 * that block's free space is not lost; only small ones grow the chain (doubling up to 64 MiB).
+		 * A one-off block twice the current one's size, as it was, left most of itself unused behind
+		 * the head: 505 MB of address space for a 0.5 MB sweep of 90,000 values (exit 70 under a
+		 * ulimit -v of 256 MB) */
+		bool one_off = b && need > BLOCK_MIN;
 		size_t size = need > BLOCK_MIN ? need : BLOCK_MIN;
-		if (b && b->size * 2 > size && b->size < (size_t)64 << 20)
+		if (!one_off && b && b->size * 2 > size && b->size < (size_t)64 << 20)
 			size = b->size * 2;
 		if (size > SIZE_MAX - sizeof(struct block))
 			sl_oom();
 		b = xmalloc(sizeof(struct block) + size);
 		b->size = size;
 		b->used = 0;
-		/* a large one-off allocation goes behind the current block so its space is not lost */
-		if (a->head && need > BLOCK_MIN) {
+		if (one_off) {
 			b->next = a->head->next;
 			a->head->next = b;
 		} else {

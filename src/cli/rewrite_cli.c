@@ -13,6 +13,7 @@
 #include "opts.h"
 #include "sweeplint/config.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/rules.h"
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
 #include "sweeplint/sweep.h"
@@ -137,13 +138,25 @@ int rw_load(struct rw_job *j)
 	return 0;
 }
 
-/* Error-level rules that fired on f. */
+/* Whether rule fired on f, at any severity. */
 static bool fired(const struct sl_file *f, const char *rule)
 {
 	for (size_t i = 0; i < f->diags.n; i++)
-		if (f->diags.v[i].severity == SL_SEV_ERROR && strcmp(f->diags.v[i].rule, rule) == 0)
+		if (strcmp(f->diags.v[i].rule, rule) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * Whether a finding of the rewritten sweep says the rewrite broke it: a rule that is an error by
+ * default (schema, invalid-value, ...) whatever severity the project gave it. A rule a project
+ * raised to error is its policy, not a broken rewrite: splitting by model leaves each part one
+ * model (single-value-list), which is what split is for.
+ */
+static bool breaks(const struct sl_diag *d)
+{
+	const struct sl_rule *r = sl_rule_find(d->rule);
+	return (r ? r->severity : d->severity) == SL_SEV_ERROR;
 }
 
 int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64_t run_cap, bool no_oom,
@@ -205,7 +218,7 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 	}
 	for (size_t i = 0; i < f->diags.n; i++) {
 		const struct sl_diag *d = &f->diags.v[i];
-		if (d->severity == SL_SEV_ERROR && !fired(j->file, d->rule)) {
+		if (breaks(d) && !fired(j->file, d->rule)) {
 			*why = sl_arena_printf(a, "the rewritten sweep has a new '%s' error: line %u: %s", d->rule,
 					       d->span.line, d->message);
 			return -SL_EINTERNAL;

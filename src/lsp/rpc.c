@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
 
 #define HEADER_MAX 8192   /* one header line past this is malformed */
@@ -242,10 +243,20 @@ bool sl_rpc_pending(struct sl_rpc_reader *r)
 
 int sl_rpc_write(int fd, json_t *msg)
 {
-	char *body = json_dumps(msg, JSON_COMPACT);
-	if (!body)
+	char *raw = json_dumps(msg, JSON_COMPACT);
+	if (!raw)
 		sl_oom();
-	size_t len = strlen(body);
+	/* bidi and C1 controls from a document spelled as \u escapes (the same JSON value): an editor
+	 * showing a diagnostic's message never reorders it (include/sweeplint/json_out.h) */
+	char *body = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&body, &len);
+	if (!m)
+		sl_oom();
+	sl_json_write(m, raw, strlen(raw));
+	if (fclose(m) != 0 || !body)
+		sl_oom();
+	free(raw);
 	char head[64];
 	int hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", len);
 	int rc = 0;

@@ -713,7 +713,9 @@ struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, s
 		f->combos.total = sl_sweep_grid_size(f->sweep);
 	/* nothing is evaluated yet: every combination is unknown, none is called fit */
 	f->combos.unknown = f->combos.total;
-	if (f->sweep->is_sweep && memory_rules_on(run))
+	/* an empty grid (`values: []`) has no combination to judge: no verdict, no memory finding */
+	bool empty = !f->combos.total.infinite && !f->combos.total.saturated && f->combos.total.value == 0;
+	if (f->sweep->is_sweep && memory_rules_on(run) && !empty)
 		evaluate(run, f);
 
 	for (size_t i = 0; i < sl_nrules; i++) {

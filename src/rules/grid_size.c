@@ -12,6 +12,8 @@ int sl_check_grid_size(struct sl_check *cx)
 	struct sl_count total = sl_sweep_grid_size(s);
 	if (total.infinite)
 		return 0; /* grid-distribution reports the continuous parameter */
+	if (!total.saturated && total.value == 0)
+		return 0; /* an empty grid: the schema finding at the empty list (or bounds) says why */
 	struct sl_buf b;
 	sl_buf_init(&b, cx->arena);
 	size_t shown = 0, varying = 0;

@@ -291,7 +291,9 @@ static void fill_param(struct sl_param *p)
 static void walk_params(struct walker *w, const struct sl_node *map, const struct sl_param *parent, unsigned depth,
 			const char *prefix)
 {
-	if (!map || map->kind != SL_NODE_MAP || depth > 64)
+	/* every level of nested parameters the loader can hold is walked (a level takes two YAML
+	 * levels): a parameter nested past 64 levels was dropped silently, and its batch size with it */
+	if (!map || map->kind != SL_NODE_MAP || depth > SL_YDOC_MAX_DEPTH)
 		return;
 	struct sl_pair *items;
 	size_t n = sl_sweep_map_items(w->a, map, &items);
@@ -521,6 +523,10 @@ struct sl_count sl_sweep_grid_size(const struct sl_sweep *s)
 	struct sl_count total = {.value = 1};
 	for (size_t i = 0; i < s->nparams; i++) {
 		const struct sl_param *p = &s->params[i];
+		/* `values: []`: an axis without a value makes the grid empty (W&B refuses the sweep: its
+		 * schema's minItems 1), not a grid without that axis */
+		if (!p->is_dict && p->values && p->values->kind == SL_NODE_SEQ && p->values->n == 0)
+			return (struct sl_count){0};
 		if (p->is_dict || p->dist == SL_DIST_NONE)
 			continue;
 		total = sl_count_mul(total, sl_param_grid_count(p));

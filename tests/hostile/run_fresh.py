@@ -163,6 +163,102 @@ def main():
                       not common.raw_char("\n".join(r.out.splitlines()[:2])),
                       f"patch {p.returncode} {p.stdout[-300:]!r} {p.stderr[-300:]!r}; headers "
                       f"{r.out.splitlines()[:2]!r}")
+        # 5. split whose parts break a rule the project raised to error (single-value-list: each part of a
+        # split by model has one model): exit 70 "internal error: the rewritten sweep has a new error"
+        d = os.path.join(tmp, "every-rule-error")
+        os.makedirs(os.path.join(d, ".git"))
+        slugs = [r["slug"] for r in json.loads(run(["rules", "-f", "json"]).out)]
+        write(os.path.join(d, ".sweeplint.yaml"), "rules:\n" + "".join(f"  {x}: error\n" for x in slugs if x != "syntax"))
+        write(os.path.join(d, "sweep.yaml"), grid)
+        for args in (["--by", "model_name_or_path", "--dry-run"], ["--exact", "--dry-run"],
+                     ["--by", "model_name_or_path", "-o", "parts"]):
+            r = run(["split"] + GPU + args + ["sweep.yaml"], cwd=d, home=d)
+            sane(r, f"split {' '.join(args)} with every rule raised to error by .sweeplint.yaml: not exit 70",
+                 rcs=(0, 1))
+        tap.check("... and its parts are written", sorted(os.listdir(os.path.join(d, "parts"))) ==
+                  ["sweep.roberta-base.yaml", "sweep.roberta-large.yaml"] if os.path.isdir(os.path.join(d, "parts"))
+                  else False, str(os.listdir(d)))
+
+        # 6. values: [] makes the grid empty: W&B refuses the sweep and runs nothing. check said
+        # "1 combination: 1 fit" (the empty axis was left out of the product) and judged it
+        text = ("method: grid\nparameters:\n  model_name_or_path: {values: [roberta-large, gpt2]}\n"
+                "  per_device_train_batch_size: {values: [8, 4096]}\n  max_seq_length: {values: []}\n")
+        f = write(os.path.join(tmp, "empty-axis.yaml"), text)
+        r = run(GPU + [f])
+        line, col = 5, text.splitlines()[4].index("[]") + 1
+        tap.check("values: []: the schema error at the list, exit 1, summary '0 combinations: 0 fit, 0 oom, 0 unknown', "
+                  "no memory verdict", r.rc == 1 and f"{f}:{line}:{col}: error: values of 'max_seq_length' must not be "
+                  "empty" in r.out and "(0 combinations: 0 fit, 0 oom, 0 unknown)" in r.out and "[oom]" not in r.out
+                  and "[grid-size]" not in r.out, f"rc {r.rc}: {r.out!r}")
+        r = run(["-f", "json"] + GPU + [f])
+        try:
+            c = json.loads(r.out)["files"][0]["combinations"]
+        except (ValueError, KeyError, IndexError):
+            c = None
+        tap.check("values: [] in -f json: combinations total 0, fit 0, oom 0, unknown 0",
+                  c is not None and (c["total"], c["fit"], c["oom"], c["unknown"]) == (0, 0, 0, 0), f"{c}: {r.out[:300]!r}")
+
+        # 7. nested parameters deeper than 64 levels were dropped silently, and a batch size of 4096 with
+        # them: "1 fit" where W&B runs an out-of-memory batch (PyYAML and W&B read any depth)
+        for depth in (65, 120, 250):
+            text = "method: grid\nparameters:\n  model_name_or_path: {value: roberta-large}\n"
+            ind = "  "
+            for i in range(depth):
+                text += ind + f"p{i}:\n" + ind + "  parameters:\n"
+                ind += "    "
+            text += ind + "per_device_train_batch_size: {values: [8, 4096]}\n"
+            f = write(os.path.join(tmp, f"nested{depth}.yaml"), text)
+            r = run(["-q"] + GPU + [f])
+            line = text.count("\n")
+            tap.check(f"a batch size nested {depth} parameters deep: its out-of-memory value found (line {line})",
+                      r.rc == 1 and f"{f}:{line}:" in r.out and "4096 runs out of memory" in r.out,
+                      f"rc {r.rc}: {r.out[-500:]!r}")
+
+        # 8. the arena's one-off blocks were twice the current block's size and mostly unused: a 0.5 MB sweep
+        # of 90,000 values reserved 505 MB of address space (exit 70 under ulimit -v 256 MB). Plain build
+        # only: the sanitizers reserve terabytes of shadow address space
+        f = write(os.path.join(tmp, "many-values.yaml"), "method: grid\nparameters:\n  model_name_or_path: "
+                  "{value: gpt2}\n  per_device_train_batch_size: {values: [" +
+                  ", ".join(str(i) for i in range(1, 90000)) + "]}\n")
+        if SANITIZED:
+            tap.check("90,000 values under a 256 MB address-space limit", True, skip="sanitizers reserve shadow memory")
+        else:
+            import resource
+
+            def limit():
+                resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
+            p = subprocess.run([SWEEPLINT, "-q"] + GPU + [f], capture_output=True, preexec_fn=limit,
+                               env=common.env(), timeout=120)
+            tap.check("90,000 values of one axis under a 256 MB address-space limit: checked (exit 1), not out of memory",
+                      p.returncode == 1 and b"out of memory" not in p.stderr, f"rc {p.returncode}: {p.stderr[-300:]!r}")
+
+        # 9. the language server's JSON messages carried a document's bidi and C1 characters raw
+        def msg(o):
+            b = json.dumps(o).encode()
+            return b"Content-Length: %d\r\n\r\n" % len(b) + b
+        doc = "method: grid\n" + yaml_dq("x" + HOSTILE) + ": 1\nparameters:\n  lr: {values: [1, 2]}\n"
+        stream = (msg({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}) +
+                  msg({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                      "uri": "file:///tmp/x%E2%80%AE.yaml", "languageId": "yaml", "version": 1, "text": doc}}}) +
+                  msg({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) + msg({"jsonrpc": "2.0", "method": "exit"}))
+        # the server lints when its input is idle: the exit comes after the diagnostics were published
+        first, last = stream.split(msg({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        p = subprocess.Popen([SWEEPLINT, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=common.env())
+        p.stdin.write(first)
+        p.stdin.flush()
+        out = b""
+        import select
+        import time
+        end = time.time() + TIME_BOUND * 5
+        while b"publishDiagnostics" not in out and time.time() < end:
+            if select.select([p.stdout], [], [], 0.2)[0]:
+                out += os.read(p.stdout.fileno(), 65536)
+        rest, err = p.communicate(msg({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) + last, timeout=60)
+        body = (out + rest).decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+        tap.check("lsp: a document's bidi and C1 characters escaped in its JSON messages (the diagnostics say the key)",
+                  p.returncode == 0 and "unknown top-level key" in body and not common.raw_char(body),
+                  f"rc {p.returncode}: raw {common.raw_char(body)}: {body[-600:]!r} {err[-300:]!r}")
     return tap.finish()
 
 
