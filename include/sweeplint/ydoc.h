@@ -62,6 +62,7 @@ struct sl_node {
 	const char *text;     /* the scalar's value after YAML unescaping, NUL-terminated */
 	size_t text_len;      /* bytes in text (may hold NULs) */
 	struct sl_value value; /* PyYAML's typing of the scalar */
+	const char *cerr;     /* why PyYAML's constructor refuses the scalar where it builds it, or NULL */
 
 	/* sequences: items[0..n); mappings: pairs[0..n) */
 	struct sl_node **items;

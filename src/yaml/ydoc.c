@@ -6,6 +6,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "construct.h"
 #include "input.h"
 
 struct anchor {
@@ -36,19 +37,6 @@ struct loader {
 	struct sl_alias *aliases;
 	size_t naliases, aliases_cap;
 	bool failed;
-	/*
-	 * PyYAML composes the whole document before it constructs a value, so a constructor's error
-	 * (a tag it cannot build, an unhashable key, a bad merge) counts only when the text parses; and
-	 * it constructs collection by collection, breadth first: the first such error is the one with
-	 * the smallest (depth of the collection whose step raises it, that collection's start, phase,
-	 * offset) — see defer().
-	 */
-	struct {
-		bool set;
-		long depth;
-		size_t owner, phase, off;
-		const char *msg;
-	} cerr;
 };
 
 /* Anchors hash into chains: a document of many anchors and aliases stays linear. */
@@ -78,33 +66,6 @@ static void fail_at(struct loader *L, size_t off, const char *fmt, const char *a
 		return;
 	L->failed = true;
 	sl_diags_add(L->diags, "syntax", SL_SEV_ERROR, L->src, sl_source_span(L->src, off, off), fmt, arg);
-}
-
-/* A constructor's error (PyYAML's order, see struct loader), reported at the end if the text parses. */
-static void defer(struct loader *L, long depth, size_t owner, size_t phase, size_t off, const char *msg)
-{
-	bool first = !L->cerr.set || depth < L->cerr.depth ||
-		     (depth == L->cerr.depth &&
-		      (owner < L->cerr.owner ||
-		       (owner == L->cerr.owner &&
-			(phase < L->cerr.phase || (phase == L->cerr.phase && off < L->cerr.off)))));
-	if (!first)
-		return;
-	L->cerr.set = true;
-	L->cerr.depth = depth;
-	L->cerr.owner = owner;
-	L->cerr.phase = phase;
-	L->cerr.off = off;
-	L->cerr.msg = msg;
-}
-
-/* A constructor's error raised while the collection holding the node at depth L->depth is built. */
-static void defer_in_parent(struct loader *L, size_t off, const char *msg)
-{
-	if (L->depth == 0)
-		defer(L, -1, 0, 0, off, msg);
-	else
-		defer(L, (long)L->depth - 1, L->stack[L->depth - 1].node->span.start, 1, off, msg);
 }
 
 static struct sl_node *new_node(struct loader *L, enum sl_node_kind kind, yaml_mark_t start, yaml_mark_t end,
@@ -237,10 +198,25 @@ static void pop(struct loader *L, yaml_mark_t end)
 	if (e < n->span.start)
 		e = n->span.start;
 	n->span = sl_source_span(L->src, n->span.start, e);
-	/* SafeLoader constructs a collection's tag or fails: seq/omap/pairs on lists, map/set on mappings */
-	long own = (long)L->depth; /* n's depth: its own construction step */
-	/* a mapping tagged as a scalar stands for the value of its '=' key (construct_scalar) */
-	const struct sl_node *inner = n->kind == SL_NODE_MAP && scalar_tag(n->tag) ? value_key_scalar(n) : NULL;
+	/*
+	 * A mapping tagged as a scalar stands for the value of its '=' key (construct_scalar), where it is
+	 * built in place: not as a merge key's value or an item of its list (flatten_mapping takes its
+	 * pairs whatever its tag) nor as an item of !!omap/!!pairs (their items are never built). Its
+	 * errors, and every other constructor's, are found after parsing (sl_yaml_construct).
+	 */
+	bool built = true;
+	for (size_t up = 1; up <= 2 && up <= L->depth && built; up++) {
+		const struct frame *f = &L->stack[L->depth - up];
+		if (f->node->kind == SL_NODE_MAP) {
+			built = !(f->pending_key && sl_yaml_merge_key(f->pending_key));
+			break;
+		}
+		if (up == 1 && f->node->tag &&
+		    (strcmp(f->node->tag, "tag:yaml.org,2002:omap") == 0 || strcmp(f->node->tag, "tag:yaml.org,2002:pairs") == 0))
+			built = false;
+	}
+	const struct sl_node *inner =
+		built && n->kind == SL_NODE_MAP && scalar_tag(n->tag) ? value_key_scalar(n) : NULL;
 	if (inner) {
 		struct sl_node *c = sl_arena_alloc(L->a, sizeof *c);
 		*c = *inner;
@@ -250,9 +226,7 @@ static void pop(struct loader *L, yaml_mark_t end)
 		c->weight = 1;
 		bool err = false;
 		c->value = sl_scalar_resolve(L->res, c->text, c->text_len, false, n->tag, &err);
-		if (err)
-			defer_in_parent(L, inner->span.start,
-					sl_arena_printf(L->a, "syntax error: cannot construct %s from '%s'", n->tag, c->text));
+		c->cerr = err ? sl_arena_printf(L->a, "syntax error: cannot construct %s from '%s'", n->tag, c->text) : NULL;
 		for (struct anchor *an = n->anchor && L->anchors ? L->anchors[anchor_bucket(n->anchor)] : NULL; an;
 		     an = an->next)
 			if (an->node == n)
@@ -260,67 +234,6 @@ static void pop(struct loader *L, yaml_mark_t end)
 		attach(L, c, n->span.end);
 		return;
 	}
-	/* a merge key's value, or an item of its list, is never built by its tag: flatten_mapping takes
-	 * its pairs (`<<: !!omap {a: 1}` loads) */
-	bool merged = false;
-	for (size_t up = 1; up <= 2 && up <= L->depth && !merged; up++) {
-		const struct frame *f = &L->stack[L->depth - up];
-		if (f->node->kind == SL_NODE_MAP) {
-			merged = f->pending_key && f->pending_key->kind == SL_NODE_SCALAR && f->pending_key->value.merge;
-			break;
-		}
-	}
-	if (n->tag && strcmp(n->tag, "!") != 0 && !merged) {
-		bool ok = n->kind == SL_NODE_SEQ ? strcmp(n->tag, "tag:yaml.org,2002:seq") == 0
-						: strcmp(n->tag, "tag:yaml.org,2002:map") == 0 ||
-							  strcmp(n->tag, "tag:yaml.org,2002:set") == 0;
-		size_t at = n->span.start;
-		if (n->kind == SL_NODE_SEQ && (strcmp(n->tag, "tag:yaml.org,2002:omap") == 0 ||
-					       strcmp(n->tag, "tag:yaml.org,2002:pairs") == 0)) {
-			ok = true;
-			for (size_t j = 0; ok && j < n->n; j++)
-				if (n->items[j]->kind != SL_NODE_MAP || n->items[j]->n != 1) {
-					ok = false;
-					at = n->items[j]->span.start;
-				}
-		}
-		/* PyYAML's collection constructors (map, set, seq, omap, pairs) fail in the collection's own
-		 * step; a scalar's or an unknown tag's when the parent builds it */
-		static const char *const generators[] = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:set",
-							 "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap",
-							 "tag:yaml.org,2002:pairs"};
-		bool generator = false;
-		for (size_t j = 0; j < sizeof generators / sizeof *generators; j++)
-			generator = generator || strcmp(n->tag, generators[j]) == 0;
-		const char *msg = sl_arena_printf(L->a, "syntax error: PyYAML cannot construct %s from %s", n->tag,
-						  n->kind == SL_NODE_SEQ ? "a list" : "a mapping");
-		if (!ok && generator)
-			defer(L, own, n->span.start, 0, at, msg);
-		else if (!ok)
-			defer_in_parent(L, at, msg);
-	}
-	/* PyYAML's flatten_mapping (phase 0): a merge key takes a mapping or a list of mappings */
-	for (size_t i = 0; n->kind == SL_NODE_MAP && i < n->n; i++) {
-		const struct sl_node *k = n->pairs[i].key, *v = n->pairs[i].value;
-		if (k->kind != SL_NODE_SCALAR || !k->value.merge)
-			continue;
-		if (v->kind == SL_NODE_MAP)
-			continue;
-		size_t at = v->span.start;
-		bool ok = v->kind == SL_NODE_SEQ;
-		for (size_t j = 0; ok && j < v->n; j++)
-			if (v->items[j]->kind != SL_NODE_MAP) {
-				ok = false;
-				at = v->items[j]->span.start; /* "expected a mapping for merging" at the item */
-			}
-		if (!ok)
-			defer(L, own, n->span.start, 0, at, "syntax error: expected a mapping or list of mappings for merging");
-	}
-	/* a list or mapping as a mapping key (phase 1, with the pairs): PyYAML's "found unhashable key" */
-	for (size_t i = 0; n->kind == SL_NODE_MAP && i < n->n; i++)
-		if (n->pairs[i].key->kind != SL_NODE_SCALAR)
-			defer(L, own, n->span.start, 1, n->pairs[i].key->span.start,
-			      "syntax error: found unhashable key (a list or mapping cannot be a key for PyYAML)");
 	uint64_t w = 1;
 	if (n->kind == SL_NODE_SEQ)
 		for (size_t i = 0; i < n->n; i++)
@@ -463,28 +376,26 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 			}
 			bool tag_error = false;
 			n->value = sl_scalar_resolve(L.res, n->text, n->text_len, plain, tag, &tag_error);
-			bool is_key = L.depth && L.stack[L.depth - 1].node->kind == SL_NODE_MAP &&
-				      !L.stack[L.depth - 1].pending_key;
-			if (is_key && (tag_error || n->value.merge) &&
-			    ((plain && !tag && strcmp(n->text, "=") == 0) ||
-			     (tag && strcmp(tag, "tag:yaml.org,2002:value") == 0))) {
-				/* flatten_mapping makes a value key ('=', !!value) a string */
+			/* what PyYAML's constructor says where it builds this scalar (sl_yaml_construct): a value
+			 * key ('=', !!value) is a string once its mapping is flattened, a merge key merges */
+			if (sl_yaml_value_key(n)) {
 				n->value = sl_scalar_resolve(L.res, n->text, n->text_len, false, NULL, NULL);
-				tag_error = false;
-			}
-			if (is_key && tag && strcmp(tag, "tag:yaml.org,2002:merge") == 0) {
-				/* flatten_mapping takes a key tagged !!merge as a merge key, whatever its text */
+				n->cerr = "syntax error: could not determine a constructor for the tag "
+					  "'tag:yaml.org,2002:value' (PyYAML reads '=' as a string only as a mapping key)";
+			} else if (tag && strcmp(tag, "tag:yaml.org,2002:merge") == 0) {
 				n->value = (struct sl_value){.type = SL_V_STR, .merge = true};
-				tag_error = false;
+				n->cerr = "syntax error: could not determine a constructor for the tag "
+					  "'tag:yaml.org,2002:merge' (a merge key is no value)";
+			} else if (n->value.merge) {
+				n->cerr = sl_arena_printf(a, "syntax error: PyYAML cannot load the plain scalar '%s' "
+							     "(quote it to make it a string)",
+							  n->text);
+			} else if (tag_error) {
+				n->cerr = tag ? sl_arena_printf(a, "syntax error: cannot construct %s from '%s'", n->tag, n->text)
+					      : sl_arena_printf(a, "syntax error: PyYAML cannot load the plain scalar "
+								   "'%s' (quote it to make it a string)",
+								n->text);
 			}
-			if (tag_error || (n->value.merge && !is_key))
-				/* PyYAML's constructor raises: safe_load fails on the whole file */
-				defer_in_parent(&L, n->span.start,
-						tag ? sl_arena_printf(a, "syntax error: cannot construct %s from '%s'", n->tag,
-								      n->text)
-						    : sl_arena_printf(a, "syntax error: PyYAML cannot load the plain scalar "
-									 "'%s' (quote it to make it a string)",
-								      n->text));
 			attach(&L, n, n->span.end);
 			break;
 		}
@@ -551,8 +462,12 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 	if (have_ev)
 		yaml_event_delete(&ev);
 	yaml_parser_delete(&parser);
-	if (!L.failed && L.cerr.set) {
-		fail_at(&L, L.cerr.off, "%s", L.cerr.msg);
+	/* PyYAML composes the whole document before it builds a value: a constructor's error counts
+	 * only when the text parses, the first in its constructor's order */
+	size_t coff;
+	const char *cmsg;
+	if (!L.failed && !sl_yaml_construct(a, L.res, L.root, &coff, &cmsg)) {
+		fail_at(&L, coff, "%s", cmsg);
 		doc->constructed = true;
 	}
 	doc->ok = !L.failed;

@@ -434,6 +434,43 @@ static void test_pyyaml_differences(void **state)
 	assert_string_equal(p.doc->root->items[0]->text, "y");
 }
 
+/*
+ * PyYAML's constructor builds a node only where it reaches it (src/yaml/construct.c): a merged
+ * mapping, an !!omap item and the pairs of a scalar-tagged mapping but its '=' value are never built
+ * by their own tags; a node built through an alias is built by its tag there. Each case checked
+ * against PyYAML 6.0's safe_load.
+ */
+static void test_constructor_reach(void **state)
+{
+	struct sl_arena *a = *state;
+	uint32_t line, col;
+	/* a merge value is flattened whatever its tag, '=' in it included */
+	struct parsed p = parse(a, "x: 1\n<<: !!binary {=: 1, a: 2}\n");
+	assert_true(p.doc->ok);
+	assert_int_equal(sl_map_get(p.doc->root, "a")->value.i, 2);
+	/* an !!omap item's tag is never constructed */
+	p = parse(a, "!!omap [!!str {a: 1}]\n");
+	assert_true(p.doc->ok);
+	/* but its key and value are, without flatten_mapping: a merge or value key has no constructor */
+	first_error(a, "!!omap [{<<: {a: 1}}]\n", &line, &col);
+	assert_int_equal(col, 10);
+	first_error(a, "!!omap [{=: 1}]\n", &line, &col);
+	assert_int_equal(col, 10);
+	/* a merged mapping built through an alias elsewhere is built by its tag there */
+	first_error(a, "-x: 1\n<<: &c !!str {}\nx_y: *c\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 5);
+	/* a scalar-tagged mapping builds only its '=' value */
+	p = parse(a, "a: !!str {=: 1, b: !!int x}\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "a")->text, "1");
+	/* a collection key that builds as a scalar is hashable; a set is not */
+	p = parse(a, "? !!str {=: 1}\n: v\n");
+	assert_true(p.doc->ok);
+	first_error(a, "? !!set {a}\n: v\n", &line, &col);
+	assert_int_equal(col, 3);
+}
+
 static void test_merge_and_duplicates(void **state)
 {
 	struct sl_arena *a = *state;
@@ -467,6 +504,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge_and_duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directives_and_boms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pyyaml_differences, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_constructor_reach, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
