@@ -32,6 +32,7 @@ struct sl_source {
 	size_t bom;          /* 3 when the file starts with a UTF-8 BOM, else 0 */
 	bool crlf;           /* the first line break is CRLF */
 	bool ascii;          /* no byte >= 0x80: character index == byte offset */
+	bool yaml_lines;     /* lines also end at NEL, LS and PS and columns skip U+FEFF (sl_source_yaml_lines) */
 	size_t *line_start;  /* byte offset of each line's first byte; [0] == 0 */
 	size_t nlines;       /* entries in line_start (>= 1) */
 	/* cursor for character-index -> byte conversion (marks arrive mostly in order) */
@@ -67,6 +68,14 @@ struct sl_source *sl_source_read(struct sl_arena *a, const char *path, size_t ma
 
 /* What sl_source_read's *err says, for messages: strerror() but for SL_SOURCE_ENOTREG. */
 const char *sl_source_strerror(int err);
+
+/*
+ * Count positions as PyYAML's reader does, for a source read as YAML (sl_ydoc_parse calls it): NEL
+ * (U+0085), LS (U+2028) and PS (U+2029) end lines too, and U+FEFF is no column. Idempotent; every
+ * span made after it uses the new table. Other sources (Python, JSON read by jansson) keep \n, \r\n
+ * and \r, as their readers and editors count.
+ */
+void sl_source_yaml_lines(struct sl_arena *a, struct sl_source *s);
 
 /* The byte offset of the character with libyaml's 0-based stream index idx (a BOM counts as one). */
 size_t sl_source_char_to_byte(struct sl_source *s, size_t idx);

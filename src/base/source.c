@@ -16,17 +16,40 @@ static bool is_cont(unsigned char c)
 	return (c & 0xC0) == 0x80;
 }
 
-static void build_lines(struct sl_arena *a, struct sl_source *s)
+/* Bytes of the line break at i: \n, \r\n (at the \n), a lone \r; with yaml, NEL, LS and PS too. */
+static size_t break_len(const struct sl_source *s, size_t i, bool yaml)
+{
+	unsigned char c = (unsigned char)s->bytes[i];
+	if (c == '\n')
+		return 1;
+	if (c == '\r')
+		return i + 1 >= s->len || s->bytes[i + 1] != '\n' ? 1 : 0;
+	if (!yaml || c < 0xC2)
+		return 0;
+	if (c == 0xC2 && i + 1 < s->len && (unsigned char)s->bytes[i + 1] == 0x85)
+		return 2;
+	if (c == 0xE2 && i + 2 < s->len && (unsigned char)s->bytes[i + 1] == 0x80 &&
+	    ((unsigned char)s->bytes[i + 2] == 0xA8 || (unsigned char)s->bytes[i + 2] == 0xA9))
+		return 3;
+	return 0;
+}
+
+/* U+FEFF at i: PyYAML's reader does not count it as a column. */
+static bool is_zwnbsp(const struct sl_source *s, size_t i)
+{
+	return i + 2 < s->len && (unsigned char)s->bytes[i] == 0xEF && (unsigned char)s->bytes[i + 1] == 0xBB &&
+	       (unsigned char)s->bytes[i + 2] == 0xBF;
+}
+
+static void build_lines(struct sl_arena *a, struct sl_source *s, bool yaml)
 {
 	size_t n = 1;
-	for (size_t i = 0; i < s->len; i++) {
-		if (s->bytes[i] == '\n')
+	for (size_t i = 0; i < s->len; i++)
+		if (break_len(s, i, yaml))
 			n++;
-		else if (s->bytes[i] == '\r' && (i + 1 >= s->len || s->bytes[i + 1] != '\n'))
-			n++;
-	}
 	s->line_start = sl_arena_array(a, n, sizeof *s->line_start);
 	s->nlines = n;
+	s->yaml_lines = yaml;
 	size_t k = 1;
 	s->line_start[0] = 0;
 	bool ascii = true;
@@ -35,30 +58,36 @@ static void build_lines(struct sl_arena *a, struct sl_source *s)
 		unsigned char c = (unsigned char)s->bytes[i];
 		if (c >= 0x80)
 			ascii = false;
-		if (c == '\n') {
-			if (!seen_break) {
-				s->crlf = i > 0 && s->bytes[i - 1] == '\r';
-				seen_break = true;
-			}
-			s->line_start[k++] = i + 1;
-		} else if (c == '\r' && (i + 1 >= s->len || s->bytes[i + 1] != '\n')) {
-			seen_break = true;
-			s->line_start[k++] = i + 1;
-		}
+		size_t brk = break_len(s, i, yaml);
+		if (!brk)
+			continue;
+		if (!seen_break && c == '\n')
+			s->crlf = i > 0 && s->bytes[i - 1] == '\r';
+		seen_break = true;
+		s->line_start[k++] = i + brk;
+		i += brk - 1;
 	}
 	s->ascii = ascii;
 	if (!ascii) {
-		/* characters before each block, so that a column costs O(block), not O(line) */
+		/* characters before each block, so that a column costs O(block), not O(line); for YAML,
+		 * U+FEFF is no character (PyYAML's columns) */
 		size_t nb = s->len / SL_SOURCE_BLOCK + 1, c = 0;
 		s->block_chars = sl_arena_array(a, nb, sizeof *s->block_chars);
 		for (size_t i = 0; i < s->len; i++) {
 			if (i % SL_SOURCE_BLOCK == 0)
 				s->block_chars[i / SL_SOURCE_BLOCK] = c;
-			c += !is_cont((unsigned char)s->bytes[i]);
+			c += !is_cont((unsigned char)s->bytes[i]) && !(yaml && is_zwnbsp(s, i));
 		}
 		if (s->len % SL_SOURCE_BLOCK == 0)
 			s->block_chars[s->len / SL_SOURCE_BLOCK] = c;
 	}
+}
+
+void sl_source_yaml_lines(struct sl_arena *a, struct sl_source *s)
+{
+	if (s->yaml_lines || s->ascii)
+		return; /* NEL, LS, PS and U+FEFF are not ASCII */
+	build_lines(a, s, true);
 }
 
 _Static_assert(SL_MAX_INPUT_BYTES >> 20 == 4 && SL_MAX_INPUT_BYTES % (1u << 20) == 0,
@@ -75,7 +104,7 @@ struct sl_source *sl_source_from_bytes(struct sl_arena *a, const char *path, con
 	s->bytes = copy;
 	s->len = len;
 	s->bom = len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-	build_lines(a, s);
+	build_lines(a, s, false);
 	s->cur_char = 0;
 	s->cur_byte = 0;
 	return s;
@@ -208,7 +237,7 @@ static size_t chars_before(const struct sl_source *s, size_t off)
 {
 	size_t k = off / SL_SOURCE_BLOCK, c = s->block_chars[k];
 	for (size_t i = k * SL_SOURCE_BLOCK; i < off; i++)
-		c += !is_cont((unsigned char)s->bytes[i]);
+		c += !is_cont((unsigned char)s->bytes[i]) && !(s->yaml_lines && is_zwnbsp(s, i));
 	return c;
 }
 
@@ -248,6 +277,13 @@ const char *sl_source_line(const struct sl_source *s, uint32_t n, size_t *len)
 	size_t to = n < s->nlines ? s->line_start[n] : s->len;
 	while (to > from && (s->bytes[to - 1] == '\n' || s->bytes[to - 1] == '\r'))
 		to--;
+	if (s->yaml_lines && n < s->nlines && to == s->line_start[n]) {
+		/* NEL, LS or PS */
+		if (to - from >= 2 && (unsigned char)s->bytes[to - 2] == 0xC2)
+			to -= 2;
+		else if (to - from >= 3)
+			to -= 3;
+	}
 	*len = to - from;
 	return s->bytes + from;
 }

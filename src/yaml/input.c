@@ -21,10 +21,15 @@
  *   ("found a tab character where an indentation space is expected"). libyaml reads an 'x' there
  *   (the same column), turned back into the tab in the scalar's text.
  *
+ * - `"\uDECE"`: PyYAML makes a lone surrogate of an escape of U+D800..U+DFFF, libyaml refuses it
+ *   ("found invalid Unicode character escape code"). sweeplint's text is UTF-8, which cannot hold
+ *   one: the digits are rewritten FFFD, and the character reads as U+FFFD.
+ *
  * Line breaks are \n, \r, NEL (U+0085), LS (U+2028) and PS (U+2029) for both, as for sl_source.
  */
 #include "input.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -140,10 +145,28 @@ static void fix_version(const char *b, size_t i, size_t e, char *w)
 
 static bool printable(const char *b, size_t i, size_t e);
 
+/*
+ * A `%YAML` directive's value in [i, e) with a '#' right after the version (`%YAML 1.1#c`): libyaml
+ * reads the '#' as a comment, PyYAML wants a space ("expected a digit or ' '"). Its offset, or SIZE_MAX.
+ */
+static size_t version_hash(const char *b, size_t i, size_t e)
+{
+	while (i < e && b[i] == ' ')
+		i++;
+	size_t n;
+	uint64_t v;
+	i = number(b, e, i, &n, &v);
+	if (n == 0 || i >= e || b[i] != '.')
+		return SIZE_MAX;
+	i = number(b, e, i + 1, &n, &v);
+	return n && i < e && b[i] == '#' ? i : SIZE_MAX;
+}
+
 struct prefix {
 	size_t first;  /* the first directive, or SIZE_MAX */
 	bool reserved; /* a reserved directive was met */
 	bool kept;     /* a %YAML or %TAG directive was met (libyaml checks what follows) */
+	size_t err;    /* where PyYAML refuses a directive libyaml reads, or SIZE_MAX */
 };
 
 /*
@@ -179,6 +202,9 @@ static size_t walk_prefix(const char *b, size_t len, size_t i, char *w, struct p
 				p->first = i;
 			if (j - i - 1 == 4 && memcmp(b + i + 1, "YAML", 4) == 0) {
 				p->kept = true;
+				size_t h = version_hash(b, j, e);
+				if (h < p->err)
+					p->err = h;
 				if (w)
 					fix_version(b, j, e, w);
 			} else if (j - i - 1 == 3 && memcmp(b + i + 1, "TAG", 3) == 0) {
@@ -271,7 +297,7 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	char *w = NULL;
 
 	/* a directive prefix (PyYAML: a '%' at column 0 before the first document) */
-	struct prefix p = {.first = SIZE_MAX};
+	struct prefix p = {.first = SIZE_MAX, .err = SIZE_MAX};
 	size_t start = src->bom;
 	size_t probe = start;
 	while (probe < len && (b[probe] == ' ' || b[probe] == '\t' || b[probe] == '#' || break_at(b, len, probe)))
@@ -283,6 +309,10 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 		if (p.reserved && !p.kept && !document_start(b, len, content)) {
 			in->err = content;
 			in->why = missing_start(len, content);
+		}
+		if (p.err < in->err) {
+			in->err = p.err;
+			in->why = "expected a digit or ' ', but found '#' (PyYAML wants a space before a comment)";
 		}
 	}
 
@@ -317,7 +347,7 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	}
 	if (w)
 		in->view.bytes = w;
-	if (memchr(b, '\t', len) || memchr(b, ':', len))
+	if (memchr(b, '\t', len) || memchr(b, ':', len) || memchr(b, '\\', len))
 		scan_errors(a, in, &w);
 }
 
@@ -386,9 +416,25 @@ static size_t nesting(size_t depth, yaml_token_type_t type)
  */
 #define SL_YAML_SCAN_RETRIES 4096
 #define SL_YAML_SCAN_BUDGET ((size_t)64 << 20)
+/* At b[at] the digits of a \u or \U escape of a surrogate (U+D800..U+DFFF): their count (4, 8), else 0. */
+static size_t surrogate_escape(const char *b, size_t len, size_t at)
+{
+	if (at < 2 || b[at - 2] != '\\' || (b[at - 1] != 'u' && b[at - 1] != 'U'))
+		return 0;
+	size_t d = b[at - 1] == 'u' ? 4 : 8;
+	unsigned long v = 0;
+	for (size_t k = 0; k < d; k++) {
+		if (at + k >= len || !isxdigit((unsigned char)b[at + k]))
+			return 0;
+		v = v * 16 + (unsigned long)(isdigit((unsigned char)b[at + k]) ? b[at + k] - '0'
+										: (tolower((unsigned char)b[at + k]) - 'a' + 10));
+	}
+	return v >= 0xD800 && v <= 0xDFFF ? d : 0;
+}
+
 static void scan_errors(struct sl_arena *a, struct sl_yaml_input *in, char **w)
 {
-	size_t cap = 0, icap = 0, scanned = 0, room = 0;
+	size_t cap = 0, icap = 0, scanned = 0, room = 0, d;
 	for (int round = 0; round < SL_YAML_SCAN_RETRIES && scanned <= SL_YAML_SCAN_BUDGET; round++) {
 		const char *b = in->view.bytes;
 		size_t len = in->view.len;
@@ -443,6 +489,17 @@ static void scan_errors(struct sl_arena *a, struct sl_yaml_input *in, char **w)
 			in->view.len = len + 1;
 			in->ins = sl_arena_reserve(a, in->ins, in->nins, &icap, in->nins + 1, sizeof *in->ins);
 			in->ins[in->nins++] = at + 1;
+		} else if (strcmp(problem, "found invalid Unicode character escape code") == 0 &&
+			   (d = surrogate_escape(b, len, at)) != 0) {
+			/* PyYAML's chr() makes a lone surrogate of \uD800..\uDFFF; libyaml refuses it. Text here is
+			 * UTF-8, which holds no surrogate: read as U+FFFD (the digits rewritten in place) */
+			if (!*w) {
+				*w = sl_arena_strndup(a, b, len);
+				in->view.bytes = *w;
+			}
+			memcpy(*w + at + d - 4, "FFFD", 4);
+			if (d == 8)
+				memcpy(*w + at, "0000", 4);
 		} else {
 			return;
 		}
@@ -582,7 +639,7 @@ size_t sl_yaml_input_late_directive(const struct sl_source *src, size_t off, con
 			break;
 		ls = k;
 	}
-	struct prefix p = {.first = SIZE_MAX};
+	struct prefix p = {.first = SIZE_MAX, .err = SIZE_MAX};
 	size_t content = walk_prefix(b, len, off, NULL, &p);
 	if (document_start(b, len, content)) {
 		*why = "expected a single document in the stream, but found another document";

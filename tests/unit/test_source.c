@@ -112,6 +112,77 @@ static void test_flags_and_lines(void **state)
 	assert_int_equal(sp.end_col, 5);
 }
 
+/* PyYAML's Reader.forward: the line and column of byte off (a character's start), 1-based. */
+static void pyyaml_linecol(const char *t, size_t len, size_t off, uint32_t *line, uint32_t *col)
+{
+	const unsigned char *u = (const unsigned char *)t;
+	*line = *col = 1;
+	for (size_t i = 0; i < off;) {
+		size_t n = u[i] < 0x80 ? 1 : u[i] >= 0xF0 ? 4 : u[i] >= 0xE0 ? 3 : 2;
+		bool brk = u[i] == '\n' || (u[i] == '\r' && (i + 1 >= len || u[i + 1] != '\n')) ||
+			   (n == 2 && u[i] == 0xC2 && u[i + 1] == 0x85) ||
+			   (n == 3 && u[i] == 0xE2 && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9));
+		if (brk) {
+			(*line)++;
+			*col = 1;
+		} else if (!(n == 3 && memcmp(t + i, "\xEF\xBB\xBF", 3) == 0)) {
+			(*col)++; /* U+FEFF is no column */
+		}
+		i += n;
+	}
+}
+
+/* A source read as YAML counts lines and columns as PyYAML does: NEL, LS, PS break lines. */
+static void test_yaml_lines(void **state)
+{
+	struct sl_arena *a = *state;
+	static const char *const texts[] = {
+		"a: 1\xC2\x85" "b: 2\xE2\x80\xA8" "c: \xEF\xBB\xBF" "3\xE2\x80\xA9" "d\r\ne\rf\n",
+		"\xEF\xBB\xBF" "k: \xE2\x80\xA8\xE2\x80\xA8" "x\xC2\x85\xC2\x85\xEF\xBB\xBF\xEF\xBB\xBF" "y: \xED\x95\x9C",
+		"\xE2\x80\xA9\r\r\n\xC2\x85",
+	};
+	for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+		const char *t = texts[k];
+		struct sl_source *s = src_of(a, t);
+		uint32_t line, col;
+		/* not YAML: \n, \r\n and \r only */
+		sl_source_linecol(s, strlen(t), &line, &col);
+		uint32_t plain_line = line;
+		sl_source_yaml_lines(a, s);
+		sl_source_yaml_lines(a, s); /* idempotent */
+		assert_true(s->yaml_lines);
+		for (size_t off = 0; off <= strlen(t); off++) {
+			if (off < strlen(t) && ((unsigned char)t[off] & 0xC0) == 0x80)
+				continue;
+			uint32_t rl, rc;
+			pyyaml_linecol(t, strlen(t), off, &rl, &rc);
+			sl_source_linecol(s, off, &line, &col);
+			if (line != rl || col != rc)
+				print_error("text %zu offset %zu: %u:%u, PyYAML %u:%u\n", k, off, line, col, rl, rc);
+			assert_int_equal(line, rl);
+			assert_int_equal(col, rc);
+		}
+		assert_true(line > plain_line);
+		assert_int_equal(s->nlines, line);
+	}
+	/* a line's text ends before its NEL, LS or PS */
+	struct sl_source *s = src_of(a, texts[0]);
+	sl_source_yaml_lines(a, s);
+	size_t n;
+	const char *l = sl_source_line(s, 1, &n);
+	assert_int_equal(n, 4);
+	assert_memory_equal(l, "a: 1", 4);
+	l = sl_source_line(s, 2, &n);
+	assert_int_equal(n, 4);
+	assert_memory_equal(l, "b: 2", 4);
+	l = sl_source_line(s, 3, &n);
+	assert_int_equal(n, 7);
+	assert_memory_equal(l, "c: \xEF\xBB\xBF" "3", 7);
+	l = sl_source_line(s, 4, &n);
+	assert_int_equal(n, 1);
+	assert_memory_equal(l, "d", 1);
+}
+
 static void test_char_to_byte(void **state)
 {
 	struct sl_arena *a = *state;
@@ -183,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_linecol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flags_and_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_yaml_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_char_to_byte, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 	};

@@ -432,6 +432,16 @@ static void test_pyyaml_differences(void **state)
 	p = parse(a, "\xe2\x80\xa8%A\n# c\n---\n- y\n");
 	assert_true(p.doc->ok);
 	assert_string_equal(p.doc->root->items[0]->text, "y");
+	/* a '#' right after a %YAML version: libyaml's comment, PyYAML's error */
+	first_error(a, "%YAML 1.1#c\n---\na: 1\n", &line, &col);
+	assert_int_equal(line, 1);
+	assert_int_equal(col, 10);
+	p = parse(a, "%YAML 1.1 #c\n---\na: 1\n");
+	assert_true(p.doc->ok);
+	/* an escaped surrogate: PyYAML's chr() makes a lone one, libyaml refused; UTF-8 text: U+FFFD */
+	p = parse(a, "a: \"x\\udece\\U0000D800\"\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "a")->text, "x\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 /*
@@ -469,6 +479,16 @@ static void test_constructor_reach(void **state)
 	assert_true(p.doc->ok);
 	first_error(a, "? !!set {a}\n: v\n", &line, &col);
 	assert_int_equal(col, 3);
+	/* positions as PyYAML counts them: LS and NEL end lines, U+FEFF is no column */
+	first_error(a, "a: 1\xe2\x80\xa8" "b: @x\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 4);
+	first_error(a, "a: 1\xc2\x85\xef\xbb\xbf\xef\xbb\xbf" "b: @x\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 4);
+	first_error(a, "\xef\xbb\xbf" "a: 1\n\xef\xbb\xbf" "b: [@x]\n", &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 5);
 }
 
 static void test_merge_and_duplicates(void **state)
