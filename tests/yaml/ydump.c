@@ -6,7 +6,7 @@
  *   {"ok": true, "v": VALUE}                             the document as sweeplint reads it
  * VALUE mirrors what PyYAML's safe_load builds: null, booleans, integers ({"bigint": approx} past 64
  * bits), floats ({"float": "inf"|"-inf"|"nan"} when not finite), strings, {"ts": true} for timestamps,
- * {"bin": true} for binary, lists, {"set": [keys]} for !!set, [[key, value], ...] for !!omap and
+ * {"bin": true} for binary, lists, {"set": [keys]} for !!set (its keys as for a mapping), [[key, value], ...] for !!omap and
  * !!pairs, and {"map": [[key, value], ...]} for mappings as sl_map_get reads them (merge keys "<<"
  * flattened, the last duplicate winning): every key text the mapping or its merges hold, once.
  */
@@ -102,12 +102,8 @@ static const struct sl_node *key_node(const struct sl_node *map, const struct sl
 
 static json_t *mapping(const struct sl_node *n, int depth, long *count)
 {
-	if (n->tag && strcmp(n->tag, "tag:yaml.org,2002:set") == 0) {
-		json_t *keys = json_array();
-		for (size_t i = 0; i < n->n; i++)
-			json_array_append_new(keys, dump(n->pairs[i].key, depth + 1, count));
-		return json_pack("{s:o}", "set", keys);
-	}
+	/* a set's members: its keys as sl_map_get reads them (merges flattened, one of each text) */
+	bool set = n->tag && strcmp(n->tag, "tag:yaml.org,2002:set") == 0;
 	json_t *seen = json_object(), *order = json_array(), *pairs = json_array();
 	collect_keys(n, seen, order, 0);
 	size_t i;
@@ -116,12 +112,12 @@ static json_t *mapping(const struct sl_node *n, int depth, long *count)
 		const char *text = json_string_value(k);
 		const struct sl_node *v = sl_map_get(n, text);
 		const struct sl_node *kn = key_node(n, v, text, 0);
-		json_array_append_new(pairs, json_pack("[oo]", kn ? dump(kn, depth + 1, count) : json_incref(k),
-						       dump(v, depth + 1, count)));
+		json_t *key = kn ? dump(kn, depth + 1, count) : json_incref(k);
+		json_array_append_new(pairs, set ? key : json_pack("[oo]", key, dump(v, depth + 1, count)));
 	}
 	json_decref(seen);
 	json_decref(order);
-	return json_pack("{s:o}", "map", pairs);
+	return json_pack("{s:o}", set ? "set" : "map", pairs);
 }
 
 static json_t *dump(const struct sl_node *n, int depth, long *count)
