@@ -224,7 +224,7 @@ struct sl_eval {
 	uint32_t *worst_combo;
 	/*
 	 * per combination of the axes that are not held (sl_eval_cell): verdict
-	 * << 14 | peak / capacity in 1/1024 steps (saturating)
+	 * << 14 | peak / capacity as an ordering step (cells.c cell_of: 1/1024 below 12 x, then logarithmic)
 	 */
 	uint16_t *cells;
 	struct sl_eval_note *notes;

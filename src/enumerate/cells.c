@@ -10,6 +10,7 @@
  */
 #include "sweeplint/eval.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include <string.h>
@@ -88,13 +89,28 @@ void sl_eval_limit_axes(struct sl_eval_builder *B, uint64_t limit)
 
 /* ---- the product of the axes ---------------------------------------------------------- */
 
+/*
+ * A cell: the verdict in the top two bits, the peak in the other 14 as a step
+ * that only orders peaks (the worst and blamed combinations; the heatmap
+ * recomputes the figure): 1/1024 of capacity below 12 x capacity, then 256
+ * steps per doubling up to 12 x 2^16 x capacity. A flat cap at 16 x capacity
+ * made every peak past it tie, so a far-out sweep named its first combination
+ * as the worst (batch 10000 at length 128 and 256: "worst: 128").
+ */
+enum { CELL_LINEAR = 12 * 1024, CELL_MAX = 0x3FFF };
+
 static uint16_t cell_of(const struct sl_eval *ev, enum sl_verdict vd, uint64_t total)
 {
-	uint64_t q = 0x3FFF;
-	if (ev->capacity && total / ev->capacity < 16)
-		q = (uint64_t)((double)total * 1024.0 / (double)ev->capacity);
-	if (q > 0x3FFF)
-		q = 0x3FFF;
+	uint64_t q = CELL_MAX;
+	if (ev->capacity) {
+		double r = (double)total / (double)ev->capacity;
+		if (r < CELL_LINEAR / 1024.0)
+			q = (uint64_t)(r * 1024.0);
+		else
+			q = CELL_LINEAR + (uint64_t)(256.0 * log2(r * 1024.0 / CELL_LINEAR));
+		if (q > CELL_MAX)
+			q = CELL_MAX;
+	}
 	return (uint16_t)((unsigned)vd << 14 | (unsigned)q);
 }
 

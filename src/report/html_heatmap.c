@@ -4,7 +4,7 @@
  * other axes vary inside it): its colour is the worst verdict among them
  * (fits, near capacity, out of memory; unknown when none is known), its
  * label the worst peak in GiB, recomputed exactly for the combination that
- * has it (the evaluation keeps peaks in 1/1024 of capacity). A cell where
+ * has it (the evaluation keeps peaks only as ordering steps). A cell where
  * only some combinations reach that verdict is drawn lighter and says how
  * many. The card's line runs between cells that exceed the card's capacity
  * and cells that do not. One pass over the combinations fills every model's
@@ -21,7 +21,7 @@ enum { CELL_W = 78, CELL_H = 34, LEFT = 96, TOP = 44, MAX_SIDE = 64 /* rows or c
 
 struct cell {
 	uint64_t n[SL_VERDICT__COUNT];   /* memory-relevant combinations by verdict */
-	uint16_t q;                      /* the largest peak among known ones, 1/1024 of capacity */
+	uint16_t q;                      /* the largest peak among known ones, an ordering step (cells.c cell_of) */
 	uint32_t *worst;                 /* the combination with it (NULL: none known) */
 };
 
