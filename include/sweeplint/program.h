@@ -23,7 +23,7 @@ struct sl_trainer;
 struct sl_scalar_resolver;
 
 /* Bounds of one program read (a finding-free note past them, never a crash). */
-#define SL_PROGRAM_MAX_BYTES ((size_t)2 << 20)     /* a bigger program is not parsed */
+#define SL_PROGRAM_MAX_BYTES ((size_t)256 << 10)   /* a bigger program is not parsed (KiB in messages) */
 #define SL_PROGRAM_TIMEOUT_MS 10000                /* wall time for one python3 parse */
 #define SL_PROGRAM_MAX_AS ((unsigned long)2 << 30) /* RLIMIT_AS of the parser process */
 #define SL_PROGRAM_MAX_OUTPUT ((size_t)4 << 20)    /* JSON the parser may print */

@@ -22,6 +22,9 @@
 #include "enumerate_internal.h"
 
 #define MAX_AXIS_VALUES 4096 /* a longer integer range on a memory axis is evaluated at its bounds */
+/* the values the sweep's integer ranges may add together: past it a range is evaluated at its bounds,
+ * as a longer one is (12,400 ranges of up to 4096 values each took 3.2 GB and 17 s before any bound) */
+#define MAX_RANGE_VALUES 16384
 
 static void note_rule(struct sl_eval_builder *B, const char *key, const char *where, const struct sl_key_rule *rule,
 		      int role, const char *detail)
@@ -335,7 +338,9 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			break;
 		case SL_DIST_INT_UNIFORM:
 		case SL_DIST_Q_UNIFORM:
-			if (!cnt.infinite && !cnt.saturated && cnt.value > 0 && cnt.value <= MAX_AXIS_VALUES) {
+			if (!cnt.infinite && !cnt.saturated && cnt.value > 0 && cnt.value <= MAX_AXIS_VALUES &&
+			    B->range_values + cnt.value <= MAX_RANGE_VALUES) {
+				B->range_values += (size_t)cnt.value;
 				ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, (size_t)cnt.value);
 				for (uint64_t j = 0; j < cnt.value; j++) {
 					struct sl_value v;

@@ -46,6 +46,7 @@ struct sl_eval_builder {
 	const struct sl_scalar_resolver *res;
 	size_t cap_axes, cap_notes;
 	unsigned ds_depth;
+	size_t range_values; /* values the integer ranges added so far (MAX_RANGE_VALUES, axes.c) */
 	const struct sl_key_rule **limited;  /* patterns that hit their match limit, reported once each */
 	size_t nlimited, cap_limited;
 };

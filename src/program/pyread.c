@@ -341,8 +341,8 @@ static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const c
 	int err = 0;
 	struct sl_source *src = sl_source_read(a, path, SL_PROGRAM_MAX_BYTES, &err);
 	if (!src) {
-		r->error = err == EFBIG ? sl_arena_printf(a, "%s: larger than %zu MiB: not parsed", display,
-							  SL_PROGRAM_MAX_BYTES >> 20)
+		r->error = err == EFBIG ? sl_arena_printf(a, "%s: larger than %zu KiB: not parsed", display,
+							  SL_PROGRAM_MAX_BYTES >> 10)
 					: sl_arena_printf(a, "%s: cannot read: %s", display, sl_source_strerror(err));
 		return r;
 	}

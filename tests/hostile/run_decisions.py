@@ -14,7 +14,10 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.getcwd()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+ROOT = common.ROOT
 GRID = open(os.path.join(ROOT, "fixtures/cli/fix/grid.yaml"), "rb").read()
 GPU = ["-g", "16GiB"]
 OFF = "rules:\n  oom: off\n"  # a config whose effect shows: no oom finding
@@ -22,15 +25,11 @@ OFF = "rules:\n  oom: off\n"  # a config whose effect shows: no oom finding
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    results = []
-
-    def check(name, ok, why="", skip=None):
-        results.append((name, ok, why, skip))
+    tap = common.Tap()
+    check = tap.check
 
     def run(args, cwd, home="/nonexistent"):
-        env = {k: v for k, v in os.environ.items() if k.startswith(("ASAN_", "UBSAN_", "LSAN_"))}
-        env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C", HOME=home)
-        p = subprocess.run([binary] + args, capture_output=True, cwd=cwd, env=env, timeout=60)
+        p = subprocess.run([binary] + args, capture_output=True, cwd=cwd, env=common.env(home), timeout=60)
         return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,17 +115,7 @@ def main():
                   f"rc {rc}/{rc2}, apply {p.returncode} {p.stdout[-200:]!r} {p.stderr[-200:]!r}, "
                   f"same {got == want.encode()}")
 
-    print(f"1..{len(results)}")
-    failed = 0
-    for n, (name, ok, why, skip) in enumerate(results, 1):
-        if skip:
-            print(f"ok {n} - {name} # SKIP {skip}")
-            continue
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            failed += 1
-            print(f"#   {why}")
-    return 1 if failed else 0
+    return tap.finish()
 
 
 if __name__ == "__main__":

@@ -16,34 +16,22 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
 MEASURE = os.path.abspath(sys.argv[1])
 SWEEPLINT = os.path.abspath(sys.argv[2])
-SANITIZED = len(sys.argv) > 3 and sys.argv[3] not in ("", "none", "false")
+SANITIZED = len(sys.argv) > 3 and common.sanitized(sys.argv[3])
 TIME_BOUND, RSS_BOUND = (20.0, 1 << 30) if SANITIZED else (2.0, 64 << 20)
 GPU = ["-g", "24GiB"]
-results = []
-
-
-def check(name, ok, why="", skip=None):
-    results.append((name, ok, why, skip))
+tap = common.Tap()
+check = tap.check
 
 
 def run(args, cwd=None, timeout=60):
     """(rc, stdout, stderr, seconds, max_rss_bytes, cpu_seconds) of one run, through tests/hostile/measure.c
-    (forked from a small parent, so the peak RSS is the child's own, not a copy of this Python's)."""
-    env = {k: v for k, v in os.environ.items() if k.startswith(("ASAN_", "UBSAN_", "LSAN_"))}
-    env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C", HOME=cwd or "/nonexistent")
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r") as report:
-        p = subprocess.run([MEASURE, report.name, str(timeout), "--", SWEEPLINT] + args, stdin=subprocess.DEVNULL,
-                           stdout=out, stderr=err, env=env, cwd=cwd)
-        if p.returncode != 0:
-            raise RuntimeError(f"measure failed ({p.returncode})")
-        rc, secs, rss, cpu = report.read().split()
-        out.seek(0)
-        err.seek(0)
-        return (int(rc), out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                float(secs), int(rss) * 1024, float(cpu))
+    (common.run: forked from a small parent, so the peak RSS is the child's own, not a copy of this Python's)."""
+    return common.run(MEASURE, SWEEPLINT, args, cwd=cwd, timeout=timeout, home=cwd or "/nonexistent")
 
 
 def cheap(secs, rss):
@@ -507,18 +495,7 @@ def main():
                   not bad and rejected > 0 and "AddressSanitizer" not in err,
                   f"{len(bad)} differ, first: {bad[:5]} {err[-300:]!r}")
 
-    print(f"1..{len(results)}")
-    failed = 0
-    for n, (name, ok, why, skip) in enumerate(results, 1):
-        if skip:
-            print(f"ok {n} - {name} # SKIP {skip}")
-            continue
-        name = name.encode("unicode_escape").decode("ascii")  # a test name is one TAP line
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            failed += 1
-            print(f"#   {why}")
-    return 1 if failed else 0
+    return tap.finish()
 
 
 if __name__ == "__main__":

@@ -259,6 +259,51 @@ def main():
         tap.check("lsp: a document's bidi and C1 characters escaped in its JSON messages (the diagnostics say the key)",
                   p.returncode == 0 and "unknown top-level key" in body and not common.raw_char(body),
                   f"rc {p.returncode}: raw {common.raw_char(body)}: {body[-600:]!r} {err[-300:]!r}")
+
+        # 10. integer ranges on memory axes were each enumerated up to 4096 values with no bound on their sum:
+        # 8,000 int_uniform lengths took 3.2 GB and 2.3 s of CPU before the axis bound said anything (41 MB after;
+        # 16,600, just under the node bound, still take 89 MB: ~2 KB a memory axis, docs/reliability.md)
+        n = 8000
+        f = write(os.path.join(tmp, "many-ranges.yaml"), "method: random\nparameters:\n  model_name_or_path: "
+                  "{value: gpt2}\n" + "".join(f"  a{i}.max_seq_length: {{min: 1, max: {i + 2}}}\n" for i in range(n)))
+        r = run(["-q"] + GPU + [f])
+        tap.check(f"{n} integer ranges of lengths: too-many-combinations, within {TIME_BOUND:g} s CPU and "
+                  f"{RSS_BOUND >> 20} MB", r.rc == 0 and "[too-many-combinations]" in r.out and
+                  r.cpu < TIME_BOUND and r.rss < RSS_BOUND, f"rc {r.rc}, {r.cpu:.2f} s, {r.rss >> 20} MB: {r.out[-300:]!r}")
+        # ... while a few ranges are still evaluated value by value (the budget is 16,384 values)
+        f = write(os.path.join(tmp, "few-ranges.yaml"), "method: random\nparameters:\n  model_name_or_path: "
+                  "{value: roberta-large}\n  max_seq_length: {value: 512}\n  per_device_train_batch_size: "
+                  "{min: 1, max: 4000}\n  gradient_accumulation_steps: {min: 1, max: 3}\n")
+        r = run(["-q", "-f", "json"] + GPU + [f])
+        try:
+            c = json.loads(r.out)["files"][0]["combinations"]
+        except (ValueError, KeyError, IndexError):
+            c = None
+        tap.check("an int_uniform batch of 4000 values is still evaluated value by value (every combination judged)",
+                  c is not None and c["unknown"] == 0 and c["fit"] > 0 and c["oom"] > 0, f"{c}: {r.out[:300]!r}")
+
+        # 11. a program beside the sweep is parsed by python3 only up to 256 KiB: a 1 MB program of 25,000
+        # add_argument lines took python3 2.4 s of CPU and 180 MB (10 s wall under load: its time bound)
+        d = os.path.join(tmp, "big-program")
+        os.makedirs(d)
+        line = "p.add_argument('--a{i}', default={i})\n"
+        write(os.path.join(d, "sweep.yaml"), "method: grid\nprogram: train.py\nparameters:\n"
+              "  model_name_or_path: {value: gpt2}\n  per_device_train_batch_size: {values: [8, 16]}\n")
+        for size, refused in ((1 << 20, True), (200 << 10, False)):
+            body, i = "import argparse\np = argparse.ArgumentParser()\n", 0
+            while len(body) < size:
+                body += line.format(i=i)
+                i += 1
+            write(os.path.join(d, "train.py"), body)
+            r = run(["-v"] + GPU + ["sweep.yaml"], cwd=d)
+            said = "larger than 256 KiB: not parsed" in r.out + r.err
+            if not refused:
+                said = "program not read" in r.out + r.err  # parsed: no note says it was not read
+            tap.check(f"a {len(body) >> 10} KiB program of {i} add_argument lines: "
+                      f"{'refused from its size' if refused else 'parsed'}, within {TIME_BOUND:g} s CPU and "
+                      f"{RSS_BOUND >> 20} MB (python3 included)",
+                      r.rc == 0 and said == refused and r.cpu < TIME_BOUND and r.rss < RSS_BOUND,
+                      f"rc {r.rc}, {r.cpu:.2f} s, {r.rss >> 20} MB: {(r.out + r.err)[-600:]!r}")
     return tap.finish()
 
 

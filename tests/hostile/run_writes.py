@@ -21,7 +21,10 @@ import time
 
 import yaml
 
-ROOT = os.getcwd()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+ROOT = common.ROOT
 SRC = os.path.join(ROOT, "fixtures/cli/fix/grid.yaml")
 GPU = ["--gpu", "16GiB"]
 
@@ -36,13 +39,12 @@ def limit_fsize(ignore):
 def main():
     binary = os.path.abspath(sys.argv[1])
     original = open(SRC, "rb").read()
-    results = []
+    tap = common.Tap()
 
     def run(args, pre=None):
         return subprocess.run([binary] + args, capture_output=True, preexec_fn=pre, cwd=ROOT, timeout=60)
 
-    def check(name, ok, why="", skip=None):
-        results.append((name, ok, why, skip))
+    check = tap.check
 
     with tempfile.TemporaryDirectory() as tmp:
         def fresh(sub):
@@ -210,17 +212,7 @@ def main():
     check("fix --in-place when the file changed on disk since it was read", True,
           skip="needs a hook between read and rename in src/rewrite/write.c (none yet)")
 
-    print(f"1..{len(results)}")
-    failed = 0
-    for n, (name, ok, why, skip) in enumerate(results, 1):
-        if skip:
-            print(f"ok {n} - {name} # SKIP {skip}")
-            continue
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            failed += 1
-            print(f"#   {why}")
-    return 1 if failed else 0
+    return tap.finish()
 
 
 if __name__ == "__main__":

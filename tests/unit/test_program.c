@@ -259,7 +259,7 @@ static void test_hostile_programs(void **state)
 	text[big] = '\0';
 	r = read_py(text);
 	assert_non_null(r->error);
-	assert_non_null(strstr(r->error, "larger than 2 MiB"));
+	assert_non_null(strstr(r->error, "larger than 256 KiB"));
 	assert_true(time(NULL) - t0 < SL_PROGRAM_TIMEOUT_MS / 1000);
 }
 
