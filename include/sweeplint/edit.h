@@ -99,6 +99,14 @@ int sl_edits_list(const struct sl_edits *e, struct sl_edit **out, size_t *n);
  */
 int sl_edits_remove_items(struct sl_edits *e, const struct sl_node *seq, const bool *drop);
 
+/*
+ * Remove every item of seq but item k (split --by: one value of a list). The
+ * same edit as sl_edits_remove_items with every other item dropped; for a
+ * flow list whose entries lie where their spans say it is planned from the
+ * entries around k alone, not from every item. -SL_EUSAGE for k out of range.
+ */
+int sl_edits_keep_item(struct sl_edits *e, const struct sl_node *seq, size_t k);
+
 /* Remove item i of a sequence (see sl_edits_remove_items). */
 int sl_edits_remove_item(struct sl_edits *e, const struct sl_node *seq, size_t i);
 

@@ -68,6 +68,12 @@ struct sl_box {
 	size_t by_item;
 	const char *value;               /* the --by value's text, or NULL */
 	unsigned part, nparts;           /* --exact: 1-based part of the --by value's cover (0: none) */
+	/*
+	 * split --by: 1 + the axis whose keep array is a read-only view shared by every --by box (a
+	 * one-hot window: only view_value kept), so a list of n values costs n flags, not n per box;
+	 * copied before it is changed (sl_box_keep_mut). 0: every keep array is the box's own.
+	 */
+	size_t view_axis, view_value;
 };
 
 struct sl_rewrite {
@@ -80,6 +86,7 @@ struct sl_rewrite {
 	uint64_t ncombos;                /* memory-relevant combinations (product of the axes) */
 	uint8_t *vd;                     /* enum sl_rw_class per combination */
 	uint64_t budget;                 /* work bound of the cover search (combinations visited) */
+	size_t max_parts;                /* sl_rewrite_cover stops past this many boxes (0: no bound) */
 };
 
 /*
@@ -94,7 +101,7 @@ int sl_rewrite_init(struct sl_rewrite *rw, struct sl_arena *a, const struct sl_e
 /* The whole sweep as a box (counts filled in). */
 struct sl_box *sl_box_whole(const struct sl_rewrite *rw);
 
-/* A copy of b (its own keep arrays). */
+/* A copy of b (its own keep arrays, a view copied too). */
 struct sl_box *sl_box_copy(const struct sl_rewrite *rw, const struct sl_box *b);
 
 /* Recount b->n over the box. */
@@ -150,6 +157,9 @@ int sl_rewrite_split_by(const struct sl_rewrite *rw, const struct sl_box *whole,
  * by their feasibility over the other axes, recurse per group; memory being
  * monotone makes the feasible set a staircase). -SL_ELIMIT with *why when
  * out-of-memory combinations depend on an axis it cannot narrow.
+ *
+ * Past rw->max_parts boxes (when not 0) the search stops: -SL_EUSAGE, *why NULL
+ * (split's --max-files bound; the caller says so).
  */
 int sl_rewrite_cover(const struct sl_rewrite *rw, const struct sl_box *b, struct sl_box ***out, size_t *n,
 		     const char **why);

@@ -13,6 +13,15 @@
 struct sl_arena;
 
 /*
+ * The most sweeps one `split` writes unless --max-files says otherwise: a
+ * split into hundreds of sweeps is almost always a mistake (a list of model
+ * names by --by, or an --exact cover of a fine grid), and each is rendered and
+ * checked before any is written. --max-files accepts up to SL_SPLIT_MAX_FILES_LIMIT.
+ */
+#define SL_SPLIT_MAX_FILES 256
+#define SL_SPLIT_MAX_FILES_LIMIT 100000
+
+/*
  * A value as one file-name component: no '/', '\', no "..", no control
  * characters or shell-troubling bytes (each becomes '_'), valid UTF-8 kept,
  * not starting with '-' or '.', not ending with '.', at most 80 bytes, never

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -27,12 +28,16 @@
 #include "sweeplint/trainer.h"
 #include "sweeplint/write.h"
 
-enum { OPT_BY = 512, OPT_ONLY, OPT_EXACT, OPT_DRY_RUN, OPT_FORCE };
+#define SL_STR_(x) #x
+#define SL_STR(x) SL_STR_(x)
+
+enum { OPT_BY = 512, OPT_ONLY, OPT_EXACT, OPT_DRY_RUN, OPT_FORCE, OPT_MAX_FILES };
 
 struct split_ctx {
 	struct sl_run *run;
 	const char *by, *only, *output, *config_file;
 	bool exact, dry_run, quiet, force;
+	size_t max_files;            /* --max-files: refuse a split into more sweeps */
 };
 
 static const struct sl_opt split_opts[] = {
@@ -42,6 +47,9 @@ static const struct sl_opt split_opts[] = {
 	{"output", 'o', true, "DIR", "folder for the files (default: FILE's folder; '-' prints a single sweep)"},
 	{"dry-run", OPT_DRY_RUN, false, NULL, "say what would be written, write nothing"},
 	{"force", OPT_FORCE, false, NULL, "replace files that already exist in the output folder (never an input)"},
+	{"max-files", OPT_MAX_FILES, true, "N",
+	 "refuse a split into more than N sweeps (default " SL_STR(SL_SPLIT_MAX_FILES) ", at most "
+	 SL_STR(SL_SPLIT_MAX_FILES_LIMIT) ")"},
 	{"quiet", 'q', false, NULL, "say nothing on standard error unless something fails"},
 	{"config-file", RW_OPT_CONFIG_FILE, true, "FILE", "project config instead of the nearest .sweeplint.yaml"},
 };
@@ -76,6 +84,16 @@ static int split_opt(struct sl_cli *cli, void *vctx, int key, const char *arg)
 	case OPT_FORCE:
 		c->force = true;
 		return 0;
+	case OPT_MAX_FILES: {
+		char *end = NULL;
+		errno = 0;
+		unsigned long long v = strtoull(arg, &end, 10);
+		if (!*arg || *end || errno || arg[0] == '-' || v < 1 || v > SL_SPLIT_MAX_FILES_LIMIT)
+			return sl_opts_error(cli, "invalid --max-files '%s': expected a count from 1 to %d", arg,
+					     SL_SPLIT_MAX_FILES_LIMIT);
+		c->max_files = (size_t)v;
+		return 0;
+	}
 	case RW_OPT_CONFIG_FILE:
 		if (!*arg)
 			return sl_opts_error(cli, "invalid --config-file '': expected a file");
@@ -157,7 +175,7 @@ static bool ensure_dir(struct sl_cli *cli, const char *dir)
 int cmd_split(struct sl_cli *cli, int argc, char **argv)
 {
 	struct sl_run *run = sl_run_new();
-	struct split_ctx ctx = {.run = run};
+	struct split_ctx ctx = {.run = run, .max_files = SL_SPLIT_MAX_FILES};
 	struct sl_cmd_spec spec_here = spec; /* the table is const; this call's context is local */
 	spec_here.ctx = &ctx;
 	run->opt.headroom = 0;
@@ -276,6 +294,14 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 		status = SL_EXIT_FINDINGS;
 		goto out;
 	}
+	if (by && nboxes > c->max_files) {
+		/* before anything is rendered: thousands of files are a mistake more often than a plan */
+		fprintf(err, "%s:%u:%u: error: splitting by %s makes %zu sweeps, more than --max-files allows (%zu): give "
+			     "--max-files %zu to write them all, or --only VALUE for one; nothing written\n",
+			j.shown, by->values->span.line, by->values->span.col, sl_term_safe(a, by->path), nboxes,
+			c->max_files, nboxes);
+		goto out;
+	}
 
 	/* --exact: each box covered by boxes without an out-of-memory combination */
 	struct piece *pieces = NULL;
@@ -283,7 +309,16 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 	for (size_t k = 0; k < nboxes; k++) {
 		struct sl_box **parts = &boxes[k];
 		size_t nparts = 1;
-		if (c->exact && sl_rewrite_cover(rw, boxes[k], &parts, &nparts, &why) < 0) {
+		/* the sweeps the boxes after this one need at least (one each) stay within --max-files */
+		j.rw.max_parts = c->max_files > np + (nboxes - k - 1) ? c->max_files - np - (nboxes - k - 1) : 1;
+		int crc = c->exact ? sl_rewrite_cover(rw, boxes[k], &parts, &nparts, &why) : 0;
+		if (crc == -SL_EUSAGE && !why) {
+			fprintf(err, "%s: error: split --exact makes more than %zu sweeps (--max-files): give a larger "
+				     "--max-files, or narrow the sweep first (fewer values, `fix`); nothing written\n",
+				j.shown, c->max_files);
+			goto out;
+		}
+		if (crc < 0) {
 			fprintf(err, "%s: error: cannot split exactly%s%s: %s; nothing written\n", j.shown,
 				boxes[k]->value ? " for " : "", boxes[k]->value ? boxes[k]->value : "", why);
 			goto out;

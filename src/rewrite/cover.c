@@ -25,6 +25,7 @@ struct cover {
 	struct sl_box **out;
 	size_t n, cap;
 	const char *why;             /* set when a box keeps an OOM combination no edit can remove */
+	bool over;                   /* more than rw->max_parts boxes: the search stopped */
 };
 
 static bool splittable(const struct sl_rewrite *rw, size_t i)
@@ -138,6 +139,10 @@ static size_t greedy_count(struct cover *C, const struct sl_box *b0)
 
 static void emit(struct cover *C, struct sl_box *b)
 {
+	if (C->rw->max_parts && C->n >= C->rw->max_parts) {
+		C->over = true; /* split's --max-files: stop rather than plan thousands of files */
+		return;
+	}
 	if (C->n == C->cap) {
 		size_t cap = C->cap ? C->cap * 2 : 8;
 		C->out = sl_arena_grow(C->rw->arena, C->out, C->n, cap, sizeof *C->out);
@@ -168,6 +173,8 @@ static const char *stuck_reason(struct cover *C, const struct sl_box *b)
 static void build(struct cover *C, const struct sl_box *b0)
 {
 	const struct sl_rewrite *rw = C->rw;
+	if (C->over)
+		return;
 	struct sl_box *b = sl_box_copy(rw, b0);
 	sl_rewrite_prune(rw, b);
 	if (b->n[SL_RW_FEASIBLE] + b->n[SL_RW_UNKNOWN] == 0)
@@ -211,6 +218,10 @@ int sl_rewrite_cover(const struct sl_rewrite *rw, const struct sl_box *b, struct
 	build(&C, b);
 	*out = C.out;
 	*n = C.n;
+	if (C.over) {
+		*why = NULL;
+		return -SL_EUSAGE;
+	}
 	if (C.why) {
 		*why = C.why;
 		return -SL_ELIMIT;

@@ -44,6 +44,16 @@ bool sl_walk_start(const struct sl_rewrite *rw, const struct sl_box *b, struct s
 	w->c = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_eval_axis *ax = rw->axes[i].ax;
+		if (b->view_axis == i + 1) {
+			/* split --by's one value: no scan of the whole list */
+			w->vals[i] = sl_arena_array(a, 1, sizeof **w->vals);
+			if (!b->keep[i][b->view_value])
+				return false;
+			w->vals[i][w->cnt[i]++] = (uint32_t)b->view_value;
+			w->idx[i] = w->vals[i][0];
+			w->c += w->idx[i] * ax->stride;
+			continue;
+		}
 		/* only the kept values: a box of one value of a 5,000-value axis holds one, not 5,000 */
 		size_t kept = 0;
 		for (size_t j = 0; j < ax->n; j++)
@@ -256,7 +266,45 @@ struct sl_box *sl_box_copy(const struct sl_rewrite *rw, const struct sl_box *src
 		memcpy(b->keep[i], src->keep[i], m * sizeof **b->keep);
 		b->max[i] = src->max[i];
 	}
+	b->view_axis = 0; /* every array copied: the copy's own */
 	return b;
+}
+
+/* src with axis `axis` a view of the shared one-hot window (only value j kept); the other axes copied. */
+static struct sl_box *box_with_view(const struct sl_rewrite *rw, const struct sl_box *src, size_t axis,
+				    const bool *window, size_t j)
+{
+	struct sl_box *b = sl_arena_alloc(rw->arena, sizeof *b);
+	*b = *src;
+	size_t n = rw->naxes, m = rw->axes[axis].ax->n;
+	b->keep = sl_arena_array(rw->arena, n ? n : 1, sizeof *b->keep);
+	b->max = sl_arena_array(rw->arena, n ? n : 1, sizeof *b->max);
+	for (size_t i = 0; i < n; i++) {
+		b->max[i] = src->max[i];
+		if (i == axis) {
+			b->keep[i] = (bool *)window + (m - 1 - j); /* keep[i][k] = window[m - 1 - j + k]: k == j */
+			continue;
+		}
+		size_t mi = rw->axes[i].ax->n;
+		b->keep[i] = sl_arena_array(rw->arena, mi, sizeof **b->keep);
+		memcpy(b->keep[i], src->keep[i], mi * sizeof **b->keep);
+	}
+	b->view_axis = axis + 1;
+	b->view_value = j;
+	return b;
+}
+
+/* Axis i's keep array, the box's own (a shared view is copied first). */
+static bool *keep_mut(const struct sl_rewrite *rw, struct sl_box *b, size_t i)
+{
+	if (b->view_axis == i + 1) {
+		size_t m = rw->axes[i].ax->n;
+		bool *own = sl_arena_array(rw->arena, m, sizeof *own);
+		memcpy(own, b->keep[i], m * sizeof *own);
+		b->keep[i] = own;
+		b->view_axis = 0;
+	}
+	return b->keep[i];
 }
 
 void sl_box_count(const struct sl_rewrite *rw, struct sl_box *b)
@@ -382,9 +430,12 @@ static bool lower_bound(const struct sl_rewrite *rw, struct sl_box *b, size_t i)
 size_t sl_rewrite_prune(const struct sl_rewrite *rw, struct sl_box *b)
 {
 	size_t n = rw->naxes;
-	bool **seen = sl_arena_array(rw->arena, n ? n : 1, sizeof *seen);
+	/* the flags of this pruning alone: a scratch arena (split --by prunes one box per value) */
+	struct sl_arena *tmp = sl_arena_new();
+	bool **seen = sl_arena_array(tmp, n ? n : 1, sizeof *seen);
 	for (size_t i = 0; i < n; i++)
-		seen[i] = sl_arena_array(rw->arena, rw->axes[i].ax->n, sizeof **seen);
+		/* a view axis keeps one value: the rest are never seen, never kept */
+		seen[i] = b->view_axis == i + 1 ? NULL : sl_arena_array(tmp, rw->axes[i].ax->n, sizeof **seen);
 	struct sl_walk w;
 	bool any = false;
 	if (sl_walk_start(rw, b, &w))
@@ -392,10 +443,12 @@ size_t sl_rewrite_prune(const struct sl_rewrite *rw, struct sl_box *b)
 			if (b->vd[w.c] != SL_RW_OOM) {
 				any = true;
 				for (size_t i = 0; i < n; i++)
-					seen[i][w.idx[i]] = true;
+					if (seen[i])
+						seen[i][w.idx[i]] = true;
 			}
 		while (sl_walk_next(rw, &w));
 	if (!any) {
+		sl_arena_free(tmp);
 		sl_box_count(rw, b);
 		return 0; /* nothing fits: nothing to keep a value for */
 	}
@@ -403,7 +456,9 @@ size_t sl_rewrite_prune(const struct sl_rewrite *rw, struct sl_box *b)
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_rw_axis *x = &rw->axes[i];
 		size_t m = x->ax->n;
-		bool *keep = b->keep[i];
+		if (!seen[i])
+			continue; /* the view's one value was seen: something fits (any) and every combination holds it */
+		bool *keep = keep_mut(rw, b, i);
 		switch (x->kind) {
 		case SL_RW_LIST:
 			for (size_t j = 0; j < m; j++)
@@ -434,6 +489,7 @@ size_t sl_rewrite_prune(const struct sl_rewrite *rw, struct sl_box *b)
 			break;
 		}
 	}
+	sl_arena_free(tmp);
 	sl_box_count(rw, b);
 	return dropped;
 }
@@ -484,12 +540,18 @@ int sl_rewrite_split_by(const struct sl_rewrite *rw, const struct sl_box *whole,
 	}
 	size_t m = p->values->n;
 	struct sl_box **boxes = sl_arena_array(rw->arena, m ? m : 1, sizeof *boxes);
+	/* one window of 2m - 1 flags, true in the middle, that every box views at its own offset */
+	bool *window = NULL;
+	if (axis != SIZE_MAX && m) {
+		window = sl_arena_array(rw->arena, 2 * m - 1, sizeof *window);
+		window[m - 1] = true;
+	}
 	for (size_t j = 0; j < m; j++) {
-		struct sl_box *b = sl_box_copy(rw, whole);
+		struct sl_box *b;
 		if (axis != SIZE_MAX) {
-			for (size_t k = 0; k < m; k++)
-				b->keep[axis][k] = k == j;
+			b = box_with_view(rw, whole, axis, window, j);
 		} else {
+			b = sl_box_copy(rw, whole);
 			b->by_param = p;
 			b->by_item = j;
 		}
@@ -597,6 +659,15 @@ int sl_rewrite_edits(const struct sl_rewrite *rw, const struct sl_box *b, struct
 		const struct sl_param *p = ax->param;
 		size_t m = ax->n;
 		const bool *keep = b->keep[i];
+		if (b->view_axis == i + 1) {
+			/* split --by's one value: planned around it, not over the whole list */
+			int rc = sl_edits_keep_item(e, p->values, b->view_value);
+			if (rc < 0) {
+				*why = sl_arena_printf(a, "cannot remove values of '%s': %s", p->path, sl_strerror(rc));
+				return rc;
+			}
+			continue;
+		}
 		size_t nkeep = 0;
 		for (size_t j = 0; j < m; j++)
 			nkeep += keep[j];
@@ -667,12 +738,8 @@ int sl_rewrite_edits(const struct sl_rewrite *rw, const struct sl_box *b, struct
 	}
 	if (b->by_param) {
 		const struct sl_node *seq = b->by_param->values;
-		bool *drop = sl_arena_array(a, seq->n ? seq->n : 1, sizeof *drop);
-		bool some = false;
-		for (size_t j = 0; j < seq->n; j++)
-			some |= drop[j] = j != b->by_item;
-		if (some) {
-			int rc = sl_edits_remove_items(e, seq, drop);
+		if (seq->n > 1) {
+			int rc = sl_edits_keep_item(e, seq, b->by_item);
 			if (rc < 0) {
 				*why = sl_arena_printf(a, "cannot narrow '%s' to one value: %s", b->by_param->path,
 						       sl_strerror(rc));

@@ -44,7 +44,7 @@ def median_cost(args, cwd, runs=3, asan_extra=""):
     return sorted(c[1] for c in costs)[runs // 2], sorted(c[2] for c in costs)[runs // 2], rcs
 
 
-def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_todo=None):
+def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_todo=None, rcs=(0, 1)):
     """flat: also ask that memory not grow at all from 2n to 4n (what is released between items)."""
     if SANITIZED:
         n = max(n // 4, 1)
@@ -55,7 +55,7 @@ def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_to
     t4, m4, r4 = median_cost(args_of(make(4 * n)), tmp, asan_extra=extra)
     rt = (t4 - t0) / max(t2 - t0, 0.05)
     rm = (m4 - m0) / max(m2 - m0, 2 << 20)
-    ok = rt < 3 and rm < 3 and not (r2 | r4) - {0, 1}
+    ok = rt < 3 and rm < 3 and not (r2 | r4) - set(rcs)
     results.append((f"{name}: doubling the input multiplies the time by {rt:.1f} and the memory by {rm:.1f} "
                     "(< 3: linear)", ok,
                     f"floor {t0:.2f} s {m0 >> 20} MB; {2 * n}: {t2:.2f} s {m2 >> 20} MB exit {r2}; "
@@ -111,12 +111,26 @@ def main():
                ["fix", *GPU, tiny])
         growth("split --exact over a batch list of n values", tmp, batches,
                lambda p: ["split", "--exact", "--dry-run", *GPU, p], 2000, ["split", "--exact", "--dry-run", *GPU, tiny])
+        # split --exact planning many parts: a batch x length staircase of about n*100 combinations (a side of
+        # 10*sqrt(n) values each; the parts grow with the side)
+        def stair(n):
+            side = int(10 * n ** 0.5)
+            return write(f"stair{n}.yaml", "method: grid\nparameters:\n  model_name_or_path: {values: "
+                         "[roberta-large]}\n  per_device_train_batch_size:\n    values: [" +
+                         ", ".join(str(i + 1) for i in range(side)) + "]\n  max_seq_length:\n    values: [" +
+                         ", ".join(str(2 * (i + 1)) for i in range(side)) + "]\n")
+        growth("split --exact planning many parts (a staircase of n*100 combinations)", tmp, stair,
+               lambda p: ["split", "--exact", "--dry-run", "-q", "--max-files", "100000", *GPU, p], 400,
+               ["split", "--exact", "--dry-run", "-q", *GPU, tiny])
         models = lambda n: write(f"models{n}.yaml", "method: grid\nparameters:\n  model_name_or_path:\n    values: [" +
                                  ", ".join(f"m{i}" for i in range(n)) + "]\n  per_device_train_batch_size: {values: [8, 16]}\n")
         growth("split --by over n values", tmp, models,
-               lambda p: ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", p], 500,
-               ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", models(2)],
-               todo="each part's edits walk the whole list and each part keeps a flag per value (issue 15)")
+               lambda p: ["split", "-q", *GPU, "--max-files", "100000", "--by", "model_name_or_path", "--dry-run", p],
+               500, ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", models(2)])
+        # past --max-files (default 256) the split is refused at once, whatever the list's length
+        growth("split --by over n values past --max-files: refused (exit 2)", tmp, models,
+               lambda p: ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", p], 2000,
+               ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", models(2)], rcs=(2,))
 
     print(f"1..{len(results)}")
     failed = 0

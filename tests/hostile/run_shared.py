@@ -39,7 +39,6 @@ KILL_AFTER = 2.5 * TIME_BOUND
 TODO = {}
 # commands (a pattern) whose fix is in progress: TODO, with the owner
 TODO_COMMANDS = [
-    (r"split .*split5000\.yaml", "split of 5,000 values: each part's edits walk the whole list (issue 15, helper i15a)"),
 ]
 results = []
 

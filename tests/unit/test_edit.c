@@ -432,6 +432,61 @@ static void test_anchors(void **state)
 
 /* ---- scalars -------------------------------------------------------------------------- */
 
+/*
+ * sl_edits_keep_item (split --by: one value of a list) gives the bytes of removing every other item
+ * (sl_edits_remove_items), for every item of flow lists in the layouts split meets (the keep-one plan
+ * of a flow list reads only the entries around the kept one), block lists, anchors and aliases.
+ */
+static void test_keep_item(void **state)
+{
+	struct fx *f = *state;
+	static const char *const texts[] = {
+		"v: [a, b, c, d, e]\n",
+		"v: [ a , b , c ]\n",
+		"v: [a]\n",
+		"v: [a, b]\n",
+		"v: [\n  a,   # one\n  b,\n  c,  # three\n]\n",
+		"v: [a,\n    b,\n    c]\n",
+		"v: !!seq [a, \"b\", 'c', {x: 1}, [1, 2]]\n",
+		"v: [&m a, b, c]\nw: *m\n",
+		"t: &m x\nv: [a, *m, c]\n",
+		"v: [&m a, *m, c]\n",
+		"v: [a, b, c,]\n",
+		"v:\n  - a\n  - b  # two\n  - c\n",
+		"v:\n- a\n- b\n- c",
+	};
+	for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+		load(f, texts[t]);
+		size_t n = at(f, "v")->n;
+		for (size_t k = 0; k < n; k++) {
+			load(f, texts[t]);
+			const struct sl_node *v = at(f, "v");
+			bool *drop = sl_arena_array(f->a, n, sizeof *drop);
+			bool some = false;
+			for (size_t i = 0; i < n; i++)
+				some |= drop[i] = i != k;
+			struct sl_buf want = {0};
+			int wrc = some ? sl_edits_remove_items(&f->e, v, drop) : 0;
+			if (wrc == 0)
+				assert_int_equal(sl_edits_apply(&f->e, &want), 0);
+			sl_edits_init(&f->e, f->a, f->src);
+			int rc = sl_edits_keep_item(&f->e, v, k);
+			assert_int_equal(rc, wrc);
+			if (rc != 0)
+				continue;
+			/* the same bytes (an alias of a removed anchor may dangle: the rewrite inlines it later) */
+			struct sl_buf got;
+			assert_int_equal(sl_edits_apply(&f->e, &got), 0);
+			if (got.len != want.len || memcmp(got.buf, want.buf, want.len) != 0) {
+				print_error("text %zu, item %zu: want:\n[%s]\ngot:\n[%s]\n", t, k, want.buf, got.buf);
+				fail();
+			}
+		}
+	}
+	load(f, texts[0]);
+	assert_int_equal(sl_edits_keep_item(&f->e, at(f, "v"), 5), -SL_EUSAGE);
+}
+
 static void set_case(struct fx *f, const char *text, const char *path, const char *value, enum sl_vtype want,
 		     const char *expected)
 {
@@ -565,6 +620,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flow_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_sets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_multiline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep_item, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crlf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_final_newline, setup, teardown),
