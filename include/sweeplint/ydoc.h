@@ -63,6 +63,7 @@ struct sl_node {
 	size_t text_len;      /* bytes in text (may hold NULs) */
 	struct sl_value value; /* PyYAML's typing of the scalar */
 	const char *cerr;     /* why PyYAML's constructor refuses the scalar where it builds it, or NULL */
+	const struct sl_node *origin; /* a scalar standing for a scalar-tagged mapping's '=' value: the mapping */
 
 	/* sequences: items[0..n); mappings: pairs[0..n) */
 	struct sl_node **items;

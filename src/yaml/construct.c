@@ -139,6 +139,12 @@ static const char *no_constructor(struct builder *B, const char *tag)
 /* construct_scalar on a collection tagged with a scalar tag: its value keys' values, to a scalar. */
 static void construct_scalar(struct builder *B, const struct sl_node *n, const char *tag)
 {
+	if (tag_is(tag, "timestamp") && n->kind != SL_NODE_SCALAR) {
+		/* construct_yaml_timestamp matches its regexp on node.value, a list here: a TypeError */
+		fail(B, n->span.start,
+		     sl_arena_printf(B->a, "syntax error: PyYAML cannot construct %s from a mapping", tag));
+		return;
+	}
 	const struct sl_node *m = n;
 	for (int hop = 0; m && m->kind == SL_NODE_MAP && hop < 64; hop++) {
 		const struct sl_node *next = NULL;
@@ -164,6 +170,10 @@ static void construct(struct builder *B, const struct sl_node *n)
 {
 	if (B->failed || !add(B->a, &B->built, n))
 		return;
+	if (n->kind == SL_NODE_SCALAR && n->origin) {
+		construct_scalar(B, n->origin, n->tag); /* `!!str {=: 1}`: its '=' keys as they are now */
+		return;
+	}
 	if (n->kind == SL_NODE_SCALAR) {
 		if (sl_yaml_value_key(n) && has(&B->retagged, n))
 			return; /* a string now */

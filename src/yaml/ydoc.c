@@ -215,8 +215,7 @@ static void pop(struct loader *L, yaml_mark_t end)
 		    (strcmp(f->node->tag, "tag:yaml.org,2002:omap") == 0 || strcmp(f->node->tag, "tag:yaml.org,2002:pairs") == 0))
 			built = false;
 	}
-	const struct sl_node *inner =
-		built && n->kind == SL_NODE_MAP && scalar_tag(n->tag) ? value_key_scalar(n) : NULL;
+	const struct sl_node *inner = n->kind == SL_NODE_MAP && scalar_tag(n->tag) ? value_key_scalar(n) : NULL;
 	if (inner) {
 		struct sl_node *c = sl_arena_alloc(L->a, sizeof *c);
 		*c = *inner;
@@ -226,13 +225,17 @@ static void pop(struct loader *L, yaml_mark_t end)
 		c->weight = 1;
 		bool err = false;
 		c->value = sl_scalar_resolve(L->res, c->text, c->text_len, false, n->tag, &err);
-		c->cerr = err ? sl_arena_printf(L->a, "syntax error: cannot construct %s from '%s'", n->tag, c->text) : NULL;
+		c->cerr = NULL;
+		c->origin = n; /* the constructor reads n's '=' keys when it builds c (sl_yaml_construct) */
 		for (struct anchor *an = n->anchor && L->anchors ? L->anchors[anchor_bucket(n->anchor)] : NULL; an;
 		     an = an->next)
 			if (an->node == n)
 				an->node = c;
-		attach(L, c, n->span.end);
-		return;
+		if (built) {
+			attach(L, c, n->span.end);
+			return;
+		}
+		/* a merge value or an !!omap item stays a mapping there; an alias elsewhere builds the scalar */
 	}
 	uint64_t w = 1;
 	if (n->kind == SL_NODE_SEQ)

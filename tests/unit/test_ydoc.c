@@ -470,6 +470,17 @@ static void test_constructor_reach(void **state)
 	first_error(a, "-x: 1\n<<: &c !!str {}\nx_y: *c\n", &line, &col);
 	assert_int_equal(line, 2);
 	assert_int_equal(col, 5);
+	/* a scalar-tagged mapping merged, then used through an alias before its '=' key was flattened */
+	p = parse(a, "b: {<<: &a !!str {=: 1.5}}\nc: *a\n");
+	assert_true(p.doc->ok);
+	assert_string_equal(sl_map_get(p.doc->root, "c")->text, "1.5");
+	/* and after it: the '=' is a string by then, PyYAML finds no scalar */
+	first_error(a, "- {<<: &a !!str {=: 1}}\n- x: *a\n", &line, &col);
+	assert_int_equal(line, 1);
+	assert_int_equal(col, 8);
+	/* but !!timestamp never (PyYAML's constructor reads the mapping's pairs as text: a TypeError) */
+	p = parse(a, "a: !!timestamp {=: 2001-12-14}\n");
+	assert_false(p.doc->ok);
 	/* a scalar-tagged mapping builds only its '=' value */
 	p = parse(a, "a: !!str {=: 1, b: !!int x}\n");
 	assert_true(p.doc->ok);
