@@ -166,6 +166,7 @@ struct sl_eval_opts {
 	bool exhaustive;                 /* hold no axis: estimate every combination (the tests' reference) */
 	const struct sl_scalar_resolver *resolver; /* PyYAML typing (NULL: one is made) */
 	const struct sl_workload *workload; /* rules/workload.yaml compiled (sl_workload_new; NULL: one is made) */
+	const struct sl_frameworks *frameworks; /* rules/frameworks.yaml read (sl_frameworks_new; NULL: one is made) */
 	/* sweep parameters the program reads as something else (a Hydra group choice): not memory values */
 	const char *const *ignore_params;
 	size_t nignore_params;
@@ -177,6 +178,15 @@ struct sl_eval_opts {
  * compiling it per evaluation cost ~1 ms, most of split's time per part.
  */
 struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags);
+
+/*
+ * rules/frameworks.yaml read, for sl_eval_opts.frameworks (NULL when it does
+ * not load: problems in diags): the defaults of training frameworks
+ * (LLaMA-Factory turns gradient checkpointing on unless told not to) that a
+ * sweep gets, below every stated value, when its configs, parameters or
+ * command show the framework runs it. Made once per run.
+ */
+struct sl_frameworks *sl_frameworks_new(struct sl_arena *a, struct sl_diags *diags);
 
 /*
  * The evaluation bound. A combination costs about one step per memory-relevant

@@ -28,6 +28,7 @@ struct sl_source;
 struct sl_trainer;
 struct sl_program;
 struct sl_workload;
+struct sl_frameworks;
 struct sl_ydoc;
 struct sl_suppress;
 
@@ -95,6 +96,7 @@ struct sl_run {
 	bool prepared;
 	struct sl_keymap *keys;          /* rules/keys.yaml (+ project keys, .sweeplint.yaml) */
 	const struct sl_workload *workload; /* rules/workload.yaml compiled (sl_workload_new) */
+	const struct sl_frameworks *frameworks; /* rules/frameworks.yaml read (sl_frameworks_new) */
 	const struct sl_gpu *gpu;        /* the GPU files are checked against */
 	const char **sets;               /* --set as "KEY=VALUE" */
 };

@@ -569,13 +569,19 @@ static void add_shape_model(struct sl_eval_builder *B)
 }
 
 /*
- * The axes of a sweep, in the order their sources apply: trainer configs,
+ * The axes of a sweep, in the order their sources apply: the defaults of a
+ * framework the sweep shows (rules/frameworks.yaml), trainer configs,
  * the command's options (before and after ${args}), the sweep's parameters,
  * --set; then what overrides what, and a model built from a swept shape.
  */
 int sl_eval_build_axes(struct sl_eval_builder *B, const char **why)
 {
 	const struct sl_eval_opts *o = B->o;
+	struct sl_trainer *fw = NULL;
+	size_t nfw = sl_frameworks_defaults(B->a, o->frameworks ? o->frameworks : sl_frameworks_new(B->a, B->diags),
+					    B->ev->sweep, o->configs, o->nconfigs, &fw);
+	for (size_t i = 0; i < nfw; i++)
+		add_entries_of(B, &fw[i]);
 	for (size_t i = 0; i < o->nconfigs; i++)
 		add_entries_of(B, o->configs[i]);
 	add_command_options(B, false);

@@ -10,6 +10,7 @@
 #define SWEEPLINT_ENUMERATE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sweeplint/memory.h"
@@ -19,6 +20,16 @@ struct sl_model;
 struct sl_eval;
 struct sl_arena;
 uint32_t sl_eval_model_length(const struct sl_model *m);
+/*
+ * frameworks.c (sl_frameworks_new: include/sweeplint/eval.h): the defaults of each framework the sweep
+ * shows (its configs' keys, parameters, command) as program settings lists (from_program, entries with
+ * `how`); returns how many, *out an arena array.
+ */
+struct sl_frameworks;
+struct sl_sweep;
+struct sl_trainer;
+size_t sl_frameworks_defaults(struct sl_arena *a, const struct sl_frameworks *fw, const struct sl_sweep *sw,
+			      const struct sl_trainer *const *configs, size_t nconfigs, struct sl_trainer **out);
 /* workload.c (sl_workload_new: include/sweeplint/eval.h) */
 struct sl_workload;
 /* The mode ev's keys (notes) and command flags say, with why in words (w NULL: training). */

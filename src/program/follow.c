@@ -186,6 +186,43 @@ static void load_sweep_configs(struct follow *F)
 	}
 }
 
+/* A config file named by a `command:` item: `llamafactory-cli train cfg.yaml`, `--config cfg.yaml` (NULL: none). */
+static const char *command_config(const struct sl_cmd_item *c)
+{
+	const char *v = NULL;
+	if (c->kind == SL_CMD_LITERAL && c->node && c->node->kind == SL_NODE_SCALAR && c->node->text[0] != '-')
+		v = c->node->text;
+	else if (c->kind == SL_CMD_OPTION && !c->value_is_macro && c->key && c->value &&
+		 (strstr(c->key, "config") || strstr(c->key, "cfg")))
+		v = c->value;
+	size_t n = v ? strlen(v) : 0;
+	if (!v || strchr(v, '$') || strchr(v, '=') ||
+	    !((n > 5 && strcmp(v + n - 5, ".yaml") == 0) || (n > 4 && strcmp(v + n - 4, ".yml") == 0) ||
+	      (n > 5 && strcmp(v + n - 5, ".json") == 0)))
+		return NULL;
+	return v;
+}
+
+/* The config files the sweep's command names, below the sweep's own values (W&B appends ${args} after). */
+static void load_command_configs(struct follow *F)
+{
+	const struct sl_sweep *sw = F->sw;
+	for (size_t i = 0; i < sw->ncmd; i++) {
+		const char *v = command_config(&sw->cmd[i]);
+		if (v)
+			load_config(F, v, NULL,
+				    sl_arena_printf(F->a, "named by the command at line %u", sw->cmd[i].node->span.line));
+	}
+}
+
+static bool command_names_config(const struct sl_sweep *sw)
+{
+	for (size_t i = 0; i < sw->ncmd; i++)
+		if (command_config(&sw->cmd[i]))
+			return true;
+	return false;
+}
+
 static void ignore_param(struct follow *F, const char *name)
 {
 	struct sl_program *p = F->p;
@@ -307,19 +344,22 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 {
 	struct sl_program_ref ref;
 	bool ok = sl_program_find(a, sw, o, &ref);
-	if (!ok && !ref.how)
+	if (!ok && !ref.how && !command_names_config(sw))
 		return NULL;
 	struct follow F = {.a = a, .sw = sw, .o = o};
 	F.p = sl_arena_alloc(a, sizeof *F.p);
 	F.p->ref = ref;
 	F.p->trains = -1;
 	if (!ok) {
-		note(&F, sl_arena_printf(a, "program not followed: %s", ref.how));
+		if (ref.how)
+			note(&F, sl_arena_printf(a, "program not followed: %s", ref.how));
+		load_command_configs(&F);
 		load_sweep_configs(&F);
 		return F.p;
 	}
 	if (!(strlen(ref.path) > 3 && strcmp(ref.path + strlen(ref.path) - 3, ".py") == 0)) {
 		note(&F, sl_arena_printf(a, "program %s (%s): not a Python file, not read", ref.path, ref.how));
+		load_command_configs(&F);
 		load_sweep_configs(&F);
 		return F.p;
 	}
@@ -328,6 +368,7 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	F.seen[F.nseen++] = ref.path;
 	if (main_r->error) {
 		note(&F, sl_arena_printf(a, "program not read: %s", main_r->error));
+		load_command_configs(&F);
 		load_sweep_configs(&F);
 		if (ref.shell && ref.shell->n)
 			add_settings(&F, ref.shell);
@@ -376,6 +417,7 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 			compose_hydra(&F, mods[i], mod_files[i]);
 	if (main_r->hydra_name)
 		compose_hydra(&F, main_r, ref.path);
+	load_command_configs(&F);
 	load_sweep_configs(&F);
 	for (size_t i = 0; i < nmods; i++)
 		resolve_refs(&F, mods[i], mod_files[i]);

@@ -198,6 +198,8 @@ int sl_run_prepare(struct sl_run *run, const char **why)
 	}
 	if (!run->workload)
 		run->workload = sl_workload_new(a, &run->diags); /* NULL: each evaluation tries and reports */
+	if (!run->frameworks)
+		run->frameworks = sl_frameworks_new(a, &run->diags);
 	if (!run->keys && !(run->keys = sl_keymap_new(a, &run->diags))) {
 		*why = "the embedded key map does not load";
 		return -SL_ECONFIG;
@@ -311,6 +313,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.num_gpus = run->opt.num_gpus,
 		.resolver = run->resolver,
 		.workload = run->workload,
+		.frameworks = run->frameworks,
 		.model_aliases = run->opt.model_aliases,
 		.hf_cache = run->opt.hf_cache,
 		.hub = run->opt.fetch ? run->opt.hub : NULL,
