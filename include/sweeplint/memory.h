@@ -56,6 +56,8 @@ enum sl_family {
 	SL_FAMILY_QWEN3_MOE,
 	SL_FAMILY_WHISPER,
 	SL_FAMILY_QWEN,        /* Qwen (first generation, trust_remote_code QWenLMHeadModel) */
+	SL_FAMILY_UMT5,        /* mT5 with a relative attention bias in every layer */
+	SL_FAMILY_PEGASUS,     /* BART-style, sinusoidal positions, pre-norm with final layer norms */
 	SL_FAMILY__COUNT
 };
 

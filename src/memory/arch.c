@@ -59,6 +59,8 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_QWEN3_MOE] = "qwen3_moe",
 	[SL_FAMILY_WHISPER] = "whisper",
 	[SL_FAMILY_QWEN] = "qwen",
+	[SL_FAMILY_UMT5] = "umt5",
+	[SL_FAMILY_PEGASUS] = "pegasus",
 };
 
 const char *sl_family_name(enum sl_family f)
@@ -135,19 +137,24 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		break;
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
+	case SL_FAMILY_UMT5:
 		a->kind = SL_ARCH_ENCDEC;
 		a->rmsnorm = true;                 /* T5LayerNorm: weight only */
 		a->final_norm = true;
 		a->rel_buckets = 32;
-		a->tied = f == SL_FAMILY_T5;       /* MT5Config: tie_word_embeddings=False */
-		a->gated_ffn = f == SL_FAMILY_MT5; /* MT5Config: feed_forward_proj="gated-gelu" */
+		/* MT5Config: tie_word_embeddings=False; UMT5Config keeps the PretrainedConfig default (True),
+		 * its published checkpoints state false */
+		a->tied = f != SL_FAMILY_MT5;
+		a->gated_ffn = f != SL_FAMILY_T5;  /* MT5Config / UMT5Config: feed_forward_proj="gated-gelu" */
 		break;
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
+	case SL_FAMILY_PEGASUS:
 		a->kind = SL_ARCH_ENCDEC;
 		a->bias = true;
-		a->emb_norm = true;                /* layernorm_embedding */
-		a->final_norm = f == SL_FAMILY_MBART; /* encoder/decoder layer_norm */
+		a->emb_norm = f != SL_FAMILY_PEGASUS; /* layernorm_embedding; Pegasus has none */
+		/* encoder/decoder layer_norm after the pre-norm stacks (mBART, Pegasus) */
+		a->final_norm = f != SL_FAMILY_BART;
 		a->tied = true;
 		break;
 	case SL_FAMILY_LLAMA:
@@ -250,12 +257,12 @@ static uint64_t dec_layers(const struct sl_arch *a)
 
 static bool t5_like(const struct sl_arch *a)
 {
-	return a->family == SL_FAMILY_T5 || a->family == SL_FAMILY_MT5;
+	return a->family == SL_FAMILY_T5 || a->family == SL_FAMILY_MT5 || a->family == SL_FAMILY_UMT5;
 }
 
 static bool bart_like(const struct sl_arch *a)
 {
-	return a->family == SL_FAMILY_BART || a->family == SL_FAMILY_MBART;
+	return a->family == SL_FAMILY_BART || a->family == SL_FAMILY_MBART || a->family == SL_FAMILY_PEGASUS;
 }
 
 /* Whether a linear of the SL_NOBIAS_* kind `which` carries a bias. */
@@ -389,11 +396,13 @@ static void count(const struct sl_arch *a, struct parts *p)
 	case SL_ARCH_ENCDEC:
 		p->embeddings = V * h;
 		if (t5_like(a)) {
-			uint64_t rel = (uint64_t)a->rel_buckets * a->heads; /* layer 0 of each stack */
-			uint64_t enc = L * (attention(a) + ffn(a) + 2 * norm(a, h)) + rel + norm(a, h);
+			/* relative_attention_bias: layer 0 of each stack (T5, mT5); every self-attention (UMT5) */
+			uint64_t rel = (uint64_t)a->rel_buckets * a->heads;
+			bool every = a->family == SL_FAMILY_UMT5;
+			uint64_t enc = L * (attention(a) + ffn(a) + 2 * norm(a, h)) + (every ? L : 1) * rel + norm(a, h);
 			if (!a->enc_only)
-				p->decoder = dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h)) + rel +
-					     norm(a, h);
+				p->decoder = dec_layers(a) * (2 * attention(a) + ffn(a) + 3 * norm(a, h)) +
+					     (every ? dec_layers(a) : 1) * rel + norm(a, h);
 			p->body = enc + p->decoder;
 		} else if (bart_like(a)) {
 			uint64_t stack = pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0) +
@@ -533,6 +542,7 @@ uint32_t sl_arch_max_seq_len(const struct sl_arch *a)
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
 	case SL_FAMILY_OPT:
+	case SL_FAMILY_PEGASUS: /* PegasusSinusoidalPositionalEmbedding: an nn.Embedding of max_pos rows */
 	case SL_FAMILY_WHISPER: /* the decoder's max_target_positions */
 		return a->max_pos; /* bart's and opt's tables have max_pos + 2 rows for max_pos tokens */
 	case SL_FAMILY_DEBERTA_V2:

@@ -105,7 +105,8 @@ int hf_family_parse(const char *model_type)
 
 const char *hf_family_list(void)
 {
-	return "bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, albert, mpnet, t5, mt5, bart, mbart, "
+	return "bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, albert, mpnet, t5, mt5, umt5, bart, mbart, "
+	       "pegasus, "
 	       "whisper, llama, mistral, qwen, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, granite, phi, phi3, "
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon";
 }
@@ -120,9 +121,11 @@ static struct spelling spelling_of(enum sl_family f)
 	switch (f) {
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
+	case SL_FAMILY_UMT5:
 		return (struct spelling){"d_model", "num_layers", "num_heads", "d_ff"};
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
+	case SL_FAMILY_PEGASUS:
 		return (struct spelling){"d_model", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim"};
 	case SL_FAMILY_WHISPER:
 		return (struct spelling){"d_model", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim"};
@@ -255,8 +258,10 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 		break;
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
-		/* T5EncoderModel (sentence-T5, GTR): the encoder stack alone */
-		a->enc_only = c->architecture && strcmp(c->architecture, "T5EncoderModel") == 0;
+	case SL_FAMILY_UMT5:
+		/* T5EncoderModel (sentence-T5, GTR), UMT5EncoderModel: the encoder stack alone */
+		a->enc_only = c->architecture && (strcmp(c->architecture, "T5EncoderModel") == 0 ||
+						  strcmp(c->architecture, "UMT5EncoderModel") == 0);
 		break;
 	default:
 		break;
@@ -306,7 +311,7 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 	v = first(c->head_dim, c->d_kv, NULL, NULL);
 	if (v)
 		a->head_dim = *v;
-	else if (f == SL_FAMILY_T5 || f == SL_FAMILY_MT5)
+	else if (f == SL_FAMILY_T5 || f == SL_FAMILY_MT5 || f == SL_FAMILY_UMT5)
 		a->head_dim = 64; /* T5Config default d_kv */
 	else
 		a->head_dim = a->heads ? a->hidden / a->heads : 0;
@@ -327,8 +332,9 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 	v = first(c->max_position_embeddings, c->n_positions, NULL, NULL);
 	if (v)
 		a->max_pos = *v;
-	else if (f == SL_FAMILY_GPT2 || f == SL_FAMILY_BART || f == SL_FAMILY_MBART || f == SL_FAMILY_GPT_BIGCODE)
-		a->max_pos = 1024; /* GPT2Config / BartConfig defaults */
+	else if (f == SL_FAMILY_GPT2 || f == SL_FAMILY_BART || f == SL_FAMILY_MBART || f == SL_FAMILY_PEGASUS ||
+		 f == SL_FAMILY_GPT_BIGCODE)
+		a->max_pos = 1024; /* GPT2Config / BartConfig / PegasusConfig defaults */
 	else if (f == SL_FAMILY_GPT_NEO || f == SL_FAMILY_OPT)
 		a->max_pos = 2048; /* GPTNeoConfig / OPTConfig defaults */
 	else if (a->kind == SL_ARCH_ENCODER)
@@ -336,9 +342,9 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 
 	if (c->type_vocab_size && a->kind == SL_ARCH_ENCODER)
 		a->type_vocab = *c->type_vocab_size;
-	if (c->relative_attention_num_buckets && (f == SL_FAMILY_T5 || f == SL_FAMILY_MT5))
+	if (c->relative_attention_num_buckets && (f == SL_FAMILY_T5 || f == SL_FAMILY_MT5 || f == SL_FAMILY_UMT5))
 		a->rel_buckets = *c->relative_attention_num_buckets;
-	if (c->feed_forward_proj && (f == SL_FAMILY_T5 || f == SL_FAMILY_MT5))
+	if (c->feed_forward_proj && (f == SL_FAMILY_T5 || f == SL_FAMILY_MT5 || f == SL_FAMILY_UMT5))
 		a->gated_ffn = strncmp(c->feed_forward_proj, "gated-", 6) == 0;
 	if (c->tie_word_embeddings)
 		a->tied = *c->tie_word_embeddings;

@@ -93,7 +93,7 @@ static bool llama_like(const struct sl_arch *a)
 
 static bool t5_like(enum sl_family f)
 {
-	return f == SL_FAMILY_T5 || f == SL_FAMILY_MT5;
+	return f == SL_FAMILY_T5 || f == SL_FAMILY_MT5 || f == SL_FAMILY_UMT5;
 }
 
 /* The attention implementation current transformers uses by default. */
@@ -101,11 +101,12 @@ static enum sl_attn attn_impl(const struct sl_arch *a, enum sl_attn want)
 {
 	if (want != SL_ATTN_DEFAULT)
 		return want;
-	/* T5/mT5 attention has no SDPA path: eager (softmax over s²); nor have bloom (ALiBi baddbmm), GPT-J,
+	/* T5/mT5/UMT5 attention has no SDPA path: eager (softmax over s²); nor have bloom (ALiBi baddbmm), GPT-J,
 	 * GPT-Neo, MPNet and DeBERTa-v2 (disentangled attention) */
 	switch (a->family) {
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
+	case SL_FAMILY_UMT5:
 	case SL_FAMILY_BLOOM:
 	case SL_FAMILY_GPTJ:
 	case SL_FAMILY_GPT_NEO:
@@ -138,11 +139,13 @@ static void dropout_of(enum sl_family f, double *hidden, double *attn)
 		break;
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
+	case SL_FAMILY_UMT5:
 		*hidden = 0.1, *attn = 0.1; /* dropout_rate is used for both */
 		break;
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
-		*hidden = 0.1, *attn = 0.0; /* dropout 0.1, attention_dropout 0.0 */
+	case SL_FAMILY_PEGASUS:
+		*hidden = 0.1, *attn = 0.0; /* dropout 0.1, attention_dropout 0.0 (PegasusConfig defaults too) */
 		break;
 	default:
 		/* llama family: attention_dropout 0, no hidden dropout; falcon, bloom, gptj, gpt_neo,

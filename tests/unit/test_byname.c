@@ -114,6 +114,43 @@ static void test_by_base(void **state)
 	assert_non_null(strstr(m->resolved_note, "4-bit base"));
 }
 
+/* umt5 and pegasus (issue: corpus audit): the forms users write resolve to their own family, never to mt5 */
+static void test_umt5_pegasus(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *id, *name;
+		enum sl_family family;
+	} cases[] = {
+		{"google/umt5-small", "umt5-small", SL_FAMILY_UMT5},
+		{"umt5-small", "umt5-small", SL_FAMILY_UMT5},
+		{"umt5_small", "umt5-small", SL_FAMILY_UMT5},
+		{"google/pegasus-xsum", "pegasus-xsum", SL_FAMILY_PEGASUS},
+		{"pegasus-xsum", "pegasus-xsum", SL_FAMILY_PEGASUS},
+		{"google/pegasus-large", "pegasus-large", SL_FAMILY_PEGASUS},
+		{"google/pegasus-cnn_dailymail", "pegasus-cnn_dailymail", SL_FAMILY_PEGASUS},
+		{"google/pegasus-pubmed", "pegasus-pubmed", SL_FAMILY_PEGASUS},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_model *m = resolve(f, cases[i].id);
+		if (!m || strcmp(m->name, cases[i].name) != 0)
+			print_error("%s resolved as %s, want %s\n", cases[i].id, m ? m->name : "(none)", cases[i].name);
+		assert_non_null(m);
+		assert_string_equal(m->name, cases[i].name);
+		assert_int_equal(m->arch.family, cases[i].family);
+		assert_int_equal(m->task, SL_TASK_SEQ2SEQ);
+	}
+	/* mt5 stays mt5 */
+	const struct sl_model *m = resolve(f, "google/mt5-small");
+	assert_non_null(m);
+	assert_int_equal(m->arch.family, SL_FAMILY_MT5);
+	/* pegasus-xsum's position table holds 512 tokens, the others 1024 */
+	m = resolve(f, "google/pegasus-xsum");
+	assert_int_equal(sl_arch_max_seq_len(&m->arch), 512);
+	m = resolve(f, "google/pegasus-large");
+	assert_int_equal(sl_arch_max_seq_len(&m->arch), 1024);
+}
+
 static void test_quant_words(void **state)
 {
 	struct fx *f = *state;
@@ -201,6 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_hub_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_umt5_pegasus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_base, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_words, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_guessed, setup, teardown),
