@@ -162,6 +162,10 @@ static void test_key_words(void **state)
 		{"model_dir", -1, NULL},
 		{"model_type", -1, NULL},
 		{"teacher_model", -1, NULL},
+		/* TrainingArguments' push_to_hub destinations name where the result goes, not what is loaded */
+		{"hub_model_id", -1, NULL},
+		{"training.hub_model_id", -1, NULL},
+		{"hub_model_name", -1, NULL},
 		{"LEARNING_RATE", -1, NULL},
 		{"weight-decay", -1, NULL},
 		{"warmup_steps", -1, NULL},
