@@ -151,17 +151,58 @@ static const struct sl_key_rule *match_key(struct sl_eval_builder *B, const char
 	return NULL;
 }
 
-/* A deepspeed: path value becomes the role values of that config. */
-static void expand_deepspeed(struct sl_eval_builder *B, const char *path, const char *dir)
+static void ds_not_found(struct sl_eval_builder *B, const struct sl_source *src, const struct sl_node *at,
+			 const char *path)
+{
+	sl_diags_add(B->diags, "config", SL_SEV_WARNING, src, at->span,
+		     "deepspeed config '%s' is not found beside the file that names it or the sweep (a launcher reads "
+		     "it from its working folder): its ZeRO stage and offload are unknown, so these runs' memory is "
+		     "not judged",
+		     sl_term_safe(B->a, path));
+}
+
+static void copy_diags(struct sl_eval_builder *B, const struct sl_diags *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		sl_diags_add(B->diags, from->v[i].rule, from->v[i].severity, from->v[i].src, from->v[i].span, "%s",
+			     from->v[i].message)->hint = from->v[i].hint;
+}
+
+/*
+ * A deepspeed: path value becomes the role values of that config. A file named
+ * by a config, a program or the command that is not found (it is taken from the
+ * launcher's working folder, which sweeplint does not know) is a warning at the
+ * value, and the runs are unknown: sized without its ZeRO stage they would read
+ * as out of memory on a guess. A file that exists and does not parse stays an
+ * error; so does one given by --set (at == NULL).
+ */
+static void expand_deepspeed(struct sl_eval_builder *B, const char *path, const char *dir,
+			     const struct sl_source *src, const struct sl_node *at, const char *key,
+			     enum sl_axis_origin origin, const struct sl_key_rule *rule)
 {
 	if (B->ds_depth > 2)
 		return;
 	struct sl_trainer *ds = NULL;
-	if (sl_trainer_load(B->a, path, dir, B->res, B->diags, &ds) == 0) {
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, B->a);
+	int rc = sl_trainer_load(B->a, path, dir, B->res, at && src ? &quiet : B->diags, &ds);
+	if (rc == 0) {
 		B->ds_depth++;
 		add_entries_of(B, ds);
 		B->ds_depth--;
+		return;
 	}
+	if (!at || !src)
+		return;
+	if (rc != -SL_ENOENT) {
+		copy_diags(B, &quiet); /* an unreadable or broken file: its own error, as before */
+		return;
+	}
+	ds_not_found(B, src, at, path);
+	struct sl_eval_axis *ax = new_axis(B, origin, key, SL_ROLE_DEEPSPEED, rule, src, 1);
+	ax->values[0] = (struct sl_eval_value){.node = at, .span = at->span, .text = path, .ok = false,
+						 .why = "its deepspeed config is not found", .best = UINT64_MAX};
+	ax->n = 1;
 }
 
 /* One config entry: an axis, or a note saying why it is not one. */
@@ -199,7 +240,8 @@ static void add_entry(struct sl_eval_builder *B, const struct sl_trainer *t, con
 	}
 	if (rule->role == SL_ROLE_DEEPSPEED) {
 		sl_eval_add_note(B, e->key, where, (int)rule->role, tmp.rv->s);
-		expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path));
+		expand_deepspeed(B, tmp.rv->s, sl_path_dir(B->a, t->path), t->src, e->node, e->key,
+				 e->how ? SL_AXIS_PROGRAM : SL_AXIS_CONFIG, rule);
 		return;
 	}
 	/* a literal read from the program's code (or a config it loads) is the program's setting */
@@ -281,7 +323,8 @@ static void add_command_options(struct sl_eval_builder *B, bool late)
 			continue;
 		}
 		if (rule->role == SL_ROLE_DEEPSPEED) {
-			expand_deepspeed(B, tmp.rv->s, B->o->base_dir);
+			expand_deepspeed(B, tmp.rv->s, B->o->base_dir, sw->doc->src, c->value_node, c->key, SL_AXIS_COMMAND,
+					 rule);
 			continue;
 		}
 		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_COMMAND, c->key, rule->role, rule, sw->doc->src, 1);
@@ -290,6 +333,52 @@ static void add_command_options(struct sl_eval_builder *B, bool late)
 		note_rule(B, c->key, late ? "command (after ${args}: overrides the sweep)" : "command", rule,
 			  (int)rule->role, tmp.text);
 	}
+}
+
+/*
+ * A swept deepspeed value (`deepspeed: {values: [ds_z2.json, ds_z3.json]}`): the role values of the
+ * config it names ride on the value (rv[1..]: ZeRO stage, offload, precision, micro batch), so each
+ * combination is sized with its own file's settings. A file not found: the value's runs are unknown
+ * (a warning at it); one that does not parse: its error, and unknown.
+ */
+static void read_swept_deepspeed(struct sl_eval_builder *B, struct sl_eval_value *v, const struct sl_source *src)
+{
+	if (!v->ok || !v->rv || !v->rv->s || !v->node)
+		return;
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, B->a);
+	struct sl_trainer *ds = NULL;
+	int rc = sl_trainer_load(B->a, v->rv->s, B->o->base_dir, B->res, &quiet, &ds);
+	if (rc != 0) {
+		v->ok = false;
+		if (rc == -SL_ENOENT) {
+			ds_not_found(B, src, v->node, v->rv->s);
+			v->why = "its deepspeed config is not found";
+		} else {
+			copy_diags(B, &quiet);
+			v->why = "its deepspeed config cannot be read";
+		}
+		return;
+	}
+	struct sl_role_value *rv = sl_arena_array(B->a, ds->n + 1, sizeof *rv);
+	rv[0] = v->rv[0];
+	size_t n = 1;
+	for (size_t i = 0; i < ds->n; i++) {
+		const struct sl_cfg_entry *e = &ds->entries[i];
+		/* as add_entry: "auto" is filled from the trainer's arguments, train_batch_size is global */
+		if (e->is_auto || (ds->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) ||
+		    (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL))
+			continue;
+		const struct sl_key_rule *rule = match_key(B, e->key, ds->src, e->node);
+		const char *why = NULL;
+		if (rule && rule->role != SL_ROLE_DEEPSPEED &&
+		    sl_role_value_from_node(B->a, rule->role, rule, e->node, &rv[n], &why) == 0)
+			n++;
+	}
+	v->rv = rv;
+	v->nrv = n;
+	sl_eval_add_note(B, v->rv->s, sl_arena_printf(B->a, "config %s", ds->src->display), SL_ROLE_DEEPSPEED,
+			 sl_arena_printf(B->a, "%zu setting%s of a swept deepspeed value", n - 1, n == 2 ? "" : "s"));
 }
 
 static void add_sweep_params(struct sl_eval_builder *B)
@@ -388,6 +477,9 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			continue;
 		}
 		ax->param = p;
+		if (r == SL_ROLE_DEEPSPEED && !ax->bounds)
+			for (size_t j = 0; j < ax->n; j++)
+				read_swept_deepspeed(B, &ax->values[j], sw->doc->src);
 		note_rule(B, p->path, "sweep", rule, (int)r,
 			  ax->bounds ? sl_arena_printf(B->a, "%s range, evaluated at its bounds", sl_dist_name(p->dist))
 				     : sl_arena_printf(B->a, "%zu value%s", ax->n, ax->n == 1 ? "" : "s"));
@@ -464,7 +556,7 @@ static int add_sets(struct sl_eval_builder *B, const char **why)
 			return -SL_EUSAGE;
 		}
 		if (role == SL_ROLE_DEEPSPEED) {
-			expand_deepspeed(B, tmp.rv->s, NULL);
+			expand_deepspeed(B, tmp.rv->s, NULL, NULL, NULL, key, SL_AXIS_SET, rule);
 			continue;
 		}
 		struct sl_eval_axis *ax = new_axis(B, SL_AXIS_SET, key, (enum sl_role)role, rule, NULL, 1);
