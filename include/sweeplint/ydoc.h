@@ -92,6 +92,12 @@ struct sl_ydoc {
 /* Bounds the loader enforces (a finding, never a crash). */
 #define SL_YDOC_MAX_DEPTH 512
 #define SL_YDOC_MAX_EXPANSION 1000000
+/*
+ * Merge keys merging maps that merge maps ...: PyYAML's flatten_mapping recurses once per level and
+ * ends in a RecursionError near 1,000 (a refusal); the loader refuses past this, and every walk of
+ * the merged keys follows this many levels (it followed 32: a 33-deep chain read as "no value").
+ */
+#define SL_YDOC_MAX_MERGE_DEPTH 1000
 /* Nodes in one document (aliases not counted): real sweeps and configs hold a few thousand. */
 #define SL_YDOC_MAX_NODES 100000
 

@@ -168,7 +168,7 @@ bool sl_form_is_number(const struct sl_node *n)
 bool sl_form_each_key(const struct sl_node *map, bool (*fn)(const struct sl_node *key, void *ctx), void *ctx,
 		     int depth)
 {
-	if (!map || map->kind != SL_NODE_MAP || depth > 32)
+	if (!map || map->kind != SL_NODE_MAP || depth > SL_YDOC_MAX_MERGE_DEPTH)
 		return true;
 	for (size_t i = 0; i < map->n; i++) {
 		const struct sl_node *k = map->pairs[i].key, *v = map->pairs[i].value;

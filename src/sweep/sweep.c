@@ -93,7 +93,7 @@ static void add_item(struct items *it, const struct sl_pair *p)
 
 static void items_rec(struct items *it, const struct sl_node *map, int depth)
 {
-	if (!map || map->kind != SL_NODE_MAP || depth > 32)
+	if (!map || map->kind != SL_NODE_MAP || depth > SL_YDOC_MAX_MERGE_DEPTH)
 		return;
 	/* flatten_mapping: merged maps (a list: the last listed first, so the first listed wins) */
 	for (size_t i = 0; i < map->n; i++) {

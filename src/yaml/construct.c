@@ -212,7 +212,7 @@ static void push_pair(struct builder *B, struct pairs *p, const struct sl_pair *
 static void flatten(struct builder *B, const struct sl_node *m, struct pairs *out, int depth)
 {
 	struct pairs merge = {0}, own = {0};
-	if (depth > 1000) {
+	if (depth > SL_YDOC_MAX_MERGE_DEPTH) {
 		/* PyYAML's recursion ends in a RecursionError well before this: a refusal */
 		fail(B, m->span.start, "syntax error: merge keys nested too deep for PyYAML");
 		return;

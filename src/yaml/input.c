@@ -306,7 +306,9 @@ void sl_yaml_input_init(struct sl_arena *a, const struct sl_source *src, struct 
 	if (probe < len && b[probe] == '%') {
 		w = sl_arena_strndup(a, b, len);
 		size_t content = walk_prefix(b, len, start, w, &p);
-		if (p.reserved && !p.kept && !document_start(b, len, content)) {
+		/* PyYAML's document start is `---` at column 0: an indented one after a directive is not */
+		bool at_col0 = content == start || after_break(b, content);
+		if (p.reserved && !p.kept && (!document_start(b, len, content) || !at_col0)) {
 			in->err = content;
 			in->why = missing_start(len, content);
 		}

@@ -484,7 +484,7 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 
 static struct sl_node *map_get_rec(const struct sl_node *map, const char *key, size_t klen, int depth)
 {
-	if (!map || map->kind != SL_NODE_MAP || depth > 32)
+	if (!map || map->kind != SL_NODE_MAP || depth > SL_YDOC_MAX_MERGE_DEPTH)
 		return NULL;
 	for (size_t i = map->n; i-- > 0;) {
 		const struct sl_node *k = map->pairs[i].key;

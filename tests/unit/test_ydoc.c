@@ -327,6 +327,7 @@ static void test_directives_and_boms(void **state)
 		{"%FOO bar\na: 1\n", 2, 1},                 /* a directive needs '---' */
 		{"%FOO bar\n", 2, 1},                        /* ... even before the end */
 		{"%FOO\n# c\n\n  a: 1\n", 4, 3},
+		{"%FOO bar\n  ---\n- 1\n", 2, 3},         /* '---' indented is no document start (10^6 run) */
 		{"a: 1\n...\n%FOO\n---\nb: 2\n", 3, 1},   /* a second document, where its prefix starts */
 		{"a: 1\n...\n%TAG !e! x\n%FOO\n---\n", 3, 1},
 		{"a: 1\n...\n%FOO\nb: 2\n", 4, 1},         /* no '---' after the directive */
@@ -522,6 +523,24 @@ static void test_merge_and_duplicates(void **state)
 	assert_at(pair->key, t, "a: 2");
 }
 
+/* A chain of maps each merging the one before: PyYAML reads ~990 levels; lookups followed 32 (a false "no value"). */
+static void test_merge_chain(void **state)
+{
+	struct sl_arena *a = *state;
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	sl_buf_addf(&b, "m0: &m0 {values: [1, 2]}\n");
+	for (int i = 1; i <= 600; i++)
+		sl_buf_addf(&b, "m%d: &m%d {<<: *m%d, k%d: %d}\n", i, i, i - 1, i, i);
+	sl_buf_addf(&b, "p: {<<: *m600}\n");
+	struct parsed p = parse(a, b.buf);
+	assert_true(p.doc->ok);
+	const struct sl_node *v = sl_map_get(sl_map_get(p.doc->root, "p"), "values");
+	assert_non_null(v); /* 601 levels down */
+	assert_int_equal(v->n, 2);
+	assert_int_equal(sl_map_get(sl_map_get(p.doc->root, "p"), "k1")->value.i, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +552,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_documents_and_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_duplicates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directives_and_boms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pyyaml_differences, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_constructor_reach, setup, teardown),
