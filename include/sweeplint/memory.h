@@ -350,9 +350,11 @@ void sl_settings_default(struct sl_settings *s);
  * (peft_stated false: no setting names one, not even "full") becomes LoRA with PEFT's LoraConfig
  * defaults: r 8 (peft_rank) on the architecture's query and value projections
  * (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING; fused qkv counts once). Returns true when it
- * assumed the adapter; the verdicts that rest on it say so (docs/memory-rules.md).
+ * assumed the adapter; the verdicts that rest on it say so (docs/memory-rules.md). The assumed recipe
+ * is PEFT's QLoRA one, prepare_model_for_kbit_training, whose use_gradient_checkpointing defaults to
+ * True: gradient checkpointing is on with it unless a setting states it (gc_stated).
  */
-bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated);
+bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated, bool gc_stated);
 
 /* The device memory of one training step at its peak, by term (bytes). */
 struct sl_breakdown {

@@ -236,7 +236,8 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 		sl_settings_apply(&m->s, &vals[i], m->gpu->bf16);
 	if (run->opt.num_gpus && !m->has[SL_ROLE_NUM_GPUS])
 		m->s.num_gpus = run->opt.num_gpus;
-	m->adapter_assumed = sl_settings_assume_adapter(&m->s, m->has[SL_ROLE_PEFT_METHOD] || m->has[SL_ROLE_LORA_R]);
+	m->adapter_assumed = sl_settings_assume_adapter(&m->s, m->has[SL_ROLE_PEFT_METHOD] || m->has[SL_ROLE_LORA_R],
+						       m->has[SL_ROLE_GRADIENT_CHECKPOINTING]);
 	return 0;
 }
 

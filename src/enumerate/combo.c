@@ -19,7 +19,8 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 	if (ev->num_gpus)
 		s->num_gpus = ev->num_gpus;
 	const struct sl_model *m = NULL;
-	bool task_set = false, quant_set = false, seq_set = false, prec_set = false, peft_set = false, known = true;
+	bool task_set = false, quant_set = false, seq_set = false, prec_set = false, peft_set = false, gc_set = false;
+	bool known = true;
 	bool bf16 = ev->gpu ? ev->gpu->bf16 : true;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
@@ -41,6 +42,7 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 				quant_set = true;
 			seq_set |= v->rv[k].role == SL_ROLE_SEQ_LEN;
 			peft_set |= v->rv[k].role == SL_ROLE_PEFT_METHOD || v->rv[k].role == SL_ROLE_LORA_R;
+			gc_set |= v->rv[k].role == SL_ROLE_GRADIENT_CHECKPOINTING;
 			prec_set |= v->rv[k].role == SL_ROLE_DTYPE || v->rv[k].role == SL_ROLE_AMP ||
 				    v->rv[k].role == SL_ROLE_QUANT;
 			sl_settings_apply(s, &v->rv[k], bf16);
@@ -51,7 +53,7 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 	if (m && !quant_set && m->quant != SL_QUANT_NONE)
 		s->quant = m->quant; /* the id names it (-bnb-4bit): a setting unless the sweep sets one */
 	/* a quantized base with no adapter stated: PEFT's default LoRA (the Trainer refuses a bare one) */
-	bool assumed = sl_settings_assume_adapter(s, peft_set);
+	bool assumed = sl_settings_assume_adapter(s, peft_set, gc_set);
 	if (adapter_assumed)
 		*adapter_assumed = assumed;
 	/*

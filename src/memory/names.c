@@ -231,12 +231,14 @@ void sl_settings_default(struct sl_settings *s)
 	s->texts_per_example = 2;
 }
 
-bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated)
+bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated, bool gc_stated)
 {
 	if (peft_stated || s->mode != SL_MODE_TRAIN || s->quant == SL_QUANT_NONE || s->peft_method != SL_PEFT_NONE ||
 	    s->lora_r)
 		return false;
 	s->peft_method = SL_PEFT_LORA; /* the rank 0 stands for PEFT's default */
+	if (!gc_stated)
+		s->gradient_checkpointing = true; /* prepare_model_for_kbit_training's default */
 	return true;
 }
 
