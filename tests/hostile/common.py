@@ -5,6 +5,8 @@
 - RAW / raw_char(): the characters a terminal must never receive raw from input (C0 but newline and tab,
   DEL, C1, bidi controls, U+2028/U+2029, bytes of invalid UTF-8): sweeplint's own rule (include/sweeplint/utf8.h).
 - Tap: collects checks and prints them as TAP (an unexpected pass never prints 'ok ... # TODO').
+- doubling(): does a cost double or quadruple when its input doubles (the growth checks of run_defects and
+  run_growth), robust to a loaded machine.
 """
 import collections
 import os
@@ -63,6 +65,37 @@ def raw_char(text):
     """The first character of text a terminal must not receive raw (as an escape), or None."""
     m = RAW.search(text)
     return m.group().encode("unicode_escape", "backslashreplace").decode("ascii") if m else None
+
+
+Doubling = collections.namedtuple("Doubling", "rt rm t0 m0 t2 m2 t4 m4 rcs n why")
+
+
+def doubling(cost, size_args, n, base_args, floor_s=0.05, floor_b=2 << 20, limit=3.0, judge_time=True):
+    """How a cost grows from an input of size 2n to one of 4n, less a trivial run's (the floor): a linear
+    cost doubles, a quadratic one quadruples; a check asks for under `limit` (3x, halfway).
+
+    cost(args, runs) -> (cpu seconds, rss bytes, set of exit codes): CPU time is the least of the runs (a
+    busy machine only adds to it: cache, frequency and scheduler noise), memory the median. Increments under
+    floor_s or floor_b count as that much. Times of a tenth of a second on a loaded 2-core machine read
+    3.1-3.4x now and then (CI, November 2026, with valgrind running beside them) where an idle one reads
+    1.9-2.2x: a ratio at or past the limit is measured again at twice the sizes, best of 5, and that second
+    measure is the verdict (a quadratic cost quadruples again; the first figures stay in `why`). judge_time
+    false: only memory is judged, so only memory calls for the second measure."""
+    def measure(n, runs):
+        t0, m0, r0 = cost(base_args, runs)
+        t2, m2, r2 = cost(size_args(2 * n), runs)
+        t4, m4, r4 = cost(size_args(4 * n), runs)
+        rt = (t4 - t0) / max(t2 - t0, floor_s)
+        rm = (m4 - m0) / max(m2 - m0, floor_b)
+        why = (f"floor {t0:.2f} s {m0 >> 20} MB; {2 * n}: {t2:.2f} s {m2 >> 20} MB exit {sorted(r2)}; "
+               f"{4 * n}: {t4:.2f} s {m4 >> 20} MB exit {sorted(r4)}")
+        return Doubling(rt, rm, t0, m0, t2, m2, t4, m4, r2 | r4, n, why)
+    first = measure(n, 3)
+    if (first.rt < limit or not judge_time) and first.rm < limit:
+        return first
+    second = measure(2 * n, 5)
+    return second._replace(why=f"{second.why}\n(first at {2 * n}/{4 * n}, best of 3: time {first.rt:.1f}x, "
+                                f"memory {first.rm:.1f}x; {first.why})")
 
 
 class Tap:

@@ -61,30 +61,24 @@ def where(text, needle, nth=1):
     return line, col
 
 
-def median_cost(args, cwd=None, runs=3):
-    """Median CPU time and RSS of runs of one command (CPU time, not wall: the machine is shared)."""
-    costs = [run(args, cwd=cwd)[3:] for _ in range(runs)]
-    secs = sorted(c[2] for c in costs)[runs // 2]
-    rss = sorted(c[1] for c in costs)[runs // 2]
-    return secs, rss
+def cost(args, runs):
+    """Least CPU time and median RSS of runs of one command (CPU time, not wall: the machine is shared)."""
+    results = [run(args) for _ in range(runs)]
+    return (min(r.cpu for r in results), sorted(r.rss for r in results)[runs // 2],
+            {r.rc for r in results})
 
 
 def growth(name, make, args_of, n, base_args, time_too=True):
-    """CPU time and peak RSS of inputs of size 2n and 4n, less those of a trivial run (the floor):
-    linear costs double, quadratic ones quadruple; the check asks for < 3x, halfway between (medians
-    of 3 runs; CPU time, not wall time, on a shared machine). Increments under 0.05 s or 2 MB count
-    as that much. Under the sanitizers the inputs are a quarter of the size."""
+    """CPU time and peak RSS of inputs of size 2n and 4n, less those of a trivial run: linear costs
+    double, quadratic ones quadruple; the check asks for < 3x (common.doubling: best of 3 runs, and a
+    ratio past 3 measured again at twice the sizes). Increments under 0.05 s or 2 MB count as that much.
+    Under the sanitizers the inputs are a quarter of the size."""
     if SANITIZED:
         n = max(n // 4, 1)
-    t0, m0 = median_cost(base_args)
-    t2, m2 = median_cost(args_of(make(2 * n)))
-    t4, m4 = median_cost(args_of(make(4 * n)))
-    rt = (t4 - t0) / max(t2 - t0, 0.05)
-    rm = (m4 - m0) / max(m2 - m0, 2 << 20)
+    d = common.doubling(cost, lambda k: args_of(make(k)), n, base_args, judge_time=time_too)
     what = "time and memory" if time_too else "memory"
-    check(f"{name}: doubling the input multiplies the {what} by {rt:.1f} and {rm:.1f} (< 3: linear)",
-          (rt < 3 or not time_too) and rm < 3,
-          f"floor {t0:.2f} s {m0 >> 20} MB; {2 * n}: {t2:.2f} s {m2 >> 20} MB; {4 * n}: {t4:.2f} s {m4 >> 20} MB")
+    check(f"{name}: doubling the input multiplies the {what} by {d.rt:.1f} and {d.rm:.1f} (< 3: linear)",
+          (d.rt < 3 or not time_too) and d.rm < 3, d.why)
 
 
 def many_axes(n, key="a{i}.per_device_train_batch_size", model=True):

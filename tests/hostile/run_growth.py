@@ -4,8 +4,8 @@
 usage: run_growth.py MEASURE SWEEPLINT SANITIZED
 
 For each of check's formats (text, json, sarif, github), report's HTML, fix and split, an input of
-size 2n and one of 4n are run (median of 3 runs each, CPU time and peak RSS of the child through
-tests/hostile/measure.c) and so is a trivial input (the floor): a linear cost doubles from 2n to 4n
+size 2n and one of 4n are run (CPU time, least of 3 runs, and peak RSS, median, of the child through
+tests/hostile/measure.c; common.doubling, which measures a ratio past 3 again at twice the sizes) and so is a trivial input (the floor): a linear cost doubles from 2n to 4n
 once the floor is taken off, a quadratic one quadruples; each check asks for less than 3x, halfway.
 Increments under 0.05 s (0.25 s under the sanitizers) or 2 MB count as that much (noise). Under the sanitizers the inputs are a
 quarter of the size. Costs known to be quadratic are TODO, with why.
@@ -15,9 +15,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
 MEASURE = os.path.abspath(sys.argv[1])
 SWEEPLINT = os.path.abspath(sys.argv[2])
-SANITIZED = len(sys.argv) > 3 and sys.argv[3] not in ("", "none", "false")
+SANITIZED = len(sys.argv) > 3 and common.sanitized(sys.argv[3])
 GPU = ["-g", "24GiB"]
 results = []
 # formats whose document is still built whole at the end (the files kept until then): none now
@@ -38,36 +41,29 @@ def run(args, cwd, asan_extra=""):
         return int(rc), float(cpu), int(rss) * 1024
 
 
-def median_cost(args, cwd, runs=3, asan_extra=""):
-    costs = [run(args, cwd, asan_extra) for _ in range(runs)]
-    rcs = {c[0] for c in costs}
-    return sorted(c[1] for c in costs)[runs // 2], sorted(c[2] for c in costs)[runs // 2], rcs
-
-
 def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_todo=None, rcs=(0, 1)):
     """flat: also ask that memory not grow at all from 2n to 4n (what is released between items)."""
     if SANITIZED:
         n = max(n // 4, 1)
     # ASan holds freed memory in a quarantine (256 MB by default): a flat check needs it small
     extra = "quarantine_size_mb=1" if flat else ""
-    t0, m0, _ = median_cost(base_args, tmp, asan_extra=extra)
-    t2, m2, r2 = median_cost(args_of(make(2 * n)), tmp, asan_extra=extra)
-    t4, m4, r4 = median_cost(args_of(make(4 * n)), tmp, asan_extra=extra)
+
+    def cost(args, runs):
+        results = [run(args, tmp, extra) for _ in range(runs)]
+        return min(r[1] for r in results), sorted(r[2] for r in results)[runs // 2], {r[0] for r in results}
     # increments under the noise floor count as the floor: CPU times of a tenth of a second under the
     # sanitizers vary by more than their growth (a 250 -> 500 file run read 3.2x at 0.1 s; the plain
     # build, which tools/dev.sh and CI run too, keeps the fine floor and the full sizes)
-    rt = (t4 - t0) / max(t2 - t0, 0.25 if SANITIZED else 0.05)
-    rm = (m4 - m0) / max(m2 - m0, 2 << 20)
-    ok = rt < 3 and rm < 3 and not (r2 | r4) - set(rcs)
-    results.append((f"{name}: doubling the input multiplies the time by {rt:.1f} and the memory by {rm:.1f} "
-                    "(< 3: linear)", ok,
-                    f"floor {t0:.2f} s {m0 >> 20} MB; {2 * n}: {t2:.2f} s {m2 >> 20} MB exit {r2}; "
-                    f"{4 * n}: {t4:.2f} s {m4 >> 20} MB exit {r4}", todo))
+    d = common.doubling(cost, lambda k: args_of(make(k)), n, base_args, floor_s=0.25 if SANITIZED else 0.05)
+    ok = d.rt < 3 and d.rm < 3 and not d.rcs - set(rcs)
+    results.append((f"{name}: doubling the input multiplies the time by {d.rt:.1f} and the memory by {d.rm:.1f} "
+                    "(< 3: linear)", ok, d.why, todo))
+    m0, m2, m4, n = d.m0, d.m2, d.m4, d.n
     if flat:
         # flat: 2n more items add less than a quarter of what the first 2n took, and at most 4 MB more
         # than 2 MB of noise (a run that keeps every item doubles its increment here)
         grew = m4 - m2
-        ok = grew < max(2 << 20, (m2 - m0) // 4) and grew < 6 << 20 and not (r2 | r4) - {0, 1}
+        ok = grew < max(2 << 20, (m2 - m0) // 4) and grew < 6 << 20 and not d.rcs - {0, 1}
         results.append((f"{flat}: memory does not grow with the count ({2 * n} -> {4 * n}: "
                         f"{grew / (1 << 20):+.1f} MB)", ok,
                         f"floor {m0 >> 20} MB; {2 * n}: {m2 >> 20} MB; {4 * n}: {m4 >> 20} MB", flat_todo))
@@ -141,7 +137,8 @@ def main():
         # TODO only while it fails: a passing TODO is an unexpected pass, which meson counts as a failure
         print(f"{'ok' if ok else 'not ok'} {k} - {name}" + (f" # TODO {todo}" if todo and not ok else ""))
         if not ok or todo:
-            print(f"#   {why}")
+            for line in why.splitlines():
+                print(f"#   {line}")
         failed += not ok and not todo
     return 1 if failed else 0
 
