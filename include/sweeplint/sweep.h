@@ -132,9 +132,13 @@ struct sl_sweep {
 	const struct sl_ydoc *doc;
 	const struct sl_node *root;      /* the document's root mapping, or NULL */
 	bool is_sweep;                   /* a mapping with at least one of method, parameters, program */
+	bool launch;                     /* a `wandb launch-sweep` config: top-level job, image_uri or launch, or a
+					    scheduler holding launch keys (its scheduler is not W&B's `engine` one) */
 
 	enum sl_method method;
-	const struct sl_node *method_node;     /* the value of `method:` or NULL */
+	const struct sl_node *method_node;     /* the value of `method:` (a launch sweep: the one launch-sweep
+						  sends, often scheduler.settings.method) or NULL */
+	bool method_implied;                   /* a launch sweep with a scheduler job and no method: W&B uses custom */
 	const struct sl_node *metric;          /* the value of `metric:` */
 	const struct sl_node *metric_name;     /* metric.name */
 	const struct sl_node *metric_goal;     /* metric.goal */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "forms.h"
+#include "launch.h"
 #include "validate.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/ydoc.h"
@@ -342,7 +343,10 @@ struct sl_sweep *sl_sweep_load(struct sl_arena *a, const struct sl_ydoc *doc)
 	if (!root || root->kind != SL_NODE_MAP)
 		return s;
 	s->root = root;
-	s->method_node = sl_map_get(root, "method");
+	s->launch = sl_launch_is_config(root);
+	s->method_node = s->launch ? sl_launch_method(root, &s->method_implied) : sl_map_get(root, "method");
+	if (s->method_implied)
+		s->method = SL_METHOD_CUSTOM;
 	s->parameters = sl_map_get(root, "parameters");
 	s->program = sl_map_get(root, "program");
 	s->is_sweep = s->method_node || s->parameters || s->program;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "forms.h"
+#include "launch.h"
 #include "validate.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/scalar.h"
@@ -407,9 +408,12 @@ static bool top_key(const struct sl_node *key, void *ctx)
 {
 	struct top_ctx *c = ctx;
 	bool known = false;
-	if (key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR)
+	if (key->kind == SL_NODE_SCALAR && key->value.type == SL_V_STR) {
 		for (size_t i = 0; i < sizeof top_keys / sizeof top_keys[0]; i++)
 			known = known || strcmp(key->text, top_keys[i]) == 0;
+		/* launch-sweep pops `launch` (queue, registry) before W&B sees the sweep */
+		known = known || (c->s->launch && strcmp(key->text, "launch") == 0);
+	}
 	if (!known)
 		add(c->o, key,
 		    did_you_mean(c->o->a, key->kind == SL_NODE_SCALAR ? key->text : "", top_keys,
@@ -582,6 +586,50 @@ static void check_scheduler(struct out *o, const struct sl_sweep *s, const struc
 	}
 }
 
+/*
+ * A launch sweep (wandb/wandb@b6e29505 wandb/cli/cli.py launch_sweep and
+ * sdk/launch/sweeps/utils.py construct_scheduler_args): what launch-sweep
+ * itself refuses before it creates the sweep. Its `scheduler` block is the
+ * launch scheduler's (job, settings, resource, ...), popped before W&B's
+ * validation; keys it does not know are passed to the scheduler run's config
+ * (a custom scheduler job may read them), so they are not findings.
+ */
+static void check_launch(struct out *o, const struct sl_sweep *s)
+{
+	const struct sl_node *root = s->root;
+	const struct sl_node *job = sl_map_get(root, "job"), *img = sl_map_get(root, "image_uri");
+	bool hj = sl_launch_truthy(job), hi = sl_launch_truthy(img);
+	if (!hj && !hi)
+		add(o, job ? job : img ? img : root, "add 'job: ENTITY/PROJECT/NAME:ALIAS' (or 'image_uri: IMAGE')",
+		    "a launch sweep needs a top-level 'job' or 'image_uri': wandb launch-sweep refuses it without one");
+	else if (hj && hi)
+		add(o, img, "keep one of them", "a launch sweep takes 'job' or 'image_uri', not both");
+	const struct sl_node *launch = sl_map_get(root, "launch");
+	if (launch && launch->kind != SL_NODE_MAP)
+		add(o, launch, NULL, "launch must be a mapping such as {queue: NAME}, not %s", sl_node_describe(launch));
+	const struct sl_node *sc = sl_map_get(root, "scheduler");
+	if (!sc)
+		return;
+	if (sc->kind != SL_NODE_MAP) {
+		add(o, sc, NULL, "scheduler of a launch sweep must be a mapping such as {settings: {method: grid}}, not %s",
+		    sl_node_describe(sc));
+		return;
+	}
+	const struct sl_node *settings = sl_map_get(sc, "settings");
+	if (settings && settings->kind != SL_NODE_MAP)
+		add(o, settings, NULL, "scheduler settings must be a mapping such as {method: grid}, not %s",
+		    sl_node_describe(settings));
+	const struct sl_node *res = sl_map_get(sc, "resource");
+	if (sl_launch_truthy(res) && is_str(res) && strcmp(res->text, "local-process") == 0) {
+		if (sl_launch_truthy(sl_map_get(sc, "job")))
+			add(o, res, "use 'local-container' or a remote resource",
+			    "a scheduler job cannot run with the 'local-process' resource");
+		else if (sl_launch_truthy(sl_map_get(sc, "docker_image")))
+			add(o, res, "drop docker_image or use 'local-container'",
+			    "the scheduler cannot run with the 'local-process' resource and a docker_image");
+	}
+}
+
 size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl_sweep_problem **outp)
 {
 	struct out o = {.a = a};
@@ -610,13 +658,20 @@ size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl
 	}
 
 	static const char *const methods[] = {"bayes", "random", "grid", "custom"};
-	if (!s->method_node)
+	if (!s->method_node && s->launch) {
+		if (!s->method_implied)
+			add(&o, root, "add 'method: grid' (or random, bayes) under scheduler.settings",
+			    "the launch sweep has no method: wandb launch-sweep takes it from scheduler.settings.method "
+			    "or 'method' (or uses 'custom' for a scheduler job)");
+	} else if (!s->method_node)
 		add(&o, root, "add 'method: grid', 'random' or 'bayes'", "the sweep has no 'method'");
 	else
 		want_enum(&o, s->method_node, "method", methods, 4, false);
 
 	const struct sl_node *sched = sl_map_get(root, "scheduler");
-	const struct sl_node *space = sched && sched->kind == SL_NODE_MAP ? sl_map_get(sched, "search_space") : NULL;
+	/* a launch sweep's scheduler is popped before W&B sees the sweep */
+	const struct sl_node *space =
+		sched && !s->launch && sched->kind == SL_NODE_MAP ? sl_map_get(sched, "search_space") : NULL;
 	bool has_space = space && !(space->kind == SL_NODE_SCALAR &&
 				    (space->value.type == SL_V_NULL || (space->value.type == SL_V_STR && !space->text_len) ||
 				     (space->value.type == SL_V_BOOL && !space->value.b) ||
@@ -650,7 +705,9 @@ size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl
 		else if (s->method_node && s->method != SL_METHOD_CUSTOM)
 			add(&o, metrics, NULL, "metrics requires 'method: custom'");
 	}
-	if (sched)
+	if (s->launch)
+		check_launch(&o, s);
+	else if (sched)
 		check_scheduler(&o, s, sched);
 	if (s->early_terminate)
 		check_early_terminate(&o, s->early_terminate);

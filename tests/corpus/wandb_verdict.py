@@ -13,6 +13,14 @@ nested parameters too, since HyperParameterSet.from_config builds every leaf
 with fill_parameter (which runs validate_min_max). Deprecated distributions
 (log_uniform, ...) are reported by wandb as a validation message but still
 sample; they are not counted as a rejection (see docs/sweep-model.md).
+
+A W&B Launch sweep config (`wandb launch-sweep`: a top-level job, image_uri or
+launch, or a scheduler without `engine` holding launch keys) goes through
+launch_sweep() first (wandb/wandb@b6e29505 wandb/cli/cli.py): `launch` and
+`scheduler` (with `settings`) are popped, the method comes from
+scheduler.settings.method (or 'custom' for a scheduler job), and
+construct_scheduler_args() wants exactly one of job / image_uri; the rest is
+validated as a sweep.
 """
 import json
 import sys
@@ -87,6 +95,50 @@ def violations(cfg, validator):
     return out
 
 
+LAUNCH_SCHEDULER_KEYS = {"job", "settings", "resource", "resource_args", "docker_image", "num_workers",
+                         "template_variables"}
+
+
+def is_launch(cfg):
+    if {"job", "image_uri", "launch"} & set(cfg):
+        return True
+    sched = cfg.get("scheduler")
+    return isinstance(sched, dict) and "engine" not in sched and bool(LAUNCH_SCHEDULER_KEYS & set(sched))
+
+
+def launch_view(cfg):
+    """(the config launch_sweep sends to W&B, what launch-sweep itself refuses), as cli.py launch_sweep does."""
+    cfg = dict(cfg)
+    out = []
+    launch_args = cfg.pop("launch", {})
+    sched = cfg.pop("scheduler", {})
+    if not isinstance(launch_args, dict) or not isinstance(sched, dict):
+        return cfg, ["launch/scheduler is not a mapping: launch_sweep fails"]
+    sched = dict(sched)
+    settings = sched.pop("settings", {})
+    if not isinstance(settings, dict):
+        return cfg, ["scheduler.settings is not a mapping: launch_sweep fails"]
+    settings = dict(settings)
+    job = sched.get("job")
+    method = cfg.get("method")
+    if job and not method:
+        cfg["method"] = "custom"
+    elif job and method != "custom":
+        settings["method"] = method
+    if settings.get("method"):
+        cfg["method"] = settings["method"]
+    if not cfg.get("job") and not cfg.get("image_uri"):
+        out.append("No 'job' nor 'image_uri' top-level key found in sweep config")
+    elif cfg.get("job") and cfg.get("image_uri"):
+        out.append("Sweep config has both 'job' and 'image_uri'")
+    if sched.get("resource") == "local-process":
+        if job:
+            out.append("Scheduler jobs cannot be run with the 'local-process' resource")
+        elif sched.get("docker_image"):
+            out.append("Scheduler jobs cannot be run with the 'local-process' resource and a docker image")
+    return cfg, out
+
+
 def verdict(path, validator):
     try:
         with open(path, "rb") as f:
@@ -95,7 +147,10 @@ def verdict(path, validator):
         return "syntax", [str(e).splitlines()[0]]
     if not isinstance(cfg, dict) or not ({"method", "parameters", "program"} & set(cfg)):
         return "not-a-sweep", []
-    v = violations(cfg, validator)
+    pre = []
+    if is_launch(cfg):
+        cfg, pre = launch_view(cfg)
+    v = pre + violations(cfg, validator)
     return ("reject" if v else "ok"), v
 
 

@@ -207,6 +207,42 @@ static void test_not_a_sweep(void **state)
 	assert_true(s->nproblems >= 2); /* no method, no parameters */
 }
 
+/* A W&B Launch sweep: the method launch-sweep sends (wandb/cli/cli.py launch_sweep), and its scheduler is not the engine one. */
+static void test_launch(void **state)
+{
+	struct sl_arena *a = *state;
+	const char *params = "parameters:\n  a: {values: [1, 2]}\n";
+	/* settings.method, with a scheduler job */
+	struct sl_sweep *s = load(a, sl_arena_printf(a, "scheduler: {job: s:latest, settings: {method: grid}}\njob: t:v1\n%s", params));
+	assert_true(s->launch && s->is_sweep);
+	assert_int_equal(s->method, SL_METHOD_GRID);
+	assert_string_equal(s->method_node->text, "grid");
+	assert_int_equal(s->nproblems, 0);
+	/* a scheduler job and a top-level method other than custom: the top-level one wins */
+	s = load(a, sl_arena_printf(a, "method: random\nscheduler: {job: s, settings: {method: grid}}\njob: t\n%s", params));
+	assert_int_equal(s->method, SL_METHOD_RANDOM);
+	/* no scheduler job: settings.method wins over the top level */
+	s = load(a, sl_arena_printf(a, "method: random\nscheduler: {settings: {method: bayes}}\nimage_uri: i\n%s", params));
+	assert_int_equal(s->method, SL_METHOD_BAYES);
+	/* a scheduler job and no method: custom, and no finding */
+	s = load(a, sl_arena_printf(a, "scheduler: {job: s}\njob: t\n%s", params));
+	assert_true(s->method_implied && !s->method_node);
+	assert_int_equal(s->method, SL_METHOD_CUSTOM);
+	assert_int_equal(s->nproblems, 0);
+	/* no method anywhere, no scheduler job: refused */
+	s = load(a, sl_arena_printf(a, "scheduler: {num_workers: 2}\njob: t\n%s", params));
+	assert_true(s->launch && !s->method_node && !s->method_implied);
+	assert_int_equal(s->nproblems, 1);
+	/* neither job nor image_uri (a scheduler holding launch keys makes it a launch sweep) */
+	s = load(a, sl_arena_printf(a, "scheduler: {settings: {method: grid}}\n%s", params));
+	assert_true(s->launch);
+	assert_int_equal(s->nproblems, 1);
+	/* the 2026 engine scheduler is not a launch one */
+	s = load(a, sl_arena_printf(a, "method: grid\nscheduler: {engine: wandb, source: s.py}\n%s", params));
+	assert_false(s->launch);
+	assert_int_equal(s->nproblems, 0);
+}
+
 static void test_map_items(void **state)
 {
 	struct sl_arena *a = *state;
@@ -266,6 +302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_equal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_map_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corpus_grid_sizes, setup, teardown),
 	};
