@@ -36,7 +36,8 @@ static const char *const foreign[] = {
 	"layoutlm", "layoutlmv", "luke", "canine", "megatron", "xmod", "data2vec", "efficient", "switch", "long",
 	"longt", "vision", "vl", "vit", "clip", "siglip", "llava", "blip", "wav2vec", "hubert",
 	"vila", "flamingo", "idefics", "mamba", "rwkv", "retnet", "jamba", "medusa", "eagle", "reward", "rm", "prm",
-	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge",
+	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge", "multimodal",
+	"omni", "audio", "flash",
 };
 
 static bool is_alpha(char c)

@@ -187,6 +187,20 @@ static void test_not_guessed(void **state)
 		"resnet18", "mlp", "GRU",
 		"/mnt/nfs/scratch1/dthai/fast-coref/",
 		"gpt",                             /* one short token names nothing */
+		/* vision, audio and multimodal checkpoints around a text model's name: another architecture */
+		"meta-llama/Llama-3.2-11B-Vision-Instruct",
+		"unsloth/Llama-3.2-11B-Vision-Instruct-bnb-4bit",
+		"Qwen/Qwen2.5-VL-7B-Instruct",
+		"Qwen/Qwen2-VL-7B-Instruct",
+		"Qwen/Qwen2-Audio-7B",
+		"Qwen/Qwen2.5-Omni-7B",
+		"microsoft/Phi-4-multimodal-instruct",  /* not phi-4 (14.7B) */
+		"microsoft/Phi-4-mini-flash-reasoning", /* phi4flash (SambaY), not phi-4-mini */
+		"microsoft/Phi-3.5-vision-instruct",
+		"microsoft/Phi-3.5-MoE-instruct",       /* not phi-3.5-mini */
+		"mistralai/Mistral-Small-3.1-24B-Instruct-2503", /* mistral3 with vision: not mistral-small-24b */
+		"mistralai/Mistral-Small-Instruct-2409",         /* 22B, another shape */
+		"llava-hf/llava-v1.6-mistral-7b-hf",
 	};
 	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
 		const struct sl_model *m = resolve(f, none[i]);
