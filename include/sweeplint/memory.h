@@ -202,6 +202,12 @@ enum sl_optim {
 	SL_OPTIM_LION,         /* 4 B */
 	SL_OPTIM__COUNT
 };
+/*
+ * sl_optim_parse's flag on a bitsandbytes paged optimizer (paged_adamw_8bit, paged_adamw_32bit,
+ * paged_lion_*, paged_ademamix_*), or'ed onto the enum: the role value keeps both, sl_settings
+ * splits them into optimizer and optimizer_paged.
+ */
+#define SL_OPTIM_PAGED 0x100
 
 /* LoRA target module bits. */
 enum {
@@ -272,6 +278,10 @@ struct sl_calib {
 	double flash_bwd_bytes;       /* bytes per b·s·a·d element alive in one SDPA/flash backward */
 	double host_offload_factor;   /* host buffers per offloaded byte (DeepSpeed additional_buffer_factor) */
 	uint64_t gen_max_length;      /* generation: HF GenerationConfig max_length when max_new_tokens is unstated */
+	/* bitsandbytes optimizers (bnb/optim/optimizer.py) */
+	uint64_t bnb_min_8bit_size;   /* tensors under this many elements keep 32-bit states */
+	uint64_t bnb_block;           /* elements per float32 absmax of an 8-bit state */
+	uint64_t bnb_paged_min;       /* paged optimizers page the states of tensors of this many elements and more */
 };
 
 struct sl_name_index;
@@ -300,6 +310,7 @@ struct sl_settings {
 	enum sl_amp amp;
 	bool gradient_checkpointing;
 	enum sl_optim optimizer;
+	bool optimizer_paged;      /* bitsandbytes paged optimizer: its large states in CUDA managed memory */
 	uint32_t lora_r;           /* 0: full fine-tune */
 	uint32_t lora_targets;     /* SL_LORA_* bits; 0 with lora_r > 0: the PEFT default (q, v) */
 	uint32_t lora_dropout_bp;  /* LoRA/DoRA lora_dropout in 1/10000 (0: PEFT's default, nn.Identity) */
@@ -362,7 +373,7 @@ struct sl_breakdown {
 	uint64_t workspace;       /* cuBLAS/cuBLASLt workspaces */
 	uint64_t weights;         /* incl. fp32 master + half copies, quantized base, adapters */
 	uint64_t gradients;
-	uint64_t optimizer;
+	uint64_t optimizer;       /* on the device (a paged optimizer: what it keeps outside managed memory) */
 	uint64_t activations;     /* saved for backward, incl. attention */
 	uint64_t attention;       /* the part of activations that is attention's s² or O(s) term */
 	uint64_t logits;          /* logits + loss buffers */
@@ -371,6 +382,13 @@ struct sl_breakdown {
 	uint64_t preallocated;    /* generation under vLLM: gpu_memory_utilization × capacity past the rest */
 	uint64_t slack;           /* allocator slack */
 	uint64_t total;
+	/*
+	 * Not in total: a paged optimizer's states in CUDA managed memory (bitsandbytes get_paged:
+	 * cudaMallocManaged). Outside torch's allocator, resident on the device while it has room and
+	 * evicted to host RAM by the driver when a device allocation needs the room, so they slow the
+	 * step rather than fail it (docs/memory-model.md "Paged optimizers").
+	 */
+	uint64_t paged;
 	uint64_t params;          /* all parameters */
 	uint64_t trainable;       /* trainable parameters */
 	uint64_t dynamic;         /* added: activations + logits + transients of the peak phase */
@@ -474,6 +492,7 @@ int sl_calib_parse(struct sl_arena *a, const char *name, const char *bytes, size
 /* Host RAM estimate per node (seed 001 and seed 004). */
 struct sl_host_breakdown {
 	uint64_t base, workers, loading, pinned, overhead, total;
+	uint64_t paged; /* paged optimizer states evicted to host RAM (sl_host_add_paged), in total */
 };
 /*
  * Training processes on one node: gpus_per_node when given (at most the GPU
@@ -485,6 +504,15 @@ struct sl_host_breakdown {
 uint32_t sl_procs_per_node(const struct sl_settings *s);
 void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
 		      struct sl_host_breakdown *out);
+/*
+ * The paged optimizer states one process cannot keep on a device of capacity bytes next to the
+ * training step's peak b (b->paged past capacity - b->total; all of them when the peak alone fills
+ * the device): the driver evicts them to host RAM (docs/memory-model.md "Paged optimizers").
+ */
+uint64_t sl_paged_spill(const struct sl_breakdown *b, uint64_t capacity);
+/* Adds the spill of the node's processes (sl_procs_per_node) to h: h->paged and h->total. */
+void sl_host_add_paged(const struct sl_settings *s, const struct sl_breakdown *b, uint64_t capacity,
+		       struct sl_host_breakdown *h);
 
 /*
  * Load the embedded catalogs (models, gpus, calibration). Problems in the
@@ -602,7 +630,7 @@ int sl_task_parse(const char *s);       /* -1 when unknown */
 const char *sl_dtype_name(enum sl_dtype d);
 const char *sl_amp_name(enum sl_amp a);
 const char *sl_optim_name(enum sl_optim o);
-int sl_optim_parse(const char *s);      /* HF optim names; -1 when unknown */
+int sl_optim_parse(const char *s);      /* HF optim names (| SL_OPTIM_PAGED when paged); -1 when unknown */
 const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);

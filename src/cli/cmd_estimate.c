@@ -254,7 +254,8 @@ static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 
 static json_t *terms_json(const struct sl_breakdown *b)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "kv_cache", (json_int_t)b->kv_cache,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "paged_optimizer", (json_int_t)b->paged,
+			 "kv_cache", (json_int_t)b->kv_cache,
 			 "preallocated", (json_int_t)b->preallocated, "cuda_context", (json_int_t)b->cuda_context,
 			 "workspace", (json_int_t)b->workspace, "weights", (json_int_t)b->weights, "gradients",
 			 (json_int_t)b->gradients, "optimizer", (json_int_t)b->optimizer, "activations",
@@ -266,7 +267,7 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 		      const struct sl_breakdown *ev, const struct sl_host_breakdown *h)
 {
 	json_t *root = json_pack(
-		"{s:I,s:I,s:I,s:b,s:{s:s,s:I,s:b},s:o,s:I,s:s,s:{s:I,s:I,s:b,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I}}",
+		"{s:I,s:I,s:I,s:b,s:{s:s,s:I,s:b},s:o,s:I,s:s,s:{s:I,s:I,s:b,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"params", (json_int_t)b->params, "trainable_params", (json_int_t)b->trainable, "total_bytes",
 		(json_int_t)b->total, "fits", b->total <= m->gpu->bytes, "gpu", "name", m->gpu->name, "bytes",
 		(json_int_t)m->gpu->bytes, "assumed", m->gpu_assumed, "breakdown", terms_json(b), "attention_bytes",
@@ -275,7 +276,7 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 		(json_int_t)ev->total, "fits", ev->total <= m->gpu->bytes, "breakdown", terms_json(ev), "host",
 		"total_bytes", (json_int_t)h->total, "base", (json_int_t)h->base, "workers", (json_int_t)h->workers,
 		"loading", (json_int_t)h->loading, "pinned", (json_int_t)h->pinned, "overhead",
-		(json_int_t)h->overhead);
+		(json_int_t)h->overhead, "paged_optimizer", (json_int_t)h->paged);
 	if (!root)
 		return -SL_EINTERNAL;
 	json_object_set_new(root, "model", json_string(m->model->name));
@@ -323,6 +324,10 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 			">= 16 EiB");
 	else
 		fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
+	if (b->paged)
+		fprintf(o, "paged optimizer states: %s in CUDA managed memory, not in the total (outside torch's "
+			   "allocator; the driver evicts them to host RAM when the device needs the room)\n\n",
+			sl_mem_size(run, b->paged));
 
 	const char *gpu = sl_arena_printf(run->arena, "%s%s (%s)", m->gpu->name, m->gpu_assumed ? ", assumed" : "",
 					  sl_mem_size(run, m->gpu->bytes));
@@ -344,9 +349,16 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 			(n + per - 1) / per);
 	else
 		fputs("host RAM per node: ", o);
-	fprintf(o, "%s (base %s, %u workers %s, model loading %s)\n", sl_mem_size(run, h->total),
+	fprintf(o, "%s (base %s, %u workers %s, model loading %s", sl_mem_size(run, h->total),
 		sl_mem_size(run, h->base), m->s.num_workers, sl_mem_size(run, h->workers),
 		sl_mem_size(run, h->loading));
+	if (h->paged)
+		fprintf(o, ", paged optimizer states evicted %s", sl_mem_size(run, h->paged));
+	fputs(")\n", o);
+	if (b->paged && h->paged)
+		fprintf(o, "paging: %s of the %s of paged optimizer states do not fit next to the peak on %s: "
+			   "the run pages them between host and device every step (slower, no OOM)\n",
+			sl_mem_size(run, sl_paged_spill(b, m->gpu->bytes)), sl_mem_size(run, b->paged), m->gpu->name);
 }
 
 int cmd_estimate(struct sl_cli *cli, int argc, char **argv)
@@ -368,6 +380,7 @@ int cmd_estimate(struct sl_cli *cli, int argc, char **argv)
 	sl_estimate(&m.model->arch, &m.s, m.gpu, &m.cat->calib, &b);
 	sl_estimate_eval(&m.model->arch, &m.s, m.gpu, &m.cat->calib, &ev);
 	sl_estimate_host(&m.model->arch, &m.s, &m.cat->calib, &h);
+	sl_host_add_paged(&m.s, &b, m.gpu->bytes, &h);
 	rc = 0;
 	if (run->opt.format == SL_FORMAT_JSON) {
 		rc = print_json(cli, &m, &b, &ev, &h);

@@ -46,6 +46,19 @@ static bool all_train(const struct sl_eval *ev)
 	return true;
 }
 
+/* Whether some value names a paged optimizer (sl_optim_parse's SL_OPTIM_PAGED). */
+static bool any_paged(const struct sl_eval *ev)
+{
+	for (size_t i = 0; i < ev->naxes; i++)
+		for (size_t j = 0; j < ev->axes[i].n; j++) {
+			const struct sl_eval_value *v = &ev->axes[i].values[j];
+			for (size_t k = 0; v->ok && k < v->nrv; k++)
+				if (v->rv[k].role == SL_ROLE_OPTIMIZER && (v->rv[k].u & SL_OPTIM_PAGED))
+					return true;
+		}
+	return false;
+}
+
 uint64_t sl_eval_unread_roles(const struct sl_eval *ev, enum sl_measure m)
 {
 	switch (m) {
@@ -61,6 +74,10 @@ uint64_t sl_eval_unread_roles(const struct sl_eval *ev, enum sl_measure m)
 		/* sl_estimate_eval: no optimizer step, so no accumulation (grads_persist is the training step's) */
 		return BIT(SL_ROLE_NUM_WORKERS) | BIT(SL_ROLE_PIN_MEMORY) | BIT(SL_ROLE_GRAD_ACCUM);
 	case SL_MEASURE_HOST:
+		/* a paged optimizer's states spill to host RAM past the training step's peak (host_oom.c):
+		 * host RAM then reads what the step reads */
+		if (any_paged(ev))
+			return all_train(ev) ? BIT(SL_ROLE_EVAL_BATCH_SIZE) : 0;
 		/* sl_estimate_host: processes, workers, the model as loaded, pinned batches, offloaded states */
 		return BIT(SL_ROLE_EVAL_BATCH_SIZE) | BIT(SL_ROLE_GRAD_ACCUM) | BIT(SL_ROLE_TARGET_LEN) |
 		       BIT(SL_ROLE_GRADIENT_CHECKPOINTING) | BIT(SL_ROLE_OPTIMIZER) | BIT(SL_ROLE_ATTN) |

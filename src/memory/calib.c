@@ -80,6 +80,9 @@ static const struct field {
 	{"host_overhead_frac", K_DOUBLE, offsetof(struct sl_calib, host_overhead_frac), "fraction", 0, 2},
 	{"host_offload_factor", K_DOUBLE, offsetof(struct sl_calib, host_offload_factor), "factor", 0, 16},
 	{"gen_max_length", K_BYTES, offsetof(struct sl_calib, gen_max_length), "tokens", 1, 1048576},
+	{"bnb_min_8bit_size", K_BYTES, offsetof(struct sl_calib, bnb_min_8bit_size), "elements", 0, 1e9},
+	{"bnb_block", K_BYTES, offsetof(struct sl_calib, bnb_block), "elements", 1, 1e9},
+	{"bnb_paged_min", K_BYTES, offsetof(struct sl_calib, bnb_paged_min), "elements", 0, 1e12},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -650,29 +650,122 @@ static void activations(const struct ctx *x, const struct per_len *P, double seq
 	A->transient = seqs * P->tr;
 }
 
-/* The optimizer's state bytes per trainable parameter (state dtype sb). */
-static double optim_states(const struct sl_arch *a, const struct sl_settings *s, double T, double sb, double P,
-			   bool full)
+/*
+ * How bitsandbytes keeps the states of a set of trainable tensors (bitsandbytes/optim/optimizer.py
+ * init_state and get_state_buffer; rules/calibration.yaml bnb_*): q8, the share of the elements in
+ * tensors of bnb_min_8bit_size elements and more (8-bit states under an 8-bit optimizer, float32
+ * below); pg, the share in tensors of bnb_paged_min elements and more (a paged optimizer keeps their
+ * states in CUDA managed memory).
+ */
+struct bnb_split {
+	double q8, pg;
+};
+
+struct min_ctx {
+	double r, min;
+};
+
+/* elements of one linear's weight (in × out) when the tensor has at least min */
+static double linear_at_least(const void *ctx, double in, double out, bool ff)
 {
+	(void)ff;
+	const struct min_ctx *m = ctx;
+	return in * out >= m->min ? in * out : 0;
+}
+
+/* elements of one target's LoRA A (r × in) and B (out × r), each counted when it has at least min */
+static double lora_at_least(const void *ctx, double in, double out, bool ff)
+{
+	(void)ff;
+	const struct min_ctx *m = ctx;
+	double A = m->r * in, B = m->r * out;
+	return (A >= m->min ? A : 0) + (B >= m->min ? B : 0);
+}
+
+/* The share of a full fine-tune's parameters in tensors of at least min elements: the layers'
+ * linears (each weight one tensor), the embeddings and an untied LM head; norms, biases and classifier
+ * heads count as small. */
+static double full_share(const struct sl_arch *a, enum sl_task task, double min)
+{
+	double P = (double)sl_arch_params_for_task(a, task);
+	if (!(P > 0))
+		return 0;
+	struct min_ctx all = {0, 0}, big = {0, min};
+	double lin = sl_arch_targets(a, SL_LORA_ALL, linear_at_least, &all, NULL);
+	double n = lin > 0 ? matmul_params(a, false, NULL) * sl_arch_targets(a, SL_LORA_ALL, linear_at_least, &big,
+									      NULL) / lin
+			   : 0;
+	double E = a->emb_dim ? a->emb_dim : a->hidden;
+	double pos = a->max_pos && !t5_like(a->family) && !llama_like(a) ? a->max_pos : 0;
+	double head = !a->tied && has_vocab_logits(a, task) ? (double)a->vocab * E : 0; /* an untied LM head */
+	const double tensors[] = {(double)a->vocab * E, pos * E, (double)a->type_vocab * E, head};
+	for (size_t i = 0; i < sizeof tensors / sizeof tensors[0]; i++)
+		if (tensors[i] >= min)
+			n += tensors[i];
+	return n < P ? n / P : 1;
+}
+
+/* The split of the trainable parameters T of statics (modules_to_save apart) */
+static struct bnb_split bnb_split_of(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c,
+				     enum sl_peft pm)
+{
+	struct bnb_split sp = {1, 0}; /* the other PEFT methods: 8-bit states, nothing paged (on the device) */
+	if (pm == SL_PEFT_NONE) {
+		sp.q8 = full_share(a, s->task, (double)c->bnb_min_8bit_size);
+		sp.pg = full_share(a, s->task, (double)c->bnb_paged_min);
+	} else if (pm == SL_PEFT_LORA || pm == SL_PEFT_DORA) {
+		uint32_t tgt = s->lora_targets ? s->lora_targets : (SL_LORA_Q | SL_LORA_V);
+		double r = peft_rank(s);
+		struct min_ctx all = {r, 0}, q8 = {r, (double)c->bnb_min_8bit_size}, pg = {r, (double)c->bnb_paged_min};
+		double n = sl_arch_targets(a, tgt, lora_at_least, &all, NULL);
+		if (n > 0) {
+			sp.q8 = sl_arch_targets(a, tgt, lora_at_least, &q8, NULL) / n;
+			sp.pg = sl_arch_targets(a, tgt, lora_at_least, &pg, NULL) / n;
+		}
+	}
+	if (sp.pg > sp.q8)
+		sp.pg = sp.q8; /* paged tensors are 8-bit ones (bnb_paged_min > bnb_min_8bit_size) */
+	return sp;
+}
+
+/*
+ * The optimizer's state bytes on the device for T trainable elements (sb: the state dtype of torch's
+ * optimizers, the parameters'); a paged optimizer adds the states it keeps in CUDA managed memory
+ * to *paged. bitsandbytes (8-bit names, every paged name): 8-bit states of 1 B per state and element
+ * plus a float32 absmax per bnb_block elements and state, ordinary device tensors even when paged;
+ * float32 states under bnb_min_8bit_size elements and for its 32-bit optimizers. transformers'
+ * Trainer registers 32-bit overrides for nn.Embedding only when the optimizer class is named
+ * "Adam8bit" (trainer.py create_optimizer), which its bitsandbytes optim values never are (they
+ * build bnb.optim.AdamW / Lion with optim_bits=8): the embeddings have 8-bit states.
+ */
+static double optim_states(const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c, double T,
+			   double sb, double P, bool full, struct bnb_split sp, double *paged)
+{
+	double pg = s->optimizer_paged ? sp.pg * T : 0;
 	switch (s->optimizer) {
 	case SL_OPTIM_ADAMW:
+		if (s->optimizer_paged) { /* bitsandbytes 32-bit: float32 states */
+			*paged += 8 * pg;
+			return 8 * (T - pg);
+		}
 		return 2 * sb * T;
 	case SL_OPTIM_ADAMW_8BIT: {
-		/* bitsandbytes: 2 B; tensors under 4096 elements and (HF Trainer) the
-		 * embeddings keep 32-bit states */
-		if (!full)
-			return 2 * T;
-		double emb = embedding_params(a), mats = matmul_params(a, false, NULL);
-		double small = P > mats + emb ? P - mats - emb : 0;
-		double big = T > emb + small ? T - emb - small : 0;
-		return 2 * big + 8 * (emb + small);
+		double q = sp.q8 * T;
+		double absmax = 2 * 4 * q / (double)(c->bnb_block ? c->bnb_block : 1);
+		*paged += 2 * pg;
+		return 2 * (q - pg) + absmax + 8 * (T - q);
 	}
 	case SL_OPTIM_ADAFACTOR:
 		return sb * (full ? adafactor_elems(a, P) : T);
 	case SL_OPTIM_SGD:
 		return 0;
-	case SL_OPTIM_SGD_MOMENTUM:
 	case SL_OPTIM_LION:
+		if (s->optimizer_paged) {
+			*paged += 4 * pg;
+			return 4 * (T - pg);
+		}
+		return sb * T;
+	case SL_OPTIM_SGD_MOMENTUM:
 		return sb * T;
 	default:
 		return 2 * sb * T;
@@ -690,6 +783,8 @@ static double optim_temp(const struct sl_arch *a, const struct sl_settings *s, d
 		big = ffn;
 	if (big > T)
 		big = T;
+	if (s->optimizer_paged)
+		return 0; /* bitsandbytes: one fused update kernel per parameter (update_step), no temporaries */
 	if (s->legacy_runtime && s->optimizer != SL_OPTIM_ADAFACTOR)
 		return s->optimizer == SL_OPTIM_ADAMW || s->optimizer == SL_OPTIM_LION ? 2 * sb * big : 0;
 	switch (s->optimizer) {
@@ -736,6 +831,7 @@ struct statics {
 	double layer_copy;  /* of one layer */
 	double grads;       /* gradients, resident size */
 	double optim;       /* optimizer states on the device */
+	double paged;       /* a paged optimizer's states in CUDA managed memory (not on the device's books) */
 	double opt_temp;
 	double gather;      /* ZeRO-3 gathered layers */
 	double comm;        /* communication buffers */
@@ -765,7 +861,7 @@ struct statics {
  * keeps shards, gradients and the optimizer step on the host.
  */
 static void fsdp_statics(const struct ctx *x, struct statics *S, double base, double adapters, double Tm, bool full,
-			 double *gbp)
+			 const struct bnb_split *sp, const struct bnb_split *spm, double *gbp)
 {
 	const struct sl_arch *a = x->a;
 	const struct sl_settings *s = x->s;
@@ -788,14 +884,16 @@ static void fsdp_statics(const struct ctx *x, struct statics *S, double base, do
 	/* the shards: a full fine-tune's parameters in tb; LoRA's frozen base as loaded, its adapters float32 */
 	double W = full ? tb * P : base + adapters + tb * Tm;
 	double G = full ? tb * T : 4 * T + tb * Tm;
-	double states = optim_states(a, s, T / F, full ? tb : 4, P / F, full) +
-			(Tm > 0 ? optim_states(a, s, Tm / F, tb, P / F, false) : 0);
+	double paged = 0;
+	double states = optim_states(a, s, x->c, T / F, full ? tb : 4, P / F, full, *sp, &paged) +
+			(Tm > 0 ? optim_states(a, s, x->c, Tm / F, tb, P / F, false, *spm, &paged) : 0);
 	if (s->fsdp_offload) {
 		S->weights = S->grads = S->optim = S->opt_temp = 0;
 	} else {
 		S->weights = W / F;
 		S->grads = G / F;
 		S->optim = states;
+		S->paged = paged;
 		S->opt_temp = optim_temp(a, s, (T + Tm) / F, full ? tb : 4);
 	}
 	/* gradient accumulation through accelerate (HF Trainer; the runs that state mixed precision)
@@ -879,8 +977,11 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 
 	S->grads_persist = (s->legacy_runtime || s->grad_accum > 1) && !s->optimizer_in_backward;
 	S->T = T + Tm;
+	struct bnb_split sp = bnb_split_of(a, s, c, pm);
+	double vh = (double)a->vocab * a->hidden; /* a modules_to_save copy: one tensor */
+	struct bnb_split spm = {vh >= (double)c->bnb_min_8bit_size, vh >= (double)c->bnb_paged_min};
 	if (s->fsdp != SL_FSDP_NONE) {
-		fsdp_statics(x, S, base, adapters, Tm, full, &gb);
+		fsdp_statics(x, S, base, adapters, Tm, full, &sp, &spm, &gb);
 	} else if (s->zero_stage == 0) {
 		S->weights = base + adapters + mb * Tm;
 		if (x->amp && s->quant == SL_QUANT_NONE) {
@@ -899,7 +1000,8 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 			S->layer_copy += pz.keeps_weight;
 		}
 		S->grads = gb * T + mb * Tm;
-		S->optim = optim_states(a, s, T, sb, P, full) + (Tm > 0 ? optim_states(a, s, Tm, mb, P, false) : 0);
+		S->optim = optim_states(a, s, c, T, sb, P, full, sp, &S->paged) +
+			   (Tm > 0 ? optim_states(a, s, c, Tm, mb, P, false, spm, &S->paged) : 0);
 		S->opt_temp = optim_temp(a, s, T + Tm, sb > mb ? sb : mb);
 		if (s->optimizer_in_backward) {
 			/* torchtune optimizer_in_bwd: a post-accumulate-grad hook steps each parameter and frees
@@ -918,7 +1020,11 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		 * stage_1_and_2.py / stage3.py estimators) */
 		bool mixed = s->amp != SL_AMP_OFF || pb == 2;
 		double wb = mixed ? 2 : 4;
-		double ob = optim_states(a, s, T + Tm, 4, P, full) + (mixed ? 8 : 0) * (T + Tm);
+		/* a paged client optimizer's states are counted on the device here (docs/memory-model.md) */
+		struct sl_settings unpaged = *s;
+		unpaged.optimizer_paged = false;
+		double unused = 0;
+		double ob = optim_states(a, &unpaged, c, T + Tm, 4, P, full, sp, &unused) + (mixed ? 8 : 0) * (T + Tm);
 		double wfull = s->quant == SL_QUANT_NONE ? wb * P : base;
 		S->weights = (s->zero_stage >= 3 ? wfull / N : wfull) + adapters + wb * Tm;
 		if (s->zero_stage >= 3 && s->offload == SL_OFFLOAD_ALL)
@@ -959,6 +1065,7 @@ static void fill(struct sl_breakdown *o, const struct statics *S, double copies,
 	o->weights = u64(S->weights + copies);
 	o->gradients = u64(grads);
 	o->optimizer = u64(S->optim);
+	o->paged = u64(S->paged);
 	o->activations = u64(acts);
 	o->attention = u64(attn);
 	o->logits = u64(logits);
@@ -989,7 +1096,7 @@ struct sl_estimate_plan {
 	struct phase_fixed ph[3]; /* end of forward, start of backward, one layer's backward */
 	double op;                /* the optimizer step: all static */
 	uint64_t op_optimizer;    /* its optimizer bytes, with the temporaries */
-	uint64_t ctx_b, ws_b, gather_b, params_b, trainable_b;
+	uint64_t ctx_b, ws_b, gather_b, params_b, trainable_b, paged_b;
 	bool have_len;          /* len holds the terms of one length pair */
 	struct per_len len;
 };
@@ -1039,6 +1146,7 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 	p->gather_b = u64(S->gather + S->comm);
 	p->params_b = u64(S->P);
 	p->trainable_b = u64(S->T);
+	p->paged_b = u64(S->paged);
 }
 
 /*
@@ -1123,6 +1231,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	out->zero_gather = p->gather_b;
 	out->params = p->params_b;
 	out->trainable = p->trainable_b;
+	out->paged = p->paged_b;
 	if (op + k * S->opt_temp > peak) {
 		dyn = S->opt_temp;
 		phase = SL_PHASE_OPTIMIZER;
@@ -1278,6 +1387,7 @@ static void estimate_mode(const struct sl_arch *a, const struct sl_settings *s, 
 	sl_estimate_eval(a, s, gpu, c, out);
 	out->total -= out->optimizer;
 	out->optimizer = 0;
+	out->paged = 0;
 	out->trainable = 0;
 }
 

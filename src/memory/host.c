@@ -88,3 +88,17 @@ void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, cons
 	for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
 		out->total = terms[i] > UINT64_MAX - out->total ? UINT64_MAX : out->total + terms[i];
 }
+
+uint64_t sl_paged_spill(const struct sl_breakdown *b, uint64_t capacity)
+{
+	uint64_t room = capacity > b->total ? capacity - b->total : 0;
+	return b->paged > room ? b->paged - room : 0;
+}
+
+void sl_host_add_paged(const struct sl_settings *s, const struct sl_breakdown *b, uint64_t capacity,
+		       struct sl_host_breakdown *h)
+{
+	double spill = (double)sl_paged_spill(b, capacity) * sl_procs_per_node(s);
+	h->paged = u64(spill);
+	h->total = h->paged > UINT64_MAX - h->total ? UINT64_MAX : h->total + h->paged;
+}

@@ -52,41 +52,55 @@ static const char *const optim_names[SL_OPTIM__COUNT] = {
 	[SL_OPTIM_LION] = "lion",
 };
 
-/* HF TrainingArguments.optim values (OptimizerNames) and common spellings. */
+/*
+ * HF TrainingArguments.optim values (OptimizerNames) and common spellings. paged: bitsandbytes' paged
+ * optimizers (is_paged=True: transformers trainer.py passes is_paged when "paged" is in the name;
+ * torchtune names the classes, bitsandbytes.optim.PagedAdamW8bit).
+ */
 static const struct {
 	const char *name;
 	enum sl_optim optim;
+	bool paged;
 } optim_aliases[] = {
-	{"adamw_torch", SL_OPTIM_ADAMW},
-	{"adamw_torch_fused", SL_OPTIM_ADAMW},
-	{"adamw_torch_xla", SL_OPTIM_ADAMW},
-	{"adamw_torch_npu_fused", SL_OPTIM_ADAMW},
-	{"adamw_apex_fused", SL_OPTIM_ADAMW},
-	{"adamw_hf", SL_OPTIM_ADAMW},
-	{"adamw", SL_OPTIM_ADAMW},
-	{"adam", SL_OPTIM_ADAMW},
-	{"adamw_anyprecision", SL_OPTIM_ADAMW},
-	{"adamw_torch_4bit", SL_OPTIM_ADAMW_8BIT},
-	{"adamw_torch_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"adamw_bnb_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"adamw_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"adam8bit", SL_OPTIM_ADAMW_8BIT},
-	{"adamw8bit", SL_OPTIM_ADAMW_8BIT},
-	{"paged_adamw_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"paged_adam_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"ademamix_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"paged_adamw_32bit", SL_OPTIM_ADAMW},
-	{"paged_adamw", SL_OPTIM_ADAMW},
-	{"adafactor", SL_OPTIM_ADAFACTOR},
-	{"sgd", SL_OPTIM_SGD},
-	{"sgd_momentum", SL_OPTIM_SGD_MOMENTUM},
-	{"lion", SL_OPTIM_LION},
-	{"lion_32bit", SL_OPTIM_LION},
-	{"paged_lion_32bit", SL_OPTIM_LION},
-	{"lion_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"paged_lion_8bit", SL_OPTIM_ADAMW_8BIT},
-	{"adagrad", SL_OPTIM_SGD_MOMENTUM},
-	{"rmsprop", SL_OPTIM_SGD_MOMENTUM},
+	{"adamw_torch", SL_OPTIM_ADAMW, false},
+	{"adamw_torch_fused", SL_OPTIM_ADAMW, false},
+	{"adamw_torch_xla", SL_OPTIM_ADAMW, false},
+	{"adamw_torch_npu_fused", SL_OPTIM_ADAMW, false},
+	{"adamw_apex_fused", SL_OPTIM_ADAMW, false},
+	{"adamw_hf", SL_OPTIM_ADAMW, false},
+	{"adamw", SL_OPTIM_ADAMW, false},
+	{"adam", SL_OPTIM_ADAMW, false},
+	{"adamw_anyprecision", SL_OPTIM_ADAMW, false},
+	{"adamw_torch_4bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"adamw_torch_8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"adamw_bnb_8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"adamw_8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"adam8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"adamw8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"paged_adamw_8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"paged_adam_8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"pagedadamw8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"pagedadam8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"ademamix_8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"paged_ademamix_8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"paged_adamw_32bit", SL_OPTIM_ADAMW, true},
+	{"paged_adamw", SL_OPTIM_ADAMW, true},
+	{"pagedadamw", SL_OPTIM_ADAMW, true},
+	{"pagedadamw32bit", SL_OPTIM_ADAMW, true},
+	{"paged_ademamix_32bit", SL_OPTIM_ADAMW, true},
+	{"adafactor", SL_OPTIM_ADAFACTOR, false},
+	{"sgd", SL_OPTIM_SGD, false},
+	{"sgd_momentum", SL_OPTIM_SGD_MOMENTUM, false},
+	{"lion", SL_OPTIM_LION, false},
+	{"lion_32bit", SL_OPTIM_LION, false},
+	{"paged_lion_32bit", SL_OPTIM_LION, true},
+	{"pagedlion", SL_OPTIM_LION, true},
+	{"pagedlion32bit", SL_OPTIM_LION, true},
+	{"lion_8bit", SL_OPTIM_ADAMW_8BIT, false},
+	{"paged_lion_8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"pagedlion8bit", SL_OPTIM_ADAMW_8BIT, true},
+	{"adagrad", SL_OPTIM_SGD_MOMENTUM, false},
+	{"rmsprop", SL_OPTIM_SGD_MOMENTUM, false},
 };
 
 const char *sl_dtype_name(enum sl_dtype d)
@@ -208,9 +222,13 @@ int sl_mode_parse(const char *s)
 
 int sl_optim_parse(const char *s)
 {
+	/* a class path names the class: bitsandbytes.optim.PagedAdamW8bit (torchtune's _component_) */
+	const char *dot = strrchr(s, '.');
+	if (dot && dot[1] && strncasecmp(s, "bitsandbytes.", 13) == 0)
+		s = dot + 1;
 	for (size_t i = 0; i < sizeof optim_aliases / sizeof optim_aliases[0]; i++)
 		if (strcasecmp(s, optim_aliases[i].name) == 0)
-			return (int)optim_aliases[i].optim;
+			return (int)optim_aliases[i].optim | (optim_aliases[i].paged ? SL_OPTIM_PAGED : 0);
 	return -1;
 }
 
@@ -252,7 +270,7 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, " + amp %s", sl_amp_name(s->amp));
 	if (s->gradient_checkpointing)
 		sl_buf_adds(b, ", gradient checkpointing");
-	sl_buf_addf(b, ", %s", sl_optim_name(s->optimizer));
+	sl_buf_addf(b, ", %s%s", s->optimizer_paged ? "paged " : "", sl_optim_name(s->optimizer));
 	if (s->peft_method > SL_PEFT_LORA)
 		sl_buf_addf(b, ", %s", sl_peft_name(s->peft_method));
 	if (s->lora_r && s->peft_method <= SL_PEFT_DORA)

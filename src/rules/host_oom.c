@@ -1,8 +1,9 @@
 /*
  * host-oom: host RAM per node past --host-memory (seed 001's host model:
  * base process + DataLoader workers + model loading + overhead; seed 004:
- * every process loads the model unless ZeRO-3 zero.Init partitions it).
- * Checked only when the host memory is known. Reported on the DataLoader
+ * every process loads the model unless ZeRO-3 zero.Init partitions it;
+ * a paged optimizer's states that the GPU cannot hold next to the step's
+ * peak). Checked only when the host memory is known. Reported on the DataLoader
  * workers value when a key sets it, else on the model.
  */
 
@@ -15,6 +16,12 @@ static uint64_t host_ram(const struct sl_eval *ev, const struct sl_settings *s, 
 {
 	struct sl_host_breakdown hb;
 	sl_estimate_host(&m->arch, s, &ev->cat->calib, &hb);
+	if (s->optimizer_paged && s->mode == SL_MODE_TRAIN) {
+		/* the paged optimizer states the device cannot hold next to the step's peak live in host RAM */
+		struct sl_breakdown b;
+		sl_estimate(&m->arch, s, ev->gpu, &ev->cat->calib, &b);
+		sl_host_add_paged(s, &b, ev->capacity, &hb);
+	}
 	return hb.total;
 }
 

@@ -928,7 +928,8 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		s->gradient_checkpointing = u != 0;
 		break;
 	case SL_ROLE_OPTIMIZER:
-		s->optimizer = (enum sl_optim)u;
+		s->optimizer = (enum sl_optim)(u & ~(uint64_t)SL_OPTIM_PAGED);
+		s->optimizer_paged = (u & SL_OPTIM_PAGED) != 0;
 		break;
 	case SL_ROLE_LORA_R:
 		s->lora_r = (uint32_t)u;

@@ -424,11 +424,107 @@ static void test_calib_diagnostics(void **state)
 	assert_true(c.cuda_context > 0 && c.slack_frac > 0 && c.eager_attn_copies > 0);
 }
 
+/* Paged optimizers (docs/memory-model.md "Paged optimizers"): the states of tensors of bnb_paged_min
+ * elements and more leave the device total for CUDA managed memory; absmax and small states stay. */
+static void test_paged_optimizer(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.1-8b");
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 1024;
+	s.gradient_checkpointing = true;
+	s.optimizer = SL_OPTIM_ADAMW_8BIT;
+	struct sl_breakdown un, pg;
+	sl_estimate(a, &s, g, &e->calib, &un);
+	assert_int_equal(un.paged, 0);
+	s.optimizer_paged = true;
+	sl_estimate(a, &s, g, &e->calib, &pg);
+	double P = (double)sl_arch_params_for_task(a, s.task);
+	/* 8-bit: 2 B per element of every large tensor is paged; only norms stay (under 0.1 % of P) */
+	assert_true(pg.paged > 2 * 0.999 * P && pg.paged <= 2 * P);
+	/* the same state, split: what is paged left the device; absmax (2 float32 per bnb_block) stays */
+	double absmax = 2.0 * 4.0 * 0.999 * P / (double)e->calib.bnb_block;
+	assert_true(fabs((double)(pg.paged + pg.optimizer) - (double)un.optimizer) < 4);
+	assert_true((double)pg.optimizer > absmax && (double)pg.optimizer < absmax + 8 * 0.001 * P);
+	assert_true(pg.total < un.total);
+	/* the 8-bit embeddings: transformers' Trainer overrides nothing for bnb.optim.AdamW */
+	assert_true(un.optimizer < 2.1 * P);
+
+	/* 32-bit paged (bitsandbytes float32 states whatever the parameter dtype), no foreach temporaries */
+	s.optimizer = SL_OPTIM_ADAMW;
+	sl_estimate(a, &s, g, &e->calib, &pg);
+	assert_true(pg.paged > 8 * 0.999 * P && pg.paged <= 8 * P);
+	assert_true(pg.optimizer < 8 * 0.001 * P);
+
+	/* LoRA: A (r x in) and B (out x r) page only from bnb_paged_min elements: r 16 on 4096-wide
+	 * projections is 65,536 elements a matrix, r 64 is 262,144 */
+	s.optimizer = SL_OPTIM_ADAMW_8BIT;
+	s.lora_r = 16;
+	sl_estimate(a, &s, g, &e->calib, &pg);
+	assert_int_equal(pg.paged, 0);
+	assert_true(a->hidden * 16 < e->calib.bnb_paged_min && a->hidden * 64 >= e->calib.bnb_paged_min);
+	s.lora_r = 64;
+	sl_estimate(a, &s, g, &e->calib, &pg);
+	assert_true(pg.paged > 0 && (double)pg.paged <= 2 * (double)pg.trainable);
+
+	/* a model whose layer linears are all under bnb_paged_min: only its word embedding pages */
+	const struct sl_arch *tiny = NULL;
+	for (size_t i = 0; i < e->cat->narchs; i++) /* the architecture table: matched by name only */
+		if (strcmp(e->cat->archs[i].name, "bert-tiny") == 0)
+			tiny = &e->cat->archs[i].arch;
+	assert_non_null(tiny);
+	sl_settings_default(&s);
+	s.optimizer = SL_OPTIM_ADAMW_8BIT;
+	s.optimizer_paged = true;
+	sl_estimate(tiny, &s, g, &e->calib, &pg);
+	double E = tiny->emb_dim ? tiny->emb_dim : tiny->hidden;
+	assert_true((double)tiny->hidden * tiny->intermediate < (double)e->calib.bnb_paged_min);
+	assert_int_equal(pg.paged, (uint64_t)(2 * (double)tiny->vocab * E));
+
+	/* a workload without an optimizer has no paged states */
+	s.mode = SL_MODE_EVAL;
+	sl_estimate(tiny, &s, g, &e->calib, &pg);
+	assert_int_equal(pg.paged, 0);
+}
+
+/* What the device cannot hold next to the peak spills to host RAM, per process on the node. */
+static void test_paged_host(void **state)
+{
+	struct env *e = *state;
+	struct sl_breakdown b = {0};
+	b.total = 20 * (uint64_t)GIB;
+	b.paged = 15 * (uint64_t)GIB;
+	assert_int_equal(sl_paged_spill(&b, 24 * (uint64_t)GIB), 11 * (uint64_t)GIB);
+	assert_int_equal(sl_paged_spill(&b, 80 * (uint64_t)GIB), 0);
+	assert_int_equal(sl_paged_spill(&b, 16 * (uint64_t)GIB), b.paged); /* the peak alone is past the device */
+	const struct sl_arch *a = arch(e, "llama-3.1-8b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.num_gpus = 4;
+	struct sl_host_breakdown h;
+	sl_estimate_host(a, &s, &e->calib, &h);
+	uint64_t before = h.total;
+	sl_host_add_paged(&s, &b, 24 * (uint64_t)GIB, &h);
+	assert_int_equal(h.paged, 4 * 11 * (uint64_t)GIB);
+	assert_int_equal(h.total, before + h.paged);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
 	assert_int_equal(sl_optim_parse("adamw_torch_fused"), SL_OPTIM_ADAMW);
-	assert_int_equal(sl_optim_parse("paged_adamw_8bit"), SL_OPTIM_ADAMW_8BIT);
+	assert_int_equal(sl_optim_parse("paged_adamw_8bit"), SL_OPTIM_ADAMW_8BIT | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("adamw_bnb_8bit"), SL_OPTIM_ADAMW_8BIT);
+	assert_int_equal(sl_optim_parse("paged_adamw_32bit"), SL_OPTIM_ADAMW | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("paged_lion_32bit"), SL_OPTIM_LION | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("paged_ademamix_8bit"), SL_OPTIM_ADAMW_8BIT | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("bitsandbytes.optim.PagedAdamW8bit"), SL_OPTIM_ADAMW_8BIT | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("torch.optim.PagedAdamW8bit"), -1);
 	assert_int_equal(sl_optim_parse("Adafactor"), SL_OPTIM_ADAFACTOR);
 	assert_int_equal(sl_optim_parse("nonsense"), -1);
 	for (int o = 0; o < SL_OPTIM__COUNT; o++)
@@ -955,6 +1051,8 @@ int main(void)
 		cmocka_unit_test(test_attention_only),
 		cmocka_unit_test(test_host),
 		cmocka_unit_test(test_calib_diagnostics),
+		cmocka_unit_test(test_paged_optimizer),
+		cmocka_unit_test(test_paged_host),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_new_families),
 		cmocka_unit_test(test_moe),

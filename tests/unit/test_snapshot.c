@@ -129,6 +129,9 @@ static void calib_eq(const struct sl_calib *x, const struct sl_calib *y)
 	double_eq(x->flash_bwd_bytes, y->flash_bwd_bytes);
 	double_eq(x->host_offload_factor, y->host_offload_factor);
 	assert_int_equal(x->gen_max_length, y->gen_max_length);
+	assert_int_equal(x->bnb_min_8bit_size, y->bnb_min_8bit_size);
+	assert_int_equal(x->bnb_block, y->bnb_block);
+	assert_int_equal(x->bnb_paged_min, y->bnb_paged_min);
 }
 
 static void models_eq(const struct sl_model *x, size_t nx, const struct sl_model *y, size_t ny)

@@ -62,8 +62,8 @@ OPTIMIZERS = {
     "adamw_torch": "adamw_torch",
     "adamw_hf": "adamw_hf",
     "adamw_deepspeed": "adamw_torch",   # DeepSpeed FusedAdam: fp32 m and v, as torch AdamW
-    "paged_adamw_32bit": "adamw_torch", # same 8 B/param states, paged to the host on pressure
-    "paged_adamw_8bit": "adamw_bnb_8bit",
+    "paged_adamw_32bit": "paged_adamw_32bit", # bitsandbytes paged: large states in managed memory
+    "paged_adamw_8bit": "paged_adamw_8bit",
     "adamw_bnb_8bit": "adamw_bnb_8bit",
 }
 

@@ -241,6 +241,10 @@ static void put_calib(FILE *f, const struct sl_calib *c)
 	put_double(f, "flash_bwd_bytes", c->flash_bwd_bytes);
 	put_double(f, "host_offload_factor", c->host_offload_factor);
 	put_u64(f, "gen_max_length", c->gen_max_length);
+	fputs("\n\t", f);
+	put_u64(f, "bnb_min_8bit_size", c->bnb_min_8bit_size);
+	put_u64(f, "bnb_block", c->bnb_block);
+	put_u64(f, "bnb_paged_min", c->bnb_paged_min);
 	fputs("\n};\n\n", f);
 }
 
