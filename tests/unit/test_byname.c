@@ -201,6 +201,8 @@ static void test_not_guessed(void **state)
 		"mistralai/Mistral-Small-3.1-24B-Instruct-2503", /* mistral3 with vision: not mistral-small-24b */
 		"mistralai/Mistral-Small-Instruct-2409",         /* 22B, another shape */
 		"llava-hf/llava-v1.6-mistral-7b-hf",
+		"tiiuae/Falcon3-Mamba-7B-Instruct",     /* mamba, not falcon3-7b */
+		"distil-whisper/distil-large-v3",       /* 2 decoder layers: not whisper-large-v3 */
 	};
 	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
 		const struct sl_model *m = resolve(f, none[i]);
@@ -222,6 +224,18 @@ static void test_tokens(void **state)
 		{"gpt2-finetuned-wikitext2", "gpt2"},
 		{"t5-base-finetuned-t5-large", "t5-base"}, /* after "finetuned": the data, not the base */
 		{"xlm-roberta-large-finetuned-conll03-english", "xlm-roberta-large"},
+		/* a longer name beats the shorter one it extends */
+		{"microsoft/Phi-4-mini-instruct", "phi-4-mini"}, /* not phi-4 */
+		{"unsloth/phi-4-bnb-4bit", "phi-4"},
+		{"openai/whisper-large-v3-turbo", "whisper-large-v3-turbo"}, /* 4 decoder layers, not 32 */
+		{"openai/whisper-large-v3", "whisper-large-v3"},
+		{"openai/whisper-large", "whisper-large-v2"},
+		{"unsloth/Qwen3-32B-bnb-4bit", "qwen3-32b"},
+		{"mistralai/Mixtral-8x22B-Instruct-v0.1", "mixtral-8x22b"},
+		{"tiiuae/Falcon3-7B-Instruct", "falcon3-7b"}, /* not falcon-7b */
+		{"microsoft/deberta-v3-large", "deberta-v3-large"},
+		{"microsoft/mdeberta-v3-base", "mdeberta-v3-base"}, /* not deberta-v3-base */
+		{"distilbert-base-cased", "distilbert-base-cased"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct sl_model *m = resolve(f, cases[i].id);
