@@ -126,6 +126,8 @@ struct sl_sweep_problem {
 	const char *message;             /* git style: lower case, values quoted, no final period */
 	const char *hint;                /* the fix, or NULL */
 	bool yaml11;                     /* caused by a PyYAML string a person reads as a number */
+	bool accepted;                   /* W&B creates the sweep anyway, with a "Malformed sweep config" warning,
+					    and uses its default instead: a warning, not an error */
 };
 
 struct sl_sweep {

@@ -43,7 +43,23 @@ static struct sl_sweep_problem *add(struct out *o, const struct sl_node *at, con
 	p->at = at;
 	p->hint = hint;
 	p->yaml11 = false;
+	p->accepted = false;
 	return p;
+}
+
+/*
+ * The problems added since `from` are violations W&B only warns about: the
+ * server returns them as configValidationWarnings with the created sweep
+ * (wandb/cli/cli.py sweep(): handle_sweep_config_violations) and the sweeps
+ * library drops the value for its default (schema.py fill_validate_metric).
+ */
+static void accepted_since(struct out *o, size_t from, const char *what_wandb_does)
+{
+	for (size_t i = from; i < o->n; i++) {
+		o->v[i].accepted = true;
+		o->v[i].message = sl_arena_printf(o->a, "%s: W&B creates the sweep with a 'Malformed sweep config' warning and %s",
+						  o->v[i].message, what_wandb_does);
+	}
 }
 
 /* A short quoted rendering of a node for messages. */
@@ -368,6 +384,29 @@ static void check_extra(struct out *o, const struct sl_param *p)
 	}
 }
 
+/*
+ * The wandb client's own check before it uploads a sweep (wandb/wandb@b6e29505
+ * wandb/sdk/internal/internal_api.py _validate_config_and_fill_distribution(),
+ * run by upsert_sweep for `wandb sweep`, wandb.sweep() and launch-sweep since
+ * wandb#2337): a top-level parameter with min and max and no distribution gets
+ * int_uniform when both are ints (a bool is a Python int), uniform when both
+ * are floats, and otherwise raises "Parameter ... is ambiguous": no sweep is
+ * created, although the schema takes the mix (wandb/sweeps#30).
+ */
+static void check_client(struct out *o, const struct sl_param *p)
+{
+	if (p->depth || p->dist_explicit || !sl_form_is_number(p->min) || !sl_form_is_number(p->max))
+		return;
+	bool imin = sl_node_is(p->min, SL_V_INT), imax = sl_node_is(p->max, SL_V_INT);
+	if (imin == imax)
+		return;
+	const struct sl_node *i = imin ? p->min : p->max;
+	add(o, i, "add 'distribution: uniform', or write both bounds as floats",
+	    "min %s and max %s of '%s' mix an integer and a float: wandb sweep refuses the parameter as ambiguous "
+	    "before it creates the sweep",
+	    p->min->text, p->max->text, p->path);
+}
+
 static void check_param(struct out *o, const struct sl_param *p)
 {
 	if (!sl_form_name_ok(p->key))
@@ -390,6 +429,7 @@ static void check_param(struct out *o, const struct sl_param *p)
 		return;
 	}
 	check_extra(o, p);
+	check_client(o, p);
 }
 
 /* ---- the top level ---- */
@@ -483,12 +523,16 @@ static void check_metric(struct out *o, const struct sl_node *m, const char *wha
 		add(o, name, name->kind == SL_NODE_SCALAR ? sl_arena_printf(o->a, "quote it: '%s'", name->text) : NULL,
 		    "%s name must be a string, not %s", what, sl_node_describe(name));
 	static const char *const goals[] = {"minimize", "maximize"};
+	size_t before = o->n;
 	want_enum(o, sl_map_get(m, "goal"), sl_arena_printf(o->a, "%s goal", what), goals, 2, true);
+	accepted_since(o, before, "minimizes");
 	const struct sl_node *t = sl_map_get(m, "target");
 	if (t && !sl_form_is_number(t))
 		wrong_type(o, sl_arena_printf(o->a, "%s target", what), t, "a number");
 	static const char *const imputes[] = {"latest", "best", "worst"};
+	before = o->n;
 	want_enum(o, sl_map_get(m, "impute"), sl_arena_printf(o->a, "%s impute", what), imputes, 3, true);
+	accepted_since(o, before, "imputes 'worst'");
 	static const char *const iwr[] = {"latest", "best", "worst", "false"};
 	const struct sl_node *w = sl_map_get(m, "impute_while_running");
 	if (w && sl_node_is(w, SL_V_BOOL) && !w->value.b)

@@ -51,8 +51,33 @@ def param_leaves(params, prefix=""):
             yield name, v
 
 
+def accepted_violation(e):
+    """A violation W&B only warns about: schema.py fill_validate_metric(s) drops a metric goal or impute
+    outside its enum for the default, and the server returns the message with the created sweep."""
+    path = list(e.absolute_path)
+    return (len(path) == 2 and path[0] == "metric" or len(path) == 3 and path[0] == "metrics") and \
+        path[-1] in ("goal", "impute")
+
+
+def client_refusals(cfg):
+    """wandb/wandb@b6e29505 wandb/sdk/internal/internal_api.py _validate_config_and_fill_distribution(), run
+    by upsert_sweep before the upload: a top-level parameter with min and max and no distribution must have
+    two ints or two floats, else ValueError "Parameter ... is ambiguous"."""
+    out = []
+    params = cfg.get("parameters")
+    if not isinstance(params, dict):
+        return out
+    for name, p in params.items():
+        if isinstance(p, dict) and "min" in p and "max" in p and "distribution" not in p:
+            lo, hi = p["min"], p["max"]
+            if not (isinstance(lo, int) and isinstance(hi, int)) and not (isinstance(lo, float) and isinstance(hi, float)):
+                out.append(f"Parameter {name} is ambiguous")
+    return out
+
+
 def violations(cfg, validator):
-    out = [e.message for e in validator.iter_errors(cfg)]
+    out = [e.message for e in validator.iter_errors(cfg) if not accepted_violation(e)]
+    out += client_refusals(cfg)
     method = cfg.get("method")
     sched = cfg.get("scheduler")
     has_space = isinstance(sched, dict) and bool(sched.get("search_space"))

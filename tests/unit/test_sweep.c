@@ -243,6 +243,21 @@ static void test_launch(void **state)
 	assert_int_equal(s->nproblems, 0);
 }
 
+/* A metric goal or impute W&B does not know is accepted (a warning); mixed int/float bounds are refused by the client. */
+static void test_accepted(void **state)
+{
+	struct sl_arena *a = *state;
+	struct sl_sweep *s = load(a, "method: grid\nmetric: {name: loss, goal: maximise, impute: zero}\n"
+				     "parameters:\n  a: {values: [1, 2]}\n");
+	assert_int_equal(s->nproblems, 2);
+	assert_true(s->problems[0].accepted && s->problems[1].accepted);
+	s = load(a, "method: grid\nmetric: {name: loss, goal: maximize}\nparameters:\n  a: {min: 0, max: 0.5}\n"
+		    "  b: {min: 0, max: 0.5, distribution: uniform}\n  c: {parameters: {d: {min: 1.0, max: 2}}}\n");
+	assert_int_equal(s->nproblems, 1);
+	assert_false(s->problems[0].accepted);
+	assert_string_equal(s->problems[0].at->text, "0");
+}
+
 static void test_map_items(void **state)
 {
 	struct sl_arena *a = *state;
@@ -303,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_equal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_map_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corpus_grid_sizes, setup, teardown),
 	};
