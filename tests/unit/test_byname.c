@@ -203,6 +203,8 @@ static void test_not_guessed(void **state)
 		"llava-hf/llava-v1.6-mistral-7b-hf",
 		"tiiuae/Falcon3-Mamba-7B-Instruct",     /* mamba, not falcon3-7b */
 		"distil-whisper/distil-large-v3",       /* 2 decoder layers: not whisper-large-v3 */
+		"meta-llama/Llama-Guard-3-11B-Vision",
+		"meta-llama/Llama-Guard-3-1B",          /* pruned: not llama-3.2-1b or llama-guard-3-8b */
 	};
 	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
 		const struct sl_model *m = resolve(f, none[i]);
@@ -236,6 +238,10 @@ static void test_tokens(void **state)
 		{"microsoft/deberta-v3-large", "deberta-v3-large"},
 		{"microsoft/mdeberta-v3-base", "mdeberta-v3-base"}, /* not deberta-v3-base */
 		{"distilbert-base-cased", "distilbert-base-cased"},
+		/* v0.3 has a 32768-token vocabulary: the catalog's mistral-7b (v0.1, v0.2) must not take it */
+		{"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"},
+		{"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b"},
+		{"BAAI/bge-reranker-v2-m3", "bge-reranker-v2-m3"}, /* a cross-encoder, not the bge-m3 bi-encoder */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct sl_model *m = resolve(f, cases[i].id);
