@@ -25,6 +25,7 @@ int sl_check_eval_batch_ratio(struct sl_check *cx);
 int sl_check_host_oom(struct sl_check *cx);
 int sl_check_workers_over_cores(struct sl_check *cx);
 int sl_check_zero3_init_peak(struct sl_check *cx);
+int sl_check_paged_optimizer_spill(struct sl_check *cx);
 int sl_check_gc_off_large_model(struct sl_check *cx);
 int sl_check_grid_distribution(struct sl_check *cx);
 int sl_check_deprecated_distribution(struct sl_check *cx);

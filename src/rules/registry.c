@@ -37,6 +37,7 @@ const struct sl_rule sl_rules[] = {
 	{"gc-off-large-model", "SL213", SL_SEV_WARNING, sl_check_gc_off_large_model},
 	{"invalid-value", "SL214", SL_SEV_ERROR, sl_check_invalid_value},
 	{"unknown-value", "SL215", SL_SEV_WARNING, sl_check_unknown_value},
+	{"paged-optimizer-spill", "SL216", SL_SEV_WARNING, sl_check_paged_optimizer_spill},
 	{"grid-distribution", "SL401", SL_SEV_ERROR, sl_check_grid_distribution},
 	{"deprecated-distribution", "SL402", SL_SEV_WARNING, sl_check_deprecated_distribution},
 	{"duplicate-value", "SL403", SL_SEV_WARNING, sl_check_duplicate_value},
