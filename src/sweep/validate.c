@@ -674,6 +674,39 @@ static void check_launch(struct out *o, const struct sl_sweep *s)
 	}
 }
 
+/*
+ * What the bayes search refuses when W&B builds the first run at creation
+ * (wandb/sweeps@b1dfc5f bayes_search.py bayes_baseline_validate_and_fill and
+ * _construct_gp_data; the server answers "Invalid sweep config: Need at
+ * least one searchable parameter for bayes search.", wandb#8290): a metric,
+ * and one parameter that is not a constant (params.py HyperParameterSet).
+ */
+static void check_bayes(struct out *o, const struct sl_sweep *s)
+{
+	if (s->method != SL_METHOD_BAYES || !s->method_node)
+		return;
+	if (!s->metric) {
+		add(o, s->method_node, "add metric: {name: ..., goal: minimize}",
+		    "bayes search needs a 'metric': W&B refuses the sweep (\"Bayesian search requires metric\")");
+		return;
+	}
+	size_t leaves = 0;
+	for (size_t i = 0; i < s->nparams; i++) {
+		const struct sl_param *p = &s->params[i];
+		if (p->is_dict)
+			continue;
+		if (p->dist == SL_DIST_NONE)
+			return; /* refused on its own */
+		if (p->dist != SL_DIST_CONSTANT)
+			return;
+		leaves++;
+	}
+	if (leaves)
+		add(o, s->method_node, "give one parameter values or a distribution, or use method: grid",
+		    "bayes search needs a parameter that varies: every parameter is a constant, and W&B refuses "
+		    "the sweep (\"Need at least one searchable parameter\")");
+}
+
 size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl_sweep_problem **outp)
 {
 	struct out o = {.a = a};
@@ -766,6 +799,7 @@ size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl
 		for (size_t i = 0; i < s->nparams; i++)
 			check_param(&o, &s->params[i]);
 	}
+	check_bayes(&o, s);
 	/* document order */
 	for (size_t i = 1; i < o.n; i++) {
 		struct sl_sweep_problem t = o.v[i];

@@ -99,6 +99,13 @@ def violations(cfg, validator):
                 out.append(f"scheduler.engine {engine!r} is not supported")
             elif method not in ("grid", "bayes", "random"):
                 out.append(f"engine wandb does not support method {method!r}")
+    if method == "bayes":  # bayes_search.py: what building the first run raises (the server's 400, wandb#8290)
+        leaves = [p for _, p in param_leaves(cfg.get("parameters"))]
+        if "metric" not in cfg:
+            out.append('Bayesian search requires "metric" section')
+        elif leaves and all(isinstance(p, dict) and "value" in p and p.get("distribution", "constant") == "constant"
+                            for p in leaves):
+            out.append("Need at least one searchable parameter for bayes search.")
     for name, p in param_leaves(cfg.get("parameters")):
         if not isinstance(p, dict):
             out.append(f"Invalid configuration for hyperparameter {name!r}")
