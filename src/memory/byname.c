@@ -206,12 +206,21 @@ static size_t score(const struct entry_keys *e, const struct tokens *v)
 	return best;
 }
 
+/* Does the value hold word then digits as consecutive tokens? The split cuts "int8" into "int" "8". */
+static bool contains_pair(const struct tokens *t, const char *word, const char *digits)
+{
+	for (size_t i = 0; i + 1 < t->n; i++)
+		if (strcmp(t->t[i], word) == 0 && strcmp(t->t[i + 1], digits) == 0)
+			return true;
+	return false;
+}
+
 static enum sl_quant quant_of(const struct tokens *v)
 {
-	/* an 8-bit word wins over the 4-bit default of AWQ/GPTQ ("gptq-8bit") */
-	if (contains(v, "8bit") || contains(v, "int8"))
+	/* an 8-bit word wins over the 4-bit default of AWQ/GPTQ ("gptq-8bit", "GPTQ-Int8") */
+	if (contains(v, "8bit") || contains_pair(v, "int", "8"))
 		return SL_QUANT_INT8;
-	if (contains(v, "4bit") || contains(v, "int4") || contains(v, "nf4") || contains(v, "awq") ||
+	if (contains(v, "4bit") || contains_pair(v, "int", "4") || contains_pair(v, "nf", "4") || contains(v, "awq") ||
 	    contains(v, "gptq") || contains(v, "bnb"))
 		return SL_QUANT_NF4;
 	return SL_QUANT_NONE;

@@ -163,6 +163,12 @@ static void test_quant_words(void **state)
 		{"someone/llama-2-7b-8bit", SL_QUANT_INT8},
 		{"TheBloke/Llama-2-7B-Chat-GGUF", SL_QUANT_NONE}, /* transformers dequantises GGUF */
 		{"meta-llama/Llama-2-7b-chat-hf", SL_QUANT_NONE},
+		/* the split cuts "Int8", "Int4", "nf4" into a word and a number: still read */
+		{"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", SL_QUANT_INT8},
+		{"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", SL_QUANT_NF4},
+		{"meta-llama/Llama-3.1-8B-Instruct-int8", SL_QUANT_INT8},
+		{"someone/mistral-7b-nf4", SL_QUANT_NF4},
+		{"Qwen/Qwen2.5-7B-Instruct", SL_QUANT_NONE},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct sl_name_match nm;
