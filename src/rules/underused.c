@@ -3,6 +3,8 @@
  * in its largest combination: the batch could grow (seed 001: plan for
  * 70–85 % of the memory). Reported once, on the largest value of a swept
  * batch (a batch the sweep fixes is the user's choice, not an exploration).
+ * A paged optimizer's states count as used: they live in the room the peak
+ * leaves, and a batch that takes it pages them every step.
  */
 #include "checks.h"
 #include "memory_rules.h"
@@ -34,23 +36,31 @@ int sl_check_underused(struct sl_check *cx)
 	const struct sl_model *m;
 	if (!sl_eval_settings(ev, top->worst_combo, &s, &m))
 		return 0;
-	uint64_t lo = s.batch_size, hi = s.batch_size;
+	/* a paged optimizer's states sit on the GPU in the room the peak leaves (docs/memory-model.md
+	 * "Paged optimizers"): a batch that takes that room pages them every step, so they count here */
 	struct sl_breakdown bd;
+	sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
+	uint64_t paged = bd.paged;
+	if ((double)(top->worst + paged) >= UNDERUSED_SHARE * (double)ev->plan)
+		return 0;
+	uint64_t lo = s.batch_size, hi = s.batch_size;
 	for (;;) {
 		if (hi >= MAX_BATCH)
 			break;
 		s.batch_size = hi * 2;
 		sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
-		if (bd.total > ev->plan)
+		if (bd.total + bd.paged > ev->plan)
 			break;
 		lo = hi = hi * 2;
 	}
 	const char *desc = sl_eval_describe(cx->arena, ev, top->worst_combo, bi);
 	sl_memrule_emit(cx, ax, top,
-			"%s peaks at %s (%.0f%% of %s on %s) in its largest combination%s%s: a batch of %llu%s still "
+			"%s peaks at %s%s (%.0f%% of %s on %s) in its largest combination%s%s: a batch of %llu%s still "
 			"fits within the %.0f%% planning headroom",
 			sl_eval_value_name(cx->arena, ax, top), sl_bytes_str(cx->arena, top->worst),
-			100.0 * (double)top->worst / (double)ev->capacity, sl_bytes_str(cx->arena, ev->capacity),
+			paged ? sl_arena_printf(cx->arena, " and %s of paged optimizer states", sl_bytes_str(cx->arena, paged))
+			      : "",
+			100.0 * (double)(top->worst + paged) / (double)ev->capacity, sl_bytes_str(cx->arena, ev->capacity),
 			ev->gpu->name, desc ? " " : "", desc ? sl_arena_printf(cx->arena, "(%s)", desc) : "",
 			(unsigned long long)lo, lo >= MAX_BATCH ? " or more" : "",
 			100.0 * (double)ev->plan / (double)ev->capacity);
