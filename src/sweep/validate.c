@@ -23,6 +23,7 @@ struct out {
 	struct sl_arena *a;
 	struct sl_sweep_problem *v;
 	size_t n, cap;
+	bool local; /* controller.type: local: the wandb CLI refuses every schema violation itself */
 };
 
 static struct sl_sweep_problem *add(struct out *o, const struct sl_node *at, const char *hint, const char *fmt, ...)
@@ -51,10 +52,15 @@ static struct sl_sweep_problem *add(struct out *o, const struct sl_node *at, con
  * The problems added since `from` are violations W&B only warns about: the
  * server returns them as configValidationWarnings with the created sweep
  * (wandb/cli/cli.py sweep(): handle_sweep_config_violations) and the sweeps
- * library drops the value for its default (schema.py fill_validate_metric).
+ * library drops the value for its default (schema.py fill_validate_metric)
+ * or never reads it. Not with a local controller: `wandb sweep` then runs
+ * wandb_controller.py _validate() and stops on any violation.
  */
 static void accepted_since(struct out *o, size_t from, const char *what_wandb_does)
 {
+	/* a local controller's _validate() (wandb/wandb_controller.py) refuses every violation */
+	if (o->local)
+		return;
 	for (size_t i = from; i < o->n; i++) {
 		o->v[i].accepted = true;
 		o->v[i].message = sl_arena_printf(o->a, "%s: W&B creates the sweep with a 'Malformed sweep config' warning and %s",
@@ -454,11 +460,16 @@ static bool top_key(const struct sl_node *key, void *ctx)
 		/* launch-sweep pops `launch` (queue, registry) before W&B sees the sweep */
 		known = known || (c->s->launch && strcmp(key->text, "launch") == 0);
 	}
-	if (!known)
+	if (!known) {
+		size_t before = c->o->n;
 		add(c->o, key,
 		    did_you_mean(c->o->a, key->kind == SL_NODE_SCALAR ? key->text : "", top_keys,
 				 sizeof top_keys / sizeof top_keys[0]),
-		    "unknown top-level key %s: W&B allows only its sweep keys", show(c->o->a, key));
+		    "unknown top-level key %s%s", show(c->o->a, key),
+		    c->o->local ? ": W&B's local controller allows only its sweep keys" : "");
+		/* the schema's additionalProperties: a warning the server returns with the sweep (wandb/sweeps#11) */
+		accepted_since(c->o, before, "ignores it");
+	}
 	return true;
 }
 
@@ -714,6 +725,8 @@ size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl
 	*outp = NULL;
 	if (!s->is_sweep || !root)
 		return 0;
+	const struct sl_node *ctype = sl_map_get(sl_map_get(root, "controller"), "type");
+	o.local = is_str(ctype) && strcmp(ctype->text, "local") == 0;
 	struct top_ctx tc = {.o = &o, .s = s};
 	sl_form_each_key(root, top_key, &tc, 0);
 

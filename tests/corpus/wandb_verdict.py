@@ -51,10 +51,17 @@ def param_leaves(params, prefix=""):
             yield name, v
 
 
-def accepted_violation(e):
-    """A violation W&B only warns about: schema.py fill_validate_metric(s) drops a metric goal or impute
-    outside its enum for the default, and the server returns the message with the created sweep."""
+def accepted_violation(e, cfg):
+    """A violation W&B only warns about: the server returns it with the created sweep ("Malformed sweep
+    config detected!", wandb/sweeps#11): an unknown top-level key (never read), a metric goal or impute
+    outside its enum (schema.py fill_validate_metric(s) drops it for the default). Not with a local
+    controller: wandb_controller.py _validate() stops `wandb sweep` on any violation."""
+    ctl = cfg.get("controller")
+    if isinstance(ctl, dict) and ctl.get("type") == "local":
+        return False
     path = list(e.absolute_path)
+    if not path and e.validator == "additionalProperties":
+        return True
     return (len(path) == 2 and path[0] == "metric" or len(path) == 3 and path[0] == "metrics") and \
         path[-1] in ("goal", "impute")
 
@@ -76,7 +83,7 @@ def client_refusals(cfg):
 
 
 def violations(cfg, validator):
-    out = [e.message for e in validator.iter_errors(cfg) if not accepted_violation(e)]
+    out = [e.message for e in validator.iter_errors(cfg) if not accepted_violation(e, cfg)]
     out += client_refusals(cfg)
     method = cfg.get("method")
     sched = cfg.get("scheduler")

@@ -251,6 +251,14 @@ static void test_accepted(void **state)
 				     "parameters:\n  a: {values: [1, 2]}\n");
 	assert_int_equal(s->nproblems, 2);
 	assert_true(s->problems[0].accepted && s->problems[1].accepted);
+	/* an unknown top-level key too; a local controller refuses both */
+	s = load(a, "method: grid\nrun_cp: 3\nmetric: {name: loss, goal: maximise}\nparameters:\n  a: {values: [1, 2]}\n");
+	assert_int_equal(s->nproblems, 2);
+	assert_true(s->problems[0].accepted && s->problems[1].accepted);
+	s = load(a, "method: grid\nrun_cp: 3\ncontroller: {type: local}\nmetric: {name: loss, goal: maximise}\n"
+		    "parameters:\n  a: {values: [1, 2]}\n");
+	assert_int_equal(s->nproblems, 2);
+	assert_false(s->problems[0].accepted || s->problems[1].accepted);
 	s = load(a, "method: grid\nmetric: {name: loss, goal: maximize}\nparameters:\n  a: {min: 0, max: 0.5}\n"
 		    "  b: {min: 0, max: 0.5, distribution: uniform}\n  c: {parameters: {d: {min: 1.0, max: 2}}}\n");
 	assert_int_equal(s->nproblems, 1);
