@@ -200,6 +200,9 @@ enum sl_optim {
 	SL_OPTIM_SGD,          /* no momentum: 0 B (momentum: 4 B, see sgd_momentum) */
 	SL_OPTIM_SGD_MOMENTUM,
 	SL_OPTIM_LION,         /* 4 B */
+	SL_OPTIM_LION_8BIT,    /* bitsandbytes lion_8bit: one 8-bit state, 1 B */
+	SL_OPTIM_ADEMAMIX,     /* bitsandbytes AdEMAMix: three float32 states (two EMAs and nu), 12 B */
+	SL_OPTIM_ADEMAMIX_8BIT,/* its 8-bit form: 3 B */
 	SL_OPTIM__COUNT
 };
 /*

@@ -749,12 +749,20 @@ static double optim_states(const struct sl_arch *a, const struct sl_settings *s,
 			return 8 * (T - pg);
 		}
 		return 2 * sb * T;
-	case SL_OPTIM_ADAMW_8BIT: {
+	case SL_OPTIM_ADAMW_8BIT:
+	case SL_OPTIM_LION_8BIT:
+	case SL_OPTIM_ADEMAMIX_8BIT: {
+		/* states per element: AdamW 2, Lion 1, AdEMAMix 3 (state1 a double buffer of the two EMAs,
+		 * absmax1 (2, blocks): bitsandbytes/optim/ademamix.py init_state) */
+		double n = s->optimizer == SL_OPTIM_LION_8BIT ? 1 : s->optimizer == SL_OPTIM_ADEMAMIX_8BIT ? 3 : 2;
 		double q = sp.q8 * T;
-		double absmax = 2 * 4 * q / (double)(c->bnb_block ? c->bnb_block : 1);
-		*paged += 2 * pg;
-		return 2 * (q - pg) + absmax + 8 * (T - q);
+		double absmax = n * 4 * q / (double)(c->bnb_block ? c->bnb_block : 1);
+		*paged += n * pg;
+		return n * (q - pg) + absmax + 4 * n * (T - q);
 	}
+	case SL_OPTIM_ADEMAMIX: /* bitsandbytes 32-bit: three float32 states whatever the parameter dtype */
+		*paged += 12 * pg;
+		return 12 * (T - pg);
 	case SL_OPTIM_ADAFACTOR:
 		return sb * (full ? adafactor_elems(a, P) : T);
 	case SL_OPTIM_SGD:

@@ -472,6 +472,23 @@ static void test_paged_optimizer(void **state)
 	sl_estimate(a, &s, g, &e->calib, &pg);
 	assert_true(pg.paged > 0 && (double)pg.paged <= 2 * (double)pg.trainable);
 
+	/* states per element: Lion 1, AdamW 2, AdEMAMix 3 (two EMAs in one double buffer, and nu) */
+	s.lora_r = 0;
+	struct sl_breakdown lion, adamw, ademamix;
+	s.optimizer = SL_OPTIM_LION_8BIT;
+	sl_estimate(a, &s, g, &e->calib, &lion);
+	s.optimizer = SL_OPTIM_ADAMW_8BIT;
+	sl_estimate(a, &s, g, &e->calib, &adamw);
+	s.optimizer = SL_OPTIM_ADEMAMIX_8BIT;
+	sl_estimate(a, &s, g, &e->calib, &ademamix);
+	assert_true(fabs(2.0 * (double)lion.paged - (double)adamw.paged) < 4);
+	assert_true(fabs(2.0 * (double)ademamix.paged - 3.0 * (double)adamw.paged) < 8);
+	assert_true(ademamix.optimizer > adamw.optimizer && adamw.optimizer > lion.optimizer); /* absmax */
+	s.optimizer = SL_OPTIM_ADEMAMIX; /* 32-bit: float32 states, 12 B */
+	s.optimizer_paged = false;
+	sl_estimate(a, &s, g, &e->calib, &ademamix);
+	assert_true(fabs((double)ademamix.optimizer - 12 * P) < 16);
+
 	/* a model whose layer linears are all under bnb_paged_min: only its word embedding pages */
 	const struct sl_arch *tiny = NULL;
 	for (size_t i = 0; i < e->cat->narchs; i++) /* the architecture table: matched by name only */
@@ -522,7 +539,10 @@ static void test_names(void **state)
 	assert_int_equal(sl_optim_parse("adamw_bnb_8bit"), SL_OPTIM_ADAMW_8BIT);
 	assert_int_equal(sl_optim_parse("paged_adamw_32bit"), SL_OPTIM_ADAMW | SL_OPTIM_PAGED);
 	assert_int_equal(sl_optim_parse("paged_lion_32bit"), SL_OPTIM_LION | SL_OPTIM_PAGED);
-	assert_int_equal(sl_optim_parse("paged_ademamix_8bit"), SL_OPTIM_ADAMW_8BIT | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("paged_ademamix_8bit"), SL_OPTIM_ADEMAMIX_8BIT | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("paged_ademamix_32bit"), SL_OPTIM_ADEMAMIX | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("paged_lion_8bit"), SL_OPTIM_LION_8BIT | SL_OPTIM_PAGED);
+	assert_int_equal(sl_optim_parse("lion_8bit"), SL_OPTIM_LION_8BIT);
 	assert_int_equal(sl_optim_parse("bitsandbytes.optim.PagedAdamW8bit"), SL_OPTIM_ADAMW_8BIT | SL_OPTIM_PAGED);
 	assert_int_equal(sl_optim_parse("torch.optim.PagedAdamW8bit"), -1);
 	assert_int_equal(sl_optim_parse("Adafactor"), SL_OPTIM_ADAFACTOR);
