@@ -38,6 +38,9 @@ static const char *const foreign[] = {
 	"vila", "flamingo", "idefics", "mamba", "rwkv", "retnet", "jamba", "medusa", "eagle", "reward", "rm", "prm",
 	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge", "multimodal",
 	"omni", "audio", "flash",
+	/* Korean checkpoints of their own vocabulary around a familiar name: pko-t5 (50358 BBPE tokens, T5 v1.1
+	 * layout) is not t5-large, ke-t5 not t5-base, klue_nli_roberta_base not roberta-base (klue/roberta-base is) */
+	"pko", "ke", "klue",
 };
 
 static bool is_alpha(char c)
@@ -135,7 +138,7 @@ static bool contains(const struct tokens *t, const char *word)
 	return false;
 }
 
-/* One name of an entry as tokens; names holding a foreign word are left out. */
+/* One name of an entry as tokens. */
 struct name_key {
 	const char **t;
 	size_t n;
@@ -171,10 +174,7 @@ static void index_entry(struct sl_arena *a, const struct sl_model *m, struct ent
 		if (!name)
 			continue;
 		tokenize(a, name, &k, i == 1);
-		bool foreign_key = false;
-		for (size_t j = 0; j < k.n && !foreign_key; j++)
-			foreign_key = is_foreign(k.t[j]) != NULL;
-		if (foreign_key || !k.n)
+		if (!k.n)
 			continue;
 		struct name_key *nk = &out->k[out->n++];
 		nk->t = sl_arena_array(a, k.n, sizeof *nk->t);
@@ -196,14 +196,24 @@ const struct sl_name_index *sl_catalog_name_index(struct sl_arena *a, const stru
 	return ix;
 }
 
-/* The longest of an entry's names the value holds (in tokens), 0 when none. */
-static size_t score(const struct entry_keys *e, const struct tokens *v)
+/* The longest of an entry's names the value holds (in tokens), 0 when none; *key is that name. */
+static size_t score(const struct entry_keys *e, const struct tokens *v, const struct name_key **key)
 {
 	size_t best = 0;
 	for (size_t i = 0; i < e->n; i++)
-		if (e->k[i].n > best && holds(v, e->k[i].t, e->k[i].n))
+		if (e->k[i].n > best && holds(v, e->k[i].t, e->k[i].n)) {
 			best = e->k[i].n;
+			*key = &e->k[i];
+		}
 	return best;
+}
+
+static bool key_has(const struct name_key *k, const char *word)
+{
+	for (size_t i = 0; k && i < k->n; i++)
+		if (strcmp(k->t[i], word) == 0)
+			return true;
+	return false;
 }
 
 /* Does the value hold word then digits as consecutive tokens? The split cuts "int8" into "int" "8". */
@@ -243,15 +253,18 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 
 	const struct sl_name_index *ix = c->name_index ? c->name_index : sl_catalog_name_index(a, c);
 	size_t best = 0;
+	const struct name_key *best_key = NULL;
 	for (int table = 0; table < 2; table++) {
 		const struct sl_model *list = table ? c->archs : c->models;
 		size_t n = table ? c->narchs : c->nmodels;
 		for (size_t i = 0; i < n; i++) {
-			size_t s = score(&ix->table[table][i], &v);
+			const struct name_key *key = NULL;
+			size_t s = score(&ix->table[table][i], &v, &key);
 			if (!s || s < best)
 				continue;
 			if (s > best) {
 				best = s;
+				best_key = key;
 				out->model = &list[i];
 				out->other = NULL;
 			} else if (!out->other &&
@@ -264,7 +277,7 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 		return;
 	/* a word for another architecture that the matched name does not contain */
 	for (size_t i = 0; i < v.n; i++)
-		if (is_foreign(v.t[i])) {
+		if (is_foreign(v.t[i]) && !key_has(best_key, v.t[i])) {
 			out->foreign = is_foreign(v.t[i]);
 			out->model = out->other = NULL;
 			return;

@@ -211,6 +211,11 @@ static void test_not_guessed(void **state)
 		"distil-whisper/distil-large-v3",       /* 2 decoder layers: not whisper-large-v3 */
 		"meta-llama/Llama-Guard-3-11B-Vision",
 		"meta-llama/Llama-Guard-3-1B",          /* pruned: not llama-3.2-1b or llama-guard-3-8b */
+		/* Korean checkpoints of their own vocabulary around a familiar name */
+		"paust/pko-t5-large",                   /* T5 v1.1 layout, vocab 50358: not t5-large */
+		"paust/pko-flan-t5-large",              /* not flan-t5-large */
+		"KETI-AIR/ke-t5-base",                  /* vocab 64128: not t5-base */
+		"chunwoolee0/klue_nli_roberta_base_model", /* klue/roberta-base (vocab 32000), not roberta-base */
 	};
 	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
 		const struct sl_model *m = resolve(f, none[i]);
@@ -248,6 +253,9 @@ static void test_tokens(void **state)
 		{"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"},
 		{"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b"},
 		{"BAAI/bge-reranker-v2-m3", "bge-reranker-v2-m3"}, /* a cross-encoder, not the bge-m3 bi-encoder */
+		/* a foreign word the matched name holds does not stop it: pko-t5-base fine-tunes are pko-t5-base */
+		{"someone/pko-t5-base-finetuned-summary", "pko-t5-base"},
+		{"someone/klue-roberta-base-nli", "klue-roberta-base"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct sl_model *m = resolve(f, cases[i].id);
