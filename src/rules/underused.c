@@ -54,15 +54,19 @@ int sl_check_underused(struct sl_check *cx)
 		lo = hi = hi * 2;
 	}
 	const char *desc = sl_eval_describe(cx->arena, ev, top->worst_combo, bi);
+	/* the figures rest on the defaults of what nothing states: the finding names them, as the
+	 * other memory findings do */
+	unsigned assumed = sl_eval_assumed(ev, top->worst_combo);
 	sl_memrule_emit(cx, ax, top,
 			"%s peaks at %s%s (%.0f%% of %s on %s) in its largest combination%s%s: a batch of %llu%s still "
-			"fits within the %.0f%% planning headroom",
+			"fits within the %.0f%% planning headroom%s%s",
 			sl_eval_value_name(cx->arena, ax, top), sl_bytes_str(cx->arena, top->worst),
 			paged ? sl_arena_printf(cx->arena, " and %s of paged optimizer states", sl_bytes_str(cx->arena, paged))
 			      : "",
 			100.0 * (double)(top->worst + paged) / (double)ev->capacity, sl_bytes_str(cx->arena, ev->capacity),
 			ev->gpu->name, desc ? " " : "", desc ? sl_arena_printf(cx->arena, "(%s)", desc) : "",
 			(unsigned long long)lo, lo >= MAX_BATCH ? " or more" : "",
-			100.0 * (double)ev->plan / (double)ev->capacity);
+			100.0 * (double)ev->plan / (double)ev->capacity, assumed ? "; judged on assumed settings: " : "",
+			assumed ? sl_need_describe(cx->arena, assumed, ev->mode) : "");
 	return 0;
 }
