@@ -45,7 +45,9 @@ struct sl_trainer {
  * from base_dir when base_dir is not NULL and FILE is not found as given.
  * Problems (unreadable file, bad YAML/JSON, missing section, a root that is
  * not a mapping) are diagnostics: rule "config" (error) at the config's own
- * position; returns -SL_EIO / -SL_EPARSE / -SL_ENOENT then, with *out NULL.
+ * position; returns -SL_EIO / -SL_EPARSE / -SL_ENOENT then, with *out NULL
+ * (-SL_ENOENT only for a file that does not exist: a missing section is
+ * -SL_EPARSE, the file's content).
  */
 int sl_trainer_load(struct sl_arena *a, const char *spec, const char *base_dir,
 		    const struct sl_scalar_resolver *res, struct sl_diags *diags, struct sl_trainer **out);

@@ -133,7 +133,7 @@ static int load_source(struct sl_arena *a, struct sl_source *src, const char *se
 			sl_diags_add(diags, "config", SL_SEV_ERROR, src, root->span,
 				     "section \"%s\" not found in %s (sections: %s)", section, src->display,
 				     names.len ? names.buf : "none");
-			return -SL_ENOENT;
+			return -SL_EPARSE; /* the file exists: its content lacks the section */
 		}
 		if (sec->kind != SL_NODE_MAP) {
 			sl_diags_add(diags, "config", SL_SEV_ERROR, src, sec->span,
