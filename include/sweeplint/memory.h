@@ -633,6 +633,8 @@ int sl_task_parse(const char *s);       /* -1 when unknown */
 const char *sl_dtype_name(enum sl_dtype d);
 const char *sl_amp_name(enum sl_amp a);
 const char *sl_optim_name(enum sl_optim o);
+/* The optimizer as settings hold it: "paged adamw_8bit" for a paged one (s->optimizer_paged). */
+const char *sl_settings_optim_name(struct sl_arena *a, const struct sl_settings *s);
 int sl_optim_parse(const char *s);      /* HF optim names (| SL_OPTIM_PAGED when paged); -1 when unknown */
 const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);

@@ -126,7 +126,7 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 		fprintf(o, "largest batch per device that fits on %s%s (%s): %s, %s, %s%s%s, %s", m.gpu->name,
 			m.gpu_assumed ? ", assumed" : "", sl_mem_size(run, cap), sl_term_safe(run->arena, m.model->name), sl_task_name(s->task),
 			sl_dtype_name(s->dtype), s->amp ? " + amp " : "", s->amp ? sl_amp_name(s->amp) : "",
-			sl_optim_name(s->optimizer));
+			sl_settings_optim_name(run->arena, s));
 		if (s->lora_r)
 			fprintf(o, ", lora r%u", s->lora_r);
 		if (s->quant != SL_QUANT_NONE)

@@ -103,7 +103,7 @@ static void assumptions(struct sl_buf *b, const struct sl_lsp_lint *l, const str
 		{SL_ROLE_DTYPE, sl_dtype_name(s->dtype)},
 		{SL_ROLE_AMP, sl_amp_name(s->amp)},
 		{SL_ROLE_GRADIENT_CHECKPOINTING, s->gradient_checkpointing ? "on" : "off"},
-		{SL_ROLE_OPTIMIZER, sl_optim_name(s->optimizer)},
+		{SL_ROLE_OPTIMIZER, sl_settings_optim_name(a, s)},
 		{SL_ROLE_ATTN, sl_attn_name(s->attn)},
 		{SL_ROLE_ZERO_STAGE, s->zero_stage ? sl_arena_printf(a, "ZeRO-%u", s->zero_stage) : "none"},
 		{SL_ROLE_NUM_GPUS, sl_arena_printf(a, "%u", s->num_gpus)},

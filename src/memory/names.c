@@ -123,6 +123,11 @@ const char *sl_optim_name(enum sl_optim o)
 	return (unsigned)o < SL_OPTIM__COUNT ? optim_names[o] : "?";
 }
 
+const char *sl_settings_optim_name(struct sl_arena *a, const struct sl_settings *s)
+{
+	return s->optimizer_paged ? sl_arena_printf(a, "paged %s", sl_optim_name(s->optimizer)) : sl_optim_name(s->optimizer);
+}
+
 const char *sl_attn_name(enum sl_attn a)
 {
 	return (unsigned)a < SL_ATTN__COUNT ? attn_names[a] : "?";
@@ -275,7 +280,7 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, " + amp %s", sl_amp_name(s->amp));
 	if (s->gradient_checkpointing)
 		sl_buf_adds(b, ", gradient checkpointing");
-	sl_buf_addf(b, ", %s%s", s->optimizer_paged ? "paged " : "", sl_optim_name(s->optimizer));
+	sl_buf_addf(b, ", %s", sl_settings_optim_name(b->arena, s));
 	if (s->peft_method > SL_PEFT_LORA)
 		sl_buf_addf(b, ", %s", sl_peft_name(s->peft_method));
 	if (s->lora_r && s->peft_method <= SL_PEFT_DORA)

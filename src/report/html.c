@@ -149,7 +149,7 @@ static const char *setting_text(struct sl_arena *a, const struct sl_settings *s,
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
 		return s->gradient_checkpointing ? "true" : "false";
 	case SL_ROLE_OPTIMIZER:
-		return sl_optim_name(s->optimizer);
+		return sl_settings_optim_name(a, s);
 	case SL_ROLE_ATTN:
 		return sl_attn_name(s->attn);
 	case SL_ROLE_LORA_R:
