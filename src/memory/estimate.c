@@ -985,7 +985,10 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 
 	S->grads_persist = (s->legacy_runtime || s->grad_accum > 1) && !s->optimizer_in_backward;
 	S->T = T + Tm;
-	struct bnb_split sp = bnb_split_of(a, s, c, pm);
+	/* the split is bitsandbytes' (8-bit and paged states): torch's optimizers never read it */
+	bool bnb = s->optimizer_paged || s->optimizer == SL_OPTIM_ADAMW_8BIT || s->optimizer == SL_OPTIM_LION_8BIT ||
+		   s->optimizer == SL_OPTIM_ADEMAMIX_8BIT;
+	struct bnb_split sp = bnb ? bnb_split_of(a, s, c, pm) : (struct bnb_split){1, 0};
 	double vh = (double)a->vocab * a->hidden; /* a modules_to_save copy: one tensor */
 	struct bnb_split spm = {vh >= (double)c->bnb_min_8bit_size, vh >= (double)c->bnb_paged_min};
 	if (s->fsdp != SL_FSDP_NONE) {

@@ -706,10 +706,8 @@ static void check_bayes(struct out *o, const struct sl_sweep *s)
 		const struct sl_param *p = &s->params[i];
 		if (p->is_dict)
 			continue;
-		if (p->dist == SL_DIST_NONE)
-			return; /* refused on its own */
 		if (p->dist != SL_DIST_CONSTANT)
-			return;
+			return; /* searchable (or, with no distribution, refused on its own) */
 		leaves++;
 	}
 	if (leaves)
