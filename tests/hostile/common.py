@@ -70,7 +70,7 @@ def raw_char(text):
 Doubling = collections.namedtuple("Doubling", "rt rm t0 m0 t2 m2 t4 m4 rcs n why")
 
 
-def doubling(cost, size_args, n, base_args, floor_s=0.05, floor_b=2 << 20, limit=3.0, judge_time=True):
+def doubling(cost, size_args, n, base_args, floor_s=0.05, floor_b=2 << 20, limit=3.0):
     """How a cost grows from an input of size 2n to one of 4n, less a trivial run's (the floor): a linear
     cost doubles, a quadratic one quadruples; a check asks for under `limit` (3x, halfway).
 
@@ -79,8 +79,9 @@ def doubling(cost, size_args, n, base_args, floor_s=0.05, floor_b=2 << 20, limit
     floor_s or floor_b count as that much. Times of a tenth of a second on a loaded 2-core machine read
     3.1-3.4x now and then (CI, November 2026, with valgrind running beside them) where an idle one reads
     1.9-2.2x: a ratio at or past the limit is measured again at twice the sizes, best of 5, and that second
-    measure is the verdict (a quadratic cost quadruples again; the first figures stay in `why`). judge_time
-    false: only memory is judged, so only memory calls for the second measure."""
+    measure is the verdict (a quadratic cost quadruples again; the first figures stay in `why`). The exit codes
+    returned (rcs) are the sized runs', not the trivial one's: a check may expect the trivial run to pass
+    and the large ones to be refused."""
     def measure(n, runs):
         t0, m0, r0 = cost(base_args, runs)
         t2, m2, r2 = cost(size_args(2 * n), runs)
@@ -91,7 +92,7 @@ def doubling(cost, size_args, n, base_args, floor_s=0.05, floor_b=2 << 20, limit
                f"{4 * n}: {t4:.2f} s {m4 >> 20} MB exit {sorted(r4)}")
         return Doubling(rt, rm, t0, m0, t2, m2, t4, m4, r2 | r4, n, why)
     first = measure(n, 3)
-    if (first.rt < limit or not judge_time) and first.rm < limit:
+    if first.rt < limit and first.rm < limit:
         return first
     second = measure(2 * n, 5)
     return second._replace(why=f"{second.why}\n(first at {2 * n}/{4 * n}, best of 3: time {first.rt:.1f}x, "

@@ -68,17 +68,17 @@ def cost(args, runs):
             {r.rc for r in results})
 
 
-def growth(name, make, args_of, n, base_args, time_too=True):
+def growth(name, make, args_of, n, base_args):
     """CPU time and peak RSS of inputs of size 2n and 4n, less those of a trivial run: linear costs
     double, quadratic ones quadruple; the check asks for < 3x (common.doubling: best of 3 runs, and a
-    ratio past 3 measured again at twice the sizes). Increments under 0.05 s or 2 MB count as that much.
-    Under the sanitizers the inputs are a quarter of the size."""
+    ratio past 3 measured again at twice the sizes) and every run to exit 0 or 1 (a crash is not
+    linear). Increments under 0.05 s (0.25 s under the sanitizers, as run_growth) or 2 MB count as that
+    much. Under the sanitizers the inputs are a quarter of the size."""
     if SANITIZED:
         n = max(n // 4, 1)
-    d = common.doubling(cost, lambda k: args_of(make(k)), n, base_args, judge_time=time_too)
-    what = "time and memory" if time_too else "memory"
-    check(f"{name}: doubling the input multiplies the {what} by {d.rt:.1f} and {d.rm:.1f} (< 3: linear)",
-          (d.rt < 3 or not time_too) and d.rm < 3, d.why)
+    d = common.doubling(cost, lambda k: args_of(make(k)), n, base_args, floor_s=0.25 if SANITIZED else 0.05)
+    check(f"{name}: doubling the input multiplies the time and memory by {d.rt:.1f} and {d.rm:.1f} (< 3: linear)",
+          d.rt < 3 and d.rm < 3 and not d.rcs - {0, 1}, d.why)
 
 
 def many_axes(n, key="a{i}.per_device_train_batch_size", model=True):
