@@ -126,6 +126,8 @@ bool sl_node_is(const struct sl_node *node, enum sl_vtype t);
 
 /* A short description of a node's type for messages: "a string", "a list", ... */
 const char *sl_node_describe(const struct sl_node *node);
+/* Python truthiness of the value PyYAML builds from node (None, '', False, 0, 0.0, [] and {} are false); NULL is false. */
+bool sl_node_truthy(const struct sl_node *node);
 
 /*
  * The byte offset of the first tab PyYAML's scanner refuses (outside quoted scalars, block scalar

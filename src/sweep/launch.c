@@ -6,28 +6,6 @@
 
 #include <string.h>
 
-bool sl_launch_truthy(const struct sl_node *n)
-{
-	if (!n)
-		return false;
-	if (n->kind != SL_NODE_SCALAR)
-		return n->n > 0;
-	switch (n->value.type) {
-	case SL_V_NULL:
-		return false;
-	case SL_V_BOOL:
-		return n->value.b;
-	case SL_V_INT:
-		return n->value.big || n->value.i != 0;
-	case SL_V_FLOAT:
-		return n->value.f != 0;
-	case SL_V_STR:
-		return n->text_len > 0;
-	default:
-		return true;
-	}
-}
-
 /* The keys of `scheduler:` that launch-sweep and the launch Scheduler read (cli.py launch_sweep; scheduler.py __init__). */
 static const char *const scheduler_keys[] = {"job",	    "settings",	   "resource",		 "resource_args",
 					     "docker_image", "num_workers", "template_variables"};
@@ -59,10 +37,10 @@ const struct sl_node *sl_launch_method(const struct sl_node *root, bool *implied
 	const struct sl_node *sc = sl_map_get(root, "scheduler");
 	const struct sl_node *settings = sc && sc->kind == SL_NODE_MAP ? sl_map_get(sc, "settings") : NULL;
 	const struct sl_node *set = settings && settings->kind == SL_NODE_MAP ? sl_map_get(settings, "method") : NULL;
-	bool job = sc && sc->kind == SL_NODE_MAP && sl_launch_truthy(sl_map_get(sc, "job"));
-	if (!sl_launch_truthy(set))
+	bool job = sc && sc->kind == SL_NODE_MAP && sl_node_truthy(sl_map_get(sc, "job"));
+	if (!sl_node_truthy(set))
 		set = NULL;
-	if (job && !sl_launch_truthy(top)) {
+	if (job && !sl_node_truthy(top)) {
 		if (set)
 			return set;
 		*implied_custom = true;

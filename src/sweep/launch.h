@@ -15,9 +15,6 @@
 
 #include "sweeplint/ydoc.h"
 
-/* Python truthiness of a YAML value as PyYAML builds it (None, '', False, 0, 0.0, [] and {} are false); NULL is false. */
-bool sl_launch_truthy(const struct sl_node *n);
-
 /*
  * Whether root is a launch sweep config: a top-level `job`, `image_uri` or
  * `launch`, or a `scheduler` mapping with no `engine` (the 2026 wandb/sweeps

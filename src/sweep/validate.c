@@ -653,7 +653,7 @@ static void check_launch(struct out *o, const struct sl_sweep *s)
 {
 	const struct sl_node *root = s->root;
 	const struct sl_node *job = sl_map_get(root, "job"), *img = sl_map_get(root, "image_uri");
-	bool hj = sl_launch_truthy(job), hi = sl_launch_truthy(img);
+	bool hj = sl_node_truthy(job), hi = sl_node_truthy(img);
 	if (!hj && !hi)
 		add(o, job ? job : img ? img : root, "add 'job: ENTITY/PROJECT/NAME:ALIAS' (or 'image_uri: IMAGE')",
 		    "a launch sweep needs a top-level 'job' or 'image_uri': wandb launch-sweep refuses it without one");
@@ -675,11 +675,11 @@ static void check_launch(struct out *o, const struct sl_sweep *s)
 		add(o, settings, NULL, "scheduler settings must be a mapping such as {method: grid}, not %s",
 		    sl_node_describe(settings));
 	const struct sl_node *res = sl_map_get(sc, "resource");
-	if (sl_launch_truthy(res) && is_str(res) && strcmp(res->text, "local-process") == 0) {
-		if (sl_launch_truthy(sl_map_get(sc, "job")))
+	if (sl_node_truthy(res) && is_str(res) && strcmp(res->text, "local-process") == 0) {
+		if (sl_node_truthy(sl_map_get(sc, "job")))
 			add(o, res, "use 'local-container' or a remote resource",
 			    "a scheduler job cannot run with the 'local-process' resource");
-		else if (sl_launch_truthy(sl_map_get(sc, "docker_image")))
+		else if (sl_node_truthy(sl_map_get(sc, "docker_image")))
 			add(o, res, "drop docker_image or use 'local-container'",
 			    "the scheduler cannot run with the 'local-process' resource and a docker_image");
 	}
@@ -760,11 +760,7 @@ size_t sl_sweep_validate(struct sl_arena *a, const struct sl_sweep *s, struct sl
 	/* a launch sweep's scheduler is popped before W&B sees the sweep */
 	const struct sl_node *space =
 		sched && !s->launch && sched->kind == SL_NODE_MAP ? sl_map_get(sched, "search_space") : NULL;
-	bool has_space = space && !(space->kind == SL_NODE_SCALAR &&
-				    (space->value.type == SL_V_NULL || (space->value.type == SL_V_STR && !space->text_len) ||
-				     (space->value.type == SL_V_BOOL && !space->value.b) ||
-				     (space->value.type == SL_V_INT && !space->value.big && space->value.i == 0)));
-	if (!s->parameters && !has_space)
+	if (!s->parameters && !sl_node_truthy(space))
 		add(&o, root, NULL, "the sweep has no 'parameters'");
 
 	const struct sl_node *cmd = s->command;

@@ -542,6 +542,28 @@ bool sl_node_is(const struct sl_node *node, enum sl_vtype t)
 	return node && node->kind == SL_NODE_SCALAR && node->value.type == t;
 }
 
+bool sl_node_truthy(const struct sl_node *n)
+{
+	if (!n)
+		return false;
+	if (n->kind != SL_NODE_SCALAR)
+		return n->n > 0;
+	switch (n->value.type) {
+	case SL_V_NULL:
+		return false;
+	case SL_V_BOOL:
+		return n->value.b;
+	case SL_V_INT:
+		return n->value.big || n->value.i != 0;
+	case SL_V_FLOAT:
+		return n->value.f != 0;
+	case SL_V_STR:
+		return n->text_len > 0;
+	default:
+		return true;
+	}
+}
+
 const char *sl_node_describe(const struct sl_node *node)
 {
 	if (!node)

@@ -180,6 +180,21 @@ static void test_typing(void **state)
 	}
 }
 
+/* Python truthiness of what PyYAML builds (bool(value)): what `if config.get(key)` in W&B's code sees */
+static void test_truthy(void **state)
+{
+	struct sl_arena *a = *state;
+	struct parsed p = parse(a, "f1: ~\nf2: ''\nf3: false\nf4: 0\nf5: 0.0\nf6: []\nf7: {}\nf8: 0x0\n"
+				   "t1: x\nt2: true\nt3: 1\nt4: 0.5\nt5: [0]\nt6: {a: ~}\nt7: '0'\nt8: 99999999999999999999\n");
+	const struct sl_node *r = p.doc->root;
+	assert_non_null(r);
+	assert_false(sl_node_truthy(NULL));
+	for (size_t i = 0; i < r->n; i++) {
+		const char *k = r->pairs[i].key->text;
+		assert_int_equal(sl_node_truthy(r->pairs[i].value), k[0] == 't');
+	}
+}
+
 static void test_aliases(void **state)
 {
 	struct sl_arena *a = *state;
@@ -545,6 +560,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_spans, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truthy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tabs_and_styles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_typing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aliases, setup, teardown),
