@@ -33,6 +33,7 @@ struct sl_source {
 	bool crlf;           /* the first line break is CRLF */
 	bool ascii;          /* no byte >= 0x80: character index == byte offset */
 	bool yaml_lines;     /* lines also end at NEL, LS and PS and columns skip U+FEFF (sl_source_yaml_lines) */
+	bool json_lines;     /* JSON read through libyaml: sl_ydoc_parse keeps \n lines, as JSON readers count */
 	size_t *line_start;  /* byte offset of each line's first byte; [0] == 0 */
 	size_t nlines;       /* entries in line_start (>= 1) */
 	/* cursor for character-index -> byte conversion (marks arrive mostly in order) */

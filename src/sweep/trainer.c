@@ -98,6 +98,7 @@ static int load_source(struct sl_arena *a, struct sl_source *src, const char *se
 	t->src = src;
 	t->is_json = ends_with(path, ".json");
 	if (t->is_json) {
+		src->json_lines = true;
 		int rc = check_json(a, src, diags);
 		if (rc < 0)
 			return rc;

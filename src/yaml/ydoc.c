@@ -304,8 +304,10 @@ struct sl_ydoc *sl_ydoc_parse(struct sl_arena *a, struct sl_source *src,
 {
 	struct sl_ydoc *doc = sl_arena_alloc(a, sizeof *doc);
 	doc->src = src;
-	/* positions as PyYAML counts them: NEL, LS and PS end lines, U+FEFF is no column */
-	sl_source_yaml_lines(a, src);
+	/* positions as PyYAML counts them: NEL, LS and PS end lines, U+FEFF is no column (JSON: as
+	 * its readers and editors count, \n) */
+	if (!src->json_lines)
+		sl_source_yaml_lines(a, src);
 	struct loader L = {.a = a, .src = src, .res = resolver, .diags = diags};
 	if (!L.res)
 		L.res = sl_scalar_resolver_new(a);

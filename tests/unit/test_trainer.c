@@ -91,6 +91,13 @@ static void test_deepspeed_json(void **state)
 	assert_true(sl_trainer_get(t, "fp16.enabled")->is_auto);
 	assert_true(sl_trainer_get(t, "train_micro_batch_size_per_gpu")->is_auto);
 	assert_string_equal(sl_trainer_get(t, "zero_optimization.offload_optimizer.device")->node->text, "cpu");
+
+	/* a raw U+2028 or NEL in a JSON string ends no line: positions as JSON readers and editors count
+	 * (a YAML source counts them as breaks, as PyYAML does) */
+	t = load("ds_ls.json", NULL, "{\"note\": \"a\xe2\x80\xa8" "b\xc2\x85" "c\",\n \"zero_optimization\": {\"stage\": 2}}", 0);
+	e = sl_trainer_get(t, "zero_optimization.stage");
+	assert_non_null(e);
+	assert_int_equal(e->node->span.line, 2);
 }
 
 static void test_errors_have_positions(void **state)
