@@ -169,6 +169,24 @@ static void copy_diags(struct sl_eval_builder *B, const struct sl_diags *from)
 }
 
 /*
+ * Load the deepspeed config `path` that a file names at `at`: a missing file is ds_not_found's
+ * warning, any other problem the config's own error (sl_trainer_load's diagnostics). Returns
+ * sl_trainer_load's code.
+ */
+static int load_named_ds(struct sl_eval_builder *B, const char *path, const char *dir, const struct sl_source *src,
+			 const struct sl_node *at, struct sl_trainer **ds)
+{
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, B->a);
+	int rc = sl_trainer_load(B->a, path, dir, B->res, &quiet, ds);
+	if (rc == -SL_ENOENT)
+		ds_not_found(B, src, at, path);
+	else if (rc != 0)
+		copy_diags(B, &quiet);
+	return rc;
+}
+
+/*
  * A deepspeed: path value becomes the role values of that config. A file named
  * by a config, a program or the command that is not found (it is taken from the
  * launcher's working folder, which sweeplint does not know) is a warning at the
@@ -183,26 +201,39 @@ static void expand_deepspeed(struct sl_eval_builder *B, const char *path, const 
 	if (B->ds_depth > 2)
 		return;
 	struct sl_trainer *ds = NULL;
-	struct sl_diags quiet;
-	sl_diags_init(&quiet, B->a);
-	int rc = sl_trainer_load(B->a, path, dir, B->res, at && src ? &quiet : B->diags, &ds);
+	int rc = at && src ? load_named_ds(B, path, dir, src, at, &ds)
+			   : sl_trainer_load(B->a, path, dir, B->res, B->diags, &ds);
 	if (rc == 0) {
 		B->ds_depth++;
 		add_entries_of(B, ds);
 		B->ds_depth--;
 		return;
 	}
-	if (!at || !src)
-		return;
-	if (rc != -SL_ENOENT) {
-		copy_diags(B, &quiet); /* an unreadable or broken file: its own error, as before */
-		return;
-	}
-	ds_not_found(B, src, at, path);
+	if (!at || !src || rc != -SL_ENOENT)
+		return; /* an unreadable or broken file: its own error, as before */
 	struct sl_eval_axis *ax = new_axis(B, origin, key, SL_ROLE_DEEPSPEED, rule, src, 1);
 	ax->values[0] = (struct sl_eval_value){.node = at, .span = at->span, .text = path, .ok = false,
 						 .why = "its deepspeed config is not found", .best = UINT64_MAX};
 	ax->n = 1;
+}
+
+/*
+ * Why a config entry sets nothing, or NULL when it sets its key: DeepSpeed's "auto" is filled from
+ * the trainer's arguments, its train_batch_size is global (world × micro × accumulation: *global,
+ * not the per-device role), and a null is not set.
+ */
+static const char *entry_unset(const struct sl_trainer *t, const struct sl_cfg_entry *e, bool *global)
+{
+	*global = false;
+	if (e->is_auto)
+		return "\"auto\": filled from the trainer's arguments";
+	if (t->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) {
+		*global = true;
+		return "global batch in a DeepSpeed config: not a per-device setting";
+	}
+	if (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL)
+		return "empty: not set";
+	return NULL;
 }
 
 /* One config entry: an axis, or a note saying why it is not one. */
@@ -215,17 +246,10 @@ static void add_entry(struct sl_eval_builder *B, const struct sl_trainer *t, con
 			sl_eval_add_note(B, e->key, where, -1, "not memory-relevant: no pattern of the key map matches");
 		return;
 	}
-	if (e->is_auto) {
-		sl_eval_add_note(B, e->key, where, (int)rule->role, "\"auto\": filled from the trainer's arguments");
-		return;
-	}
-	/* DeepSpeed's train_batch_size is global (world × micro × accumulation) */
-	if (t->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) {
-		sl_eval_add_note(B, e->key, where, -1, "global batch in a DeepSpeed config: not a per-device setting");
-		return;
-	}
-	if (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL) {
-		sl_eval_add_note(B, e->key, where, (int)rule->role, "empty: not set");
+	bool global;
+	const char *unset = entry_unset(t, e, &global);
+	if (unset) {
+		sl_eval_add_note(B, e->key, where, global ? -1 : (int)rule->role, unset);
 		return;
 	}
 	struct sl_eval_value tmp = {0};
@@ -345,19 +369,11 @@ static void read_swept_deepspeed(struct sl_eval_builder *B, struct sl_eval_value
 {
 	if (!v->ok || !v->rv || !v->rv->s || !v->node)
 		return;
-	struct sl_diags quiet;
-	sl_diags_init(&quiet, B->a);
 	struct sl_trainer *ds = NULL;
-	int rc = sl_trainer_load(B->a, v->rv->s, B->o->base_dir, B->res, &quiet, &ds);
+	int rc = load_named_ds(B, v->rv->s, B->o->base_dir, src, v->node, &ds);
 	if (rc != 0) {
 		v->ok = false;
-		if (rc == -SL_ENOENT) {
-			ds_not_found(B, src, v->node, v->rv->s);
-			v->why = "its deepspeed config is not found";
-		} else {
-			copy_diags(B, &quiet);
-			v->why = "its deepspeed config cannot be read";
-		}
+		v->why = rc == -SL_ENOENT ? "its deepspeed config is not found" : "its deepspeed config cannot be read";
 		return;
 	}
 	struct sl_role_value *rv = sl_arena_array(B->a, ds->n + 1, sizeof *rv);
@@ -365,9 +381,8 @@ static void read_swept_deepspeed(struct sl_eval_builder *B, struct sl_eval_value
 	size_t n = 1;
 	for (size_t i = 0; i < ds->n; i++) {
 		const struct sl_cfg_entry *e = &ds->entries[i];
-		/* as add_entry: "auto" is filled from the trainer's arguments, train_batch_size is global */
-		if (e->is_auto || (ds->is_deepspeed && strcmp(e->key, "train_batch_size") == 0) ||
-		    (e->node->kind == SL_NODE_SCALAR && e->node->value.type == SL_V_NULL))
+		bool global;
+		if (entry_unset(ds, e, &global))
 			continue;
 		const struct sl_key_rule *rule = match_key(B, e->key, ds->src, e->node);
 		const char *why = NULL;
