@@ -24,6 +24,15 @@ def sanitized(argv_value):
     return argv_value not in ("", "none", "false")
 
 
+def args(argv=None):
+    """(MEASURE, SWEEPLINT, SANITIZED, TIME_BOUND, RSS_BOUND) of a runner's command line, `MEASURE
+    SWEEPLINT [b_sanitize]`: paths made absolute; the cost bounds of one run are 2 s and 64 MB in a plain
+    build, 20 s and 1 GiB under the sanitizers (their shadow memory and checks)."""
+    argv = sys.argv if argv is None else argv
+    san = len(argv) > 3 and sanitized(argv[3])
+    return (os.path.abspath(argv[1]), os.path.abspath(argv[2]), san) + ((20.0, 1 << 30) if san else (2.0, 64 << 20))
+
+
 def env(home="/nonexistent", extra=None):
     """PATH, LC_ALL=C, HOME and the sanitizers' options: nothing else of the caller's environment."""
     e = {k: v for k, v in os.environ.items() if k.startswith(("ASAN_", "UBSAN_", "LSAN_"))}

@@ -19,10 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-MEASURE = os.path.abspath(sys.argv[1])
-SWEEPLINT = os.path.abspath(sys.argv[2])
-SANITIZED = len(sys.argv) > 3 and common.sanitized(sys.argv[3])
-TIME_BOUND, RSS_BOUND = (20.0, 1 << 30) if SANITIZED else (2.0, 64 << 20)
+MEASURE, SWEEPLINT, SANITIZED, TIME_BOUND, RSS_BOUND = common.args()
 GPU = ["-g", "24GiB"]
 tap = common.Tap()
 check = tap.check

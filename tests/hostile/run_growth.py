@@ -11,34 +11,26 @@ Increments under 0.05 s (0.25 s under the sanitizers) or 2 MB count as that much
 quarter of the size. Costs known to be quadratic are TODO, with why.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-MEASURE = os.path.abspath(sys.argv[1])
-SWEEPLINT = os.path.abspath(sys.argv[2])
-SANITIZED = len(sys.argv) > 3 and common.sanitized(sys.argv[3])
+MEASURE, SWEEPLINT, SANITIZED = common.args()[:3]
 GPU = ["-g", "24GiB"]
-results = []
+tap = common.Tap()
 # formats whose document is still built whole at the end (the files kept until then): none now
 FLAT_TODO = {}
 
 
 def run(args, cwd, asan_extra=""):
-    env = {k: v for k, v in os.environ.items() if k.startswith(("ASAN_", "UBSAN_", "LSAN_"))}
+    """(exit code, CPU seconds, peak RSS bytes) of one run (common.run; output discarded)."""
+    extra = None
     if asan_extra:
-        env["ASAN_OPTIONS"] = ":".join(x for x in (env.get("ASAN_OPTIONS", ""), asan_extra) if x)
-    env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C", HOME=cwd)
-    with tempfile.NamedTemporaryFile("r") as report:
-        p = subprocess.run([MEASURE, report.name, "600", "--", SWEEPLINT] + args, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
-        if p.returncode != 0:
-            raise RuntimeError(f"measure failed ({p.returncode})")
-        rc, secs, rss, cpu = report.read().split()
-        return int(rc), float(cpu), int(rss) * 1024
+        extra = {"ASAN_OPTIONS": ":".join(x for x in (os.environ.get("ASAN_OPTIONS", ""), asan_extra) if x)}
+    r = common.run(MEASURE, SWEEPLINT, args, cwd=cwd, timeout=600, home=cwd, extra_env=extra)
+    return r.rc, r.cpu, r.rss
 
 
 def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_todo=None, rcs=(0, 1)):
@@ -56,17 +48,16 @@ def growth(name, tmp, make, args_of, n, base_args, todo=None, flat=None, flat_to
     # build, which tools/dev.sh and CI run too, keeps the fine floor and the full sizes)
     d = common.doubling(cost, lambda k: args_of(make(k)), n, base_args, floor_s=0.25 if SANITIZED else 0.05)
     ok = d.rt < 3 and d.rm < 3 and not d.rcs - set(rcs)
-    results.append((f"{name}: doubling the input multiplies the time by {d.rt:.1f} and the memory by {d.rm:.1f} "
-                    "(< 3: linear)", ok, d.why, todo))
+    tap.check(f"{name}: doubling the input multiplies the time by {d.rt:.1f} and the memory by {d.rm:.1f} "
+              "(< 3: linear)", ok, d.why, todo=todo)
     m0, m2, m4, n = d.m0, d.m2, d.m4, d.n
     if flat:
         # flat: 2n more items add less than a quarter of what the first 2n took, and at most 4 MB more
         # than 2 MB of noise (a run that keeps every item doubles its increment here)
         grew = m4 - m2
         ok = grew < max(2 << 20, (m2 - m0) // 4) and grew < 6 << 20 and not d.rcs - set(rcs)
-        results.append((f"{flat}: memory does not grow with the count ({2 * n} -> {4 * n}: "
-                        f"{grew / (1 << 20):+.1f} MB)", ok,
-                        f"floor {m0 >> 20} MB; {2 * n}: {m2 >> 20} MB; {4 * n}: {m4 >> 20} MB", flat_todo))
+        tap.check(f"{flat}: memory does not grow with the count ({2 * n} -> {4 * n}: {grew / (1 << 20):+.1f} MB)", ok,
+                  f"floor {m0 >> 20} MB; {2 * n}: {m2 >> 20} MB; {4 * n}: {m4 >> 20} MB", todo=flat_todo)
 
 
 def main():
@@ -131,16 +122,7 @@ def main():
                lambda p: ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", p], 2000,
                ["split", "-q", *GPU, "--by", "model_name_or_path", "--dry-run", models(2)], rcs=(2,))
 
-    print(f"1..{len(results)}")
-    failed = 0
-    for k, (name, ok, why, todo) in enumerate(results, 1):
-        # TODO only while it fails: a passing TODO is an unexpected pass, which meson counts as a failure
-        print(f"{'ok' if ok else 'not ok'} {k} - {name}" + (f" # TODO {todo}" if todo and not ok else ""))
-        if not ok or todo:
-            for line in why.splitlines():
-                print(f"#   {line}")
-        failed += not ok and not todo
-    return 1 if failed else 0
+    return tap.finish()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
 ROOT = os.getcwd()
 HOSTILE = "fixtures/hostile"
 
@@ -259,9 +262,7 @@ def cases(tmp):
 
 
 def main():
-    measure, binary = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    sanitized = len(sys.argv) > 3 and sys.argv[3] not in ("", "none", "false")
-    max_s, max_rss = (20.0, 1 << 30) if sanitized else (2.0, 64 << 20)
+    measure, binary, sanitized, max_s, max_rss = common.args()
     with tempfile.TemporaryDirectory(dir=ROOT, prefix=".hostile-") as tmp:
         all_cases = cases(tmp)
         print(f"1..{len(all_cases)}")

@@ -30,10 +30,10 @@ import sys
 import tempfile
 
 ROOT = os.getcwd()
-MEASURE = os.path.abspath(sys.argv[1])
-SWEEPLINT = os.path.abspath(sys.argv[2])
-SANITIZED = len(sys.argv) > 3 and sys.argv[3] not in ("", "none", "false")
-TIME_BOUND, RSS_BOUND = (20.0, 1 << 30) if SANITIZED else (2.0, 64 << 20)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+MEASURE, SWEEPLINT, SANITIZED, TIME_BOUND, RSS_BOUND = common.args()
 KILL_AFTER = 2.5 * TIME_BOUND
 # README items whose fix is in progress elsewhere: reported as TODO, with the owner
 TODO = {}
