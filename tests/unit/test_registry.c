@@ -18,23 +18,7 @@
 #include "sweeplint/diag.h"
 #include "sweeplint/rules.h"
 
-static struct sl_arena *A;
-static struct sl_diags D;
-
-static int setup(void **state)
-{
-	(void)state;
-	A = sl_arena_new();
-	sl_diags_init(&D, A);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sl_arena_free(A);
-	return 0;
-}
+#include "arena_fixture.h"
 
 static void dump_diags(void)
 {

@@ -13,23 +13,7 @@
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
 
-static struct sl_arena *A;
-static struct sl_diags D;
-
-static int setup(void **state)
-{
-	(void)state;
-	A = sl_arena_new();
-	sl_diags_init(&D, A);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sl_arena_free(A);
-	return 0;
-}
+#include "arena_fixture.h"
 
 static struct sl_trainer *load(const char *path, const char *section, const char *text, int want_rc)
 {
