@@ -381,7 +381,9 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	const char *mod_files[SL_PROGRAM_MAX_MODULES];
 	size_t nmods = 0;
 	const char *dirs[2] = {sl_path_dir(a, ref.path), ref.root};
-	for (size_t i = 0; i < main_r->nimports && nmods < SL_PROGRAM_MAX_MODULES; i++) {
+	/* bounded by the modules tried (F.seen's room), not only those read: a module that fails to parse
+	 * counts too (12 broken modules wrote past seen[]: shared/hostile/turn3/follow-seen-overflow) */
+	for (size_t i = 0; i < main_r->nimports && F.nseen < SL_PROGRAM_MAX_MODULES + 1; i++) {
 		const char *file = NULL;
 		for (size_t d = 0; d < 2 && !file; d++)
 			if (dirs[d])
