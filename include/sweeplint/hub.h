@@ -72,6 +72,14 @@ bool sl_hub_is_repo_id(const char *s);
  */
 const char *sl_hub_config(struct sl_hub *h, const char *repo, const char **why);
 
+/*
+ * Whether this build on this machine can download (--version says it): NULL
+ * when it can, else why not (built without --fetch: meson -Dfetch=disabled or
+ * no libcurl header; or no usable libcurl). Loads libcurl to find out; it is
+ * unloaded when a is freed.
+ */
+const char *sl_hub_unavailable(struct sl_arena *a);
+
 /* Record that repo's fetched config.json could not be used, and why (sl_hub_why then says so). */
 void sl_hub_fail(struct sl_hub *h, const char *repo, const char *why);
 

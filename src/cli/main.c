@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		help(cli.out);
 		rc = SL_EXIT_OK;
 	} else if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-		fprintf(cli.out, "%s\n", sl_opts_version());
+		sl_opts_print_version(cli.out);
 		rc = SL_EXIT_OK;
 	} else if (argc >= 2) {
 		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

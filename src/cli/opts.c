@@ -77,6 +77,15 @@ const char *sl_opts_version(void)
 	return "sweeplint " SL_VERSION;
 }
 
+void sl_opts_print_version(FILE *out)
+{
+	struct sl_arena *a = sl_arena_new();
+	const char *why = sl_hub_unavailable(a);
+	fprintf(out, "%s\n--fetch: %s%s\n", sl_opts_version(), why ? "unavailable: " : "available",
+		why ? why : " (libcurl loads when used)");
+	sl_arena_free(a);
+}
+
 int sl_opts_error(struct sl_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
@@ -347,7 +356,7 @@ int sl_opts_parse(struct sl_cli *cli, const struct sl_cmd_spec *spec, struct sl_
 			return SL_OPTS_DONE;
 		}
 		if (c == OPT_VERSION) {
-			fprintf(cli->out, "%s\n", sl_opts_version());
+			sl_opts_print_version(cli->out);
 			return SL_OPTS_DONE;
 		}
 		bool own = false;

@@ -72,6 +72,9 @@ void sl_opts_help(FILE *out, const struct sl_cmd_spec *spec);
 /* "sweeplint 0.1.0". */
 const char *sl_opts_version(void);
 
+/* --version: the version, then whether --fetch can download here (sl_hub_unavailable). */
+void sl_opts_print_version(FILE *out);
+
 /* Parse a size such as "24GiB", "64GB", "1.5T" into bytes (binary units; a unit is required); -1 otherwise. */
 int sl_opts_size(const char *s, uint64_t *out);
 

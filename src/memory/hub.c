@@ -147,6 +147,11 @@ static const char *repo_dir(struct sl_hub *h, const char *repo)
 	return sl_arena_printf(h->arena, "%s/%s", h->cache, name);
 }
 
+/* --- the download ------------------------------------------------------------ */
+
+/* Without libcurl's header (meson -Dfetch=disabled, or not installed) nothing below but the refusal is built. */
+#ifdef SL_HAVE_CURL_H
+
 static bool is_commit(const char *s, size_t n)
 {
 	if (n != 40)
@@ -195,10 +200,6 @@ static int write_atomic(struct sl_arena *a, const char *path, const char *bytes,
 		unlink(tmp);
 	return ok ? 0 : (err ? err : EIO);
 }
-
-/* --- the download ------------------------------------------------------------ */
-
-#ifdef SL_HAVE_CURL_H
 
 struct curl_api {
 	void *lib;
@@ -437,13 +438,28 @@ static const char *fetch(struct sl_hub *h, const char *repo, const char *dir, co
 	return path;
 }
 
+const char *sl_hub_unavailable(struct sl_arena *a)
+{
+	struct sl_hub probe = {.arena = a};
+	const char *why = NULL;
+	return curl_load(&probe, &why) ? NULL : why;
+}
+
 #else /* !SL_HAVE_CURL_H */
+
+#define BUILT_WITHOUT "this sweeplint was built without --fetch (meson -Dfetch=disabled, or no libcurl header)"
 
 static const char *fetch(struct sl_hub *h, const char *repo, const char *dir, const char **why)
 {
 	(void)h, (void)repo, (void)dir;
-	*why = "this sweeplint was built without libcurl's header: --fetch is unavailable";
+	*why = BUILT_WITHOUT;
 	return NULL;
+}
+
+const char *sl_hub_unavailable(struct sl_arena *a)
+{
+	(void)a;
+	return BUILT_WITHOUT;
 }
 
 #endif

@@ -120,7 +120,7 @@ def main():
         rc, out, err = run(["sweeplint", "--version"], env=clean, cwd=root)
         version = wheels[0].split("-")[1]
         check(f"sweeplint --version from PATH prints the package version {version}",
-              rc == 0 and out.strip().endswith(version), f"exit {rc}\n{out}{err}")
+              rc == 0 and out.splitlines()[:1] == [f"sweeplint {version}"], f"exit {rc}\n{out}{err}")
 
         want = run([exe, "--color", "never", *EXAMPLE], env=clean, cwd=root)
         got = run(["sweeplint", "--color", "never", *EXAMPLE], env=clean, cwd=root)
