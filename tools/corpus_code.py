@@ -32,7 +32,9 @@ def read_tsv(path):
 
 
 def mirror_of(mirrors, repo):
-    return os.path.join(mirrors, repo.replace('/', '+'), 'repo')
+    """The git directory of a mirror: OWNER+NAME/repo (bare) or OWNER+NAME/repo/.git (with a work tree)."""
+    d = os.path.join(mirrors, repo.replace('/', '+'), 'repo')
+    return os.path.join(d, '.git') if os.path.isdir(os.path.join(d, '.git')) else d
 
 
 def blob(mirrors, repo, commit, path):
