@@ -1,18 +1,25 @@
 /*
- * write: writing a file so that a reader never sees half of it. The bytes go
- * to a new temporary file beside the target (created exclusively, never
- * through a symbolic link), are flushed to disk, get the mode (and, when
- * allowed, the owner) of the file they replace, and are renamed over it;
- * the target itself is never opened for writing, so on any failure it is
- * unchanged and the temporary file is removed. Nothing here allocates or
+ * write: the one writer of every file sweeplint writes — fix and split
+ * outputs, the HTML report, the Hugging Face cache that --fetch fills
+ * (docs/reliability.md "The writer"). The bytes go to a new temporary file
+ * beside the target, created with O_CREAT | O_EXCL | O_NOFOLLOW under an
+ * unpredictable name (12 random letters), are flushed to disk, get the mode
+ * (and, when allowed, the owner) of the file they replace, and are renamed
+ * over it; the target itself is never opened for writing, so on any failure
+ * it is unchanged and the temporary file is removed. A target that is a
+ * symbolic link, a folder or any other non-regular file is refused, never
+ * followed (SL_WRITE_FORCE does not change that). Nothing here allocates or
  * prints: the caller owns every buffer and words the message from the
  * failure record.
  */
 #ifndef SWEEPLINT_WRITE_H
 #define SWEEPLINT_WRITE_H
 
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Which step failed (for messages). */
 enum sl_write_step {
@@ -30,6 +37,7 @@ enum sl_write_step {
 	SL_WRITE_LINKED,      /* the target has other hard links (SL_WRITE_FORCE breaks them) */
 	SL_WRITE_XATTR,       /* an extended attribute of the target could not be given to the new file */
 	SL_WRITE_OPEN,        /* a device or FIFO target could not be opened (ENXIO: a FIFO with no reader) */
+	SL_WRITE_FOLDER,      /* the target's folder could not be opened (it does not exist, is no folder, ...) */
 	SL_WRITE__COUNT
 };
 
@@ -37,8 +45,10 @@ enum sl_write_step {
 enum {
 	SL_WRITE_MUST_EXIST = 1, /* refuse to create the target (--in-place) */
 	SL_WRITE_FORCE = 2,      /* replace a read-only or hard-linked target (the other links keep the old bytes) */
-	SL_WRITE_DEVICE = 4,     /* a character device or FIFO (also through a link: /dev/null, /dev/stdout) is
-				    written directly, without a temporary file */
+	SL_WRITE_DEVICE = 4,     /* a character device or FIFO the user named (-o /dev/null, -o a FIFO) is written
+				    directly, without a temporary file; through a symbolic link only for the
+				    system's stream names (/dev/..., /proc/self/fd/...: /dev/stdout), never a
+				    link in a working tree */
 };
 
 struct sl_write_error {
@@ -70,6 +80,44 @@ int sl_write_atomic(const char *path, const void *data, size_t len, unsigned fla
  */
 int sl_write_atomic_if(const char *path, const void *data, size_t len, unsigned flags, const void *expect,
 		       size_t expect_len, struct sl_write_error *err);
+
+/*
+ * The same for the entry name of the folder open at dirfd: the folder is
+ * the one opened (a caller that opened each folder of a path with
+ * O_NOFOLLOW knows no link was followed on the way), name a single entry
+ * (no '/'). SL_WRITE_DEVICE is not taken here. dirfd stays open.
+ */
+int sl_write_atomic_at(int dirfd, const char *name, const void *data, size_t len, unsigned flags,
+		       struct sl_write_error *err);
+
+/*
+ * A write in steps, for an output produced piece by piece (the HTML report): sl_write_begin checks the
+ * target and creates the temporary file (or opens the stream the user named); the caller writes the
+ * contents to w->fd (only there: never closes it); sl_write_commit gives the new file the old one's
+ * mode, owner and attributes, syncs it and renames it over the target (expect as sl_write_atomic_if's),
+ * or sl_write_abort removes it. One writer at a time per process (the signal handler that removes the
+ * temporary file knows one; a second begin fails with EBUSY). The fields are the writer's own but fd.
+ */
+#define SL_WRITE_NSIGNALS 4
+struct sl_write_guard {
+	sigset_t old_mask;
+	struct sigaction old[SL_WRITE_NSIGNALS];
+	bool installed[SL_WRITE_NSIGNALS];
+};
+struct sl_writer {
+	int fd;                       /* write the contents here */
+	int dirfd;
+	bool own_dirfd, device, exists;
+	unsigned flags;
+	struct stat st;               /* the target replaced (exists) */
+	char base[NAME_MAX + 1], tmp[NAME_MAX + 1];
+	struct sl_write_guard guard;
+};
+int sl_write_begin(struct sl_writer *w, const char *path, unsigned flags, struct sl_write_error *err);
+/* The same for the entry name of the folder open at dirfd (as sl_write_atomic_at; dirfd stays open). */
+int sl_write_begin_at(struct sl_writer *w, int dirfd, const char *name, unsigned flags, struct sl_write_error *err);
+int sl_write_commit(struct sl_writer *w, const void *expect, size_t expect_len, struct sl_write_error *err);
+void sl_write_abort(struct sl_writer *w);
 
 /* "creating a temporary file", "writing", ... (what the step was doing). */
 const char *sl_write_step_name(enum sl_write_step s);

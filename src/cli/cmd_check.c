@@ -16,7 +16,9 @@
  * and stops the lint of the files it applies to.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "opts.h"
@@ -25,8 +27,9 @@
 #include "sweeplint/report.h"
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
+#include "sweeplint/write.h"
 
-enum { OPT_CONFIG_FILE = 512 };
+enum { OPT_CONFIG_FILE = 512, OPT_FORCE };
 
 #define REPORT_DEFAULT "sweeplint-report.html"
 
@@ -34,21 +37,29 @@ static const struct sl_opt check_opts[] = {
 	{"config-file", OPT_CONFIG_FILE, true, "FILE",
 	 "project config to use instead of the nearest " SL_CONFIG_NAME " above each file"},
 	{"output", 'o', true, "FILE", "where to write the report (default " REPORT_DEFAULT ", '-': standard output)"},
+	{"force", OPT_FORCE, false, NULL, "replace a read-only or hard-linked report file too (never a link)"},
 };
 
 struct check_ctx {
 	struct sl_run *run;
 	const char *config_file;
 	const char *output;              /* report: -o */
+	bool output_given;               /* -o was given (a device or FIFO it names is written as a stream) */
+	bool force;                      /* report: --force */
 };
 
 static int check_opt(struct sl_cli *cli, void *ctx, int key, const char *arg)
 {
 	struct check_ctx *c = ctx;
+	if (key == OPT_FORCE) {
+		c->force = true;
+		return 0;
+	}
 	if (key == 'o') {
 		if (!*arg)
 			return sl_opts_error(cli, "invalid --output '': expected a file or '-'");
 		c->output = sl_arena_strdup(c->run->arena, arg);
+		c->output_given = true;
 		return 0;
 	}
 	if (!*arg)
@@ -116,15 +127,17 @@ static const struct sl_cmd_spec report_spec = {
 	.on_opt = check_opt,
 };
 
-/* The report's sink: the -o file, or stdout for '-'. NULL after saying why. */
-static FILE *report_open(struct sl_cli *cli, const char *path)
+/* The input of this run that path already is (the same file), or NULL: the report never replaces one. */
+static const char *report_over_input(const char *path, int argc, char **argv, int first)
 {
-	if (strcmp(path, "-") == 0)
-		return cli->out;
-	FILE *fp = fopen(path, "w");
-	if (!fp)
-		fprintf(cli->err, "sweeplint: error: cannot write '%s': %s\n", path, strerror(errno));
-	return fp;
+	struct stat out, in;
+	if (strcmp(path, "-") == 0 || stat(path, &out) != 0)
+		return NULL;
+	for (int i = first; i < argc; i++)
+		if (strcmp(argv[i], "-") != 0 && stat(argv[i], &in) == 0 && in.st_dev == out.st_dev &&
+		    in.st_ino == out.st_ino)
+			return argv[i];
+	return NULL;
 }
 
 /* The state of check's loop over its files. */
@@ -245,7 +258,22 @@ static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool r
 	sl_config_save_base(run, &base);
 	struct projects projects = {0};
 
-	FILE *sink = report ? report_open(cli, ctx.output) : cli->out;
+	const char *over = report ? report_over_input(ctx.output, argc, argv, first) : NULL;
+	if (over) {
+		fprintf(cli->err, "sweeplint: error: will not write the report to '%s': it is the input '%s'\n",
+			sl_term_safe(run->arena, ctx.output), sl_term_safe(run->arena, over));
+		sl_run_free(run);
+		return SL_EXIT_USAGE;
+	}
+	unsigned wflags = (ctx.output_given ? SL_WRITE_DEVICE : 0u) | (ctx.force ? SL_WRITE_FORCE : 0u);
+	/*
+	 * The report's sink: standard output for '-'; else the one writer's temporary file beside the -o
+	 * file, renamed over it at the end (sl_cli_write_open: never through a link; a repository can commit
+	 * sweeplint-report.html as a link to ~/.ssh/authorized_keys). Written as it is made: memory stays flat.
+	 */
+	struct sl_writer w;
+	bool to_file = report && strcmp(ctx.output, "-") != 0;
+	FILE *sink = to_file ? sl_cli_write_open(cli, run->arena, ctx.output, wflags, &w) : cli->out;
 	if (!sink) {
 		sl_run_free(run);
 		return SL_EXIT_USAGE;
@@ -273,13 +301,13 @@ static int check_main(struct sl_cli *cli, const struct sl_cmd_spec *spec, bool r
 	if (given && ignored == given)
 		fprintf(cli->err, "sweeplint: warning: every input is ignored by %s; nothing was checked\n", ignored_at);
 	int frc = sl_report_finish(rep);
-	if (sink != cli->out && fclose(sink) != 0)
-		frc = -SL_EIO;
-	if (frc < 0) {
+	if (frc < 0 && !to_file) {
 		fprintf(cli->err, "sweeplint: error: cannot write output: %s\n", strerror(errno));
 		stopped = true;
-	} else if (report && sink != cli->out) {
-		fprintf(cli->err, "sweeplint: wrote %s: %s\n", ctx.output,
+	} else if (to_file && sl_cli_write_close(cli, run->arena, ctx.output, wflags, &w, sink, true) != 0) {
+		stopped = true; /* said why; nothing was written there */
+	} else if (to_file) {
+		fprintf(cli->err, "sweeplint: wrote %s: %s\n", sl_term_safe(run->arena, ctx.output),
 			sl_report_summary(run->arena, sl_report_totals(rep)));
 	}
 	size_t errors = sl_report_totals(rep)->by_severity[SL_SEV_ERROR];

@@ -329,57 +329,14 @@ int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, u
 {
 	bool must_exist = flags & SL_WRITE_MUST_EXIST;
 	FILE *err = j->cli->err;
-	/* past a file size limit, write() must fail with EFBIG rather than the signal killing us half-way */
-	signal(SIGXFSZ, SIG_IGN);
 	const char *input = must_exist ? NULL : rw_input_of(j, path);
 	if (input) {
 		fprintf(err, "sweeplint: error: will not write '%s': it is %s; nothing was written there\n", path, input);
 		return SL_EXIT_USAGE;
 	}
-	struct sl_write_error we;
 	/* --in-place replaces the file that was read: only while it still holds those bytes */
 	const struct sl_source *src = must_exist && j->file ? j->file->src : NULL;
-	if (sl_write_atomic_if(path, text, len, flags, src ? src->bytes : NULL, src ? src->len : 0, &we) == 0)
-		return 0;
-	const char *kept = must_exist ? sl_arena_printf(j->run->arena, "; '%s' is unchanged", path) : "";
-	const char *shown = sl_term_safe(j->run->arena, path);
-	if (we.step == SL_WRITE_TARGET && we.errnum == ELOOP) {
-		char target[PATH_MAX];
-		ssize_t n = readlink(path, target, sizeof target - 1);
-		target[n > 0 ? n : 0] = '\0';
-		fprintf(err,
-			"sweeplint: error: cannot write '%s': it is a symbolic link%s%s%s; sweeplint does not write "
-			"through links (that would replace the link with a file): give the target's path%s\n",
-			path, n > 0 ? " to '" : "", target, n > 0 ? "'" : "", kept);
-	} else if (we.step == SL_WRITE_TARGET && we.errnum == EISDIR) {
-		fprintf(err, "sweeplint: error: cannot write '%s': it is a folder\n", path);
-	} else if (we.step == SL_WRITE_TARGET) {
-		fprintf(err, "sweeplint: error: cannot write '%s': it is not a regular file\n", path);
-	} else if (we.step == SL_WRITE_CHANGED) {
-		fprintf(err,
-			"sweeplint: error: cannot write '%s': it changed on disk since sweeplint read it (another "
-			"program wrote it); nothing was written: run sweeplint again on the new contents\n",
-			path);
-	} else if (we.step == SL_WRITE_OPEN && we.errnum == ENXIO) {
-		fprintf(err, "sweeplint: error: cannot write '%s': it is a FIFO that no program reads\n", shown);
-	} else if (we.step == SL_WRITE_READONLY) {
-		fprintf(err,
-			"sweeplint: error: cannot write '%s': it is read-only (no write permission for you); --force "
-			"replaces it anyway%s\n",
-			shown, kept);
-	} else if (we.step == SL_WRITE_LINKED) {
-		fprintf(err,
-			"sweeplint: error: cannot write '%s': it has other hard links, which would keep the old contents "
-			"(sweeplint writes a new file and renames it over this name); --force replaces this name "
-			"only%s\n",
-			shown, kept);
-	} else if (we.step == SL_WRITE_MISSING) {
-		fprintf(err, "sweeplint: error: cannot write '%s': it does not exist\n", path);
-	} else {
-		fprintf(err, "sweeplint: error: cannot write '%s': %s failed: %s%s\n", path, sl_write_step_name(we.step),
-			strerror(we.errnum), kept);
-	}
-	return SL_EXIT_USAGE;
+	return sl_cli_write(j->cli, j->run->arena, path, text, len, flags, src ? src->bytes : NULL, src ? src->len : 0);
 }
 
 const char *rw_oom_example(struct rw_job *j, const struct sl_box *b)

@@ -3,7 +3,8 @@
 
 usage: run_writes.py SWEEPLINT
 
-`fix --in-place` and `split -o DIR` write through a temporary file and a rename (src/rewrite/write.c).
+`fix --in-place`, `split -o DIR` and `report` write through a temporary file and a rename (src/base/write.c,
+the one writer).
 Whatever goes wrong, the original must survive byte for byte and no temporary file may be left behind
 after a reported failure. Faults: a write limit (RLIMIT_FSIZE: a full disk, with SIGXFSZ ignored so the
 write fails with EFBIG), the same limit with SIGXFSZ's default action (the process is killed in the middle
@@ -209,8 +210,95 @@ def main():
                   tmpname is not None and mode == 0o600 and rc in (0, 1) and os.stat(f).st_mode & 0o7777 == 0o600,
                   f"tmp {tmpname}, mode {oct(mode) if mode is not None else None}, exit {rc}")
 
+        # the report and every output: the one writer (src/base/write.c), never through a link
+        # (shared/hostile/turn3/report-writes-through-symlink: a checkout commits
+        # sweeplint-report.html -> ../../.ssh/authorized_keys)
+        def victim_repo(sub):
+            home = os.path.join(tmp, sub)
+            os.makedirs(os.path.join(home, ".ssh"))
+            repo = os.path.join(home, "src", "evilrepo")
+            os.makedirs(repo)
+            keys = os.path.join(home, ".ssh", "authorized_keys")
+            open(keys, "w").write("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIVICTIM victim@host\n")
+            open(os.path.join(repo, "sweep.yaml"), "w").write(
+                'method: grid\nparameters:\n  model_name_or_path:\n    values: ["x\\nssh-ed25519 AAAAATTACKER '
+                'attacker@evil\\n"]\n  per_device_train_batch_size:\n    values: [8, 16]\n')
+            return repo, keys
+
+        for how, extra in (("default name", []), ("-o", ["-o", "sweeplint-report.html"]),
+                           ("-o --force", ["-o", "sweeplint-report.html", "--force"])):
+            repo, keys = victim_repo("report-link-" + how.replace(" ", "").replace("-", ""))
+            os.symlink("../../.ssh/authorized_keys", os.path.join(repo, "sweeplint-report.html"))
+            before = open(keys, "rb").read()
+            p = subprocess.run([binary, "report", *extra, "sweep.yaml"], capture_output=True, cwd=repo, timeout=60)
+            check(f"report ({how}) onto a committed link to ~/.ssh/authorized_keys: refused (exit 2), the "
+                  "target byte for byte intact, the link still a link, no temporary left",
+                  p.returncode == 2 and b"symbolic link" in p.stderr and open(keys, "rb").read() == before and
+                  os.path.islink(os.path.join(repo, "sweeplint-report.html")) and
+                  sorted(os.listdir(repo)) == ["sweep.yaml", "sweeplint-report.html"] and
+                  os.listdir(os.path.dirname(keys)) == ["authorized_keys"],
+                  f"exit {p.returncode} {p.stderr[-300:]!r} files {sorted(os.listdir(repo))}")
+
+        d, f = fresh("report-variants")
+        rep = os.path.join(d, "sweeplint-report.html")
+
+        def report(*extra):
+            try:  # a FIFO opened for writing blocked the old report forever
+                return subprocess.run([binary, "report", *GPU, *extra, "grid.yaml"], capture_output=True, cwd=d,
+                                      timeout=20)
+            except subprocess.TimeoutExpired:
+                return subprocess.CompletedProcess([], "hang (killed after 20 s)", b"", b"")
+
+        p = report()
+        check("report writes sweeplint-report.html (a regular file, 0666 less the umask), nothing else",
+              p.returncode in (0, 1) and os.path.isfile(rep) and not os.path.islink(rep) and
+              sorted(os.listdir(d)) == ["grid.yaml", "sweeplint-report.html"] and
+              open(rep, "rb").read().startswith(b"<!DOCTYPE html>"), f"exit {p.returncode} {os.listdir(d)}")
+        def clear(path):
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.rmdir(path)
+            elif os.path.lexists(path):
+                os.unlink(path)
+
+        victim = os.path.join(tmp, "report-victim")
+        open(victim, "w").write("precious\n")
+        for kind, make in (("a dangling link", lambda: os.symlink(os.path.join(tmp, "report-new"), rep)),
+                           ("a link to a folder", lambda: os.symlink(tmp, rep)),
+                           ("a link to /dev/null", lambda: os.symlink("/dev/null", rep)),
+                           ("a FIFO", lambda: os.mkfifo(rep)),
+                           ("a folder", lambda: os.mkdir(rep))):
+            clear(rep)
+            make()
+            p = report()
+            check(f"report onto {kind} (the default name): refused (exit 2) at once, nothing followed or created",
+                  p.returncode == 2 and not os.path.exists(os.path.join(tmp, "report-new")) and
+                  sorted(os.listdir(d)) == ["grid.yaml", "sweeplint-report.html"] and
+                  open(victim, "rb").read() == b"precious\n", f"exit {p.returncode} {p.stderr[-300:]!r}")
+        clear(rep)
+        os.link(victim, rep)
+        p = report()
+        check("report onto a hard link of another file: refused (exit 2), the other file intact",
+              p.returncode == 2 and b"hard link" in p.stderr and open(victim, "rb").read() == b"precious\n",
+              f"exit {p.returncode} {p.stderr[-300:]!r}")
+        p = report("--force")
+        check("report --force onto a hard link: this name replaced, the other file keeps its bytes",
+              p.returncode in (0, 1) and open(victim, "rb").read() == b"precious\n" and
+              open(rep, "rb").read().startswith(b"<!DOCTYPE html>"), f"exit {p.returncode} {p.stderr[-300:]!r}")
+        p = run(["report", *GPU, "-o", f, f])
+        check("report -o onto its own input: refused (exit 2), the sweep intact",
+              p.returncode == 2 and open(f, "rb").read() == original, f"exit {p.returncode} {p.stderr[-300:]!r}")
+        p = run(["report", *GPU, "-o", "/dev/null", f])
+        check("report -o /dev/null writes to the device (a stream the user named)",
+              p.returncode in (0, 1) and not os.path.isfile("/dev/null"), f"exit {p.returncode} {p.stderr!r}")
+        nl = os.path.join(d, "null-link")
+        os.symlink("/dev/null", nl)
+        p = run(["fix", *GPU, "-o", nl, f])
+        check("fix -o onto a link (in a working tree) to /dev/null: refused, the link never followed",
+              p.returncode == 2 and os.path.islink(nl) and b"symbolic link" in p.stderr,
+              f"exit {p.returncode} {p.stderr!r}")
+
     check("fix --in-place when the file changed on disk since it was read", True,
-          skip="needs a hook between read and rename in src/rewrite/write.c (none yet)")
+          skip="needs a hook between read and rename in src/base/write.c (none yet)")
 
     return tap.finish()
 

@@ -1,7 +1,7 @@
 /*
  * test_rewrite: src/rewrite/ without the memory model — pruning and the
  * staircase cover over hand-made verdict tables, safe file names, run_cap
- * shares, the unified diff from splices, and the atomic writer. Every
+ * shares and the unified diff from splices (the writer: test_write). Every
  * expected value is written out by hand (or follows from the table's
  * definition), never produced by the code under test.
  */
@@ -25,7 +25,6 @@
 #include "sweeplint/source.h"
 #include "sweeplint/split.h"
 #include "sweeplint/sweep.h"
-#include "sweeplint/write.h"
 #include "sweeplint/ydoc.h"
 
 /* ---- a sweep and a hand-made evaluation over two of its lists ---- */
@@ -357,65 +356,6 @@ static void test_diff_cases(void **state)
 	diff_of("a\nb\nc\n", "a\n", "", "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n b\n");
 }
 
-/* ---- atomic writes ---- */
-
-static char dir[] = "/tmp/sweeplint-test-rewrite-XXXXXX";
-
-static void test_write(void **state)
-{
-	(void)state;
-	assert_non_null(mkdtemp(dir));
-	char path[512], link[512], sub[512];
-	snprintf(path, sizeof path, "%s/f.yaml", dir);
-	snprintf(link, sizeof link, "%s/l.yaml", dir);
-	snprintf(sub, sizeof sub, "%s/sub", dir);
-	struct sl_write_error we;
-	/* must_exist on a missing file */
-	assert_int_equal(sl_write_atomic(path, "x", 1, true, &we), -SL_EIO);
-	assert_int_equal(we.step, SL_WRITE_MISSING);
-	/* new, then replaced with its mode kept */
-	assert_int_equal(sl_write_atomic(path, "one\n", 4, false, &we), 0);
-	assert_int_equal(chmod(path, 0604), 0);
-	assert_int_equal(sl_write_atomic(path, "two\n", 4, true, &we), 0);
-	struct stat st;
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 07777, 0604);
-	assert_int_equal(st.st_size, 4);
-	FILE *f = fopen(path, "r");
-	char buf[8] = {0};
-	assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 4);
-	fclose(f);
-	assert_string_equal(buf, "two\n");
-	/* --in-place: replaced only while the file still holds the bytes it was read with */
-	assert_int_equal(sl_write_atomic_if(path, "four\n", 5, true, "two\n", 4, &we), 0);
-	assert_int_equal(sl_write_atomic_if(path, "five\n", 5, true, "two\n", 4, &we), -SL_EIO);
-	assert_int_equal(we.step, SL_WRITE_CHANGED);
-	assert_int_equal(sl_write_atomic_if(path, "five\n", 5, true, "four\n\n", 6, &we), -SL_EIO);
-	assert_int_equal(we.step, SL_WRITE_CHANGED);
-	f = fopen(path, "r");
-	memset(buf, 0, sizeof buf);
-	assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 5);
-	fclose(f);
-	assert_string_equal(buf, "four\n");
-	/* a symbolic link is refused and stays a link */
-	assert_int_equal(symlink("f.yaml", link), 0);
-	assert_int_equal(sl_write_atomic(link, "three\n", 6, true, &we), -SL_EIO);
-	assert_int_equal(we.step, SL_WRITE_TARGET);
-	assert_int_equal(we.errnum, ELOOP);
-	assert_int_equal(lstat(link, &st), 0);
-	assert_true(S_ISLNK(st.st_mode));
-	/* a folder is refused */
-	assert_int_equal(mkdir(sub, 0755), 0);
-	assert_int_equal(sl_write_atomic(sub, "x", 1, false, &we), -SL_EIO);
-	assert_int_equal(we.errnum, EISDIR);
-	/* nothing else was left in the folder */
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 3", dir);
-	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,7 +367,6 @@ int main(void)
 		cmocka_unit_test(test_names_and_stems),
 		cmocka_unit_test(test_run_caps),
 		cmocka_unit_test(test_diff_cases),
-		cmocka_unit_test(test_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
