@@ -165,6 +165,40 @@ enum sl_fsdp {
 	SL_FSDP__COUNT
 };
 /*
+ * How the model's parameters reach their FSDP units (role `fsdp_init`; docs/memory-model.md "FSDP load
+ * and save peaks"). PER_UNIT: each unit is moved (or materialised from the meta device) to the GPU,
+ * flattened and sharded in turn as FSDP wraps it bottom-up (a model built or loaded on the CPU —
+ * accelerate with or without fsdp_cpu_ram_efficient_loading, Lightning's init_module(empty_init=True),
+ * FSDP2 fully_shard after a meta-device init, torchtune's recipes); what the estimate assumes unless a
+ * setting says otherwise. DEVICE: the whole model sits on every GPU before it is wrapped
+ * (model.to(device), a device_map, device=cuda): the load peak holds all of it once.
+ */
+enum sl_fsdp_init {
+	SL_FSDP_INIT_PER_UNIT,   /* every process builds or loads the model on its CPU */
+	SL_FSDP_INIT_DEVICE,     /* the whole model on every GPU first */
+	SL_FSDP_INIT_RANK0,      /* per unit, the checkpoint read by local rank 0 only, the other ranks on the meta
+	                          * device (accelerate fsdp_cpu_ram_efficient_loading + sync_module_states): the
+	                          * host holds the model once per node */
+	SL_FSDP_INIT__COUNT
+};
+/*
+ * The checkpoint FSDP writes (role `fsdp_state_dict`; StateDictType and its FullStateDictConfig).
+ * NONE: not stated (saving is left out of the estimate's phases). FULL: FULL_STATE_DICT as accelerate,
+ * the HF Trainer and Lightning configure it (offload_to_cpu=True, rank0_only=True: each unit gathered
+ * on the GPU and copied to the host in turn). SHARDED / LOCAL: each rank writes its shard (a unit
+ * gathered at a time while it is converted). FULL_DEVICE: FULL_STATE_DICT with torch's
+ * FullStateDictConfig() defaults (offload_to_cpu=False): every unit's full parameters are cloned and
+ * stay on the GPU, the whole model on each rank.
+ */
+enum sl_fsdp_sd {
+	SL_FSDP_SD_NONE,
+	SL_FSDP_SD_FULL,
+	SL_FSDP_SD_SHARDED,
+	SL_FSDP_SD_LOCAL,
+	SL_FSDP_SD_FULL_DEVICE,
+	SL_FSDP_SD__COUNT
+};
+/*
  * PEFT methods (role `peft_method`; PEFT's peft_type). NONE: LoRA when lora_r > 0, else a full
  * fine-tune. The adapter methods adapt the target linears (lora_targets) at rank lora_r; the
  * prompt methods train num_virtual_tokens virtual tokens; docs/memory-model.md "PEFT methods".
@@ -326,6 +360,29 @@ struct sl_settings {
 	enum sl_fsdp fsdp;         /* FSDP sharding strategy; NONE: no FSDP (zero_stage applies) */
 	bool fsdp_offload;         /* FSDP CPUOffload(offload_params=True): shards, gradients and the step on the host */
 	bool fsdp_no_wrap;         /* no auto-wrap policy: the whole model is one FSDP unit */
+	enum sl_fsdp_init fsdp_init; /* how the parameters reach their units: one at a time, or the whole model on the GPU first */
+	enum sl_fsdp_sd fsdp_state_dict; /* the checkpoint it saves (NONE: not stated, no save phase) */
+	/*
+	 * FSDP1 use_orig_params=True with the adapters inside the frozen blocks' units (Lightning's
+	 * FSDPStrategy default, a block wrap policy): a unit's flat parameter requires grad when any of
+	 * its parameters does, so its whole gradient is computed and kept (torch FSDP docs: "mixing
+	 * frozen and non-frozen parameters ... higher than expected gradient memory usage"). False: the
+	 * HF Trainer's PEFT wrap policy (adapters in units of their own), FSDP2.
+	 */
+	bool fsdp_orig_params;
+	bool fsdp_embed_units;     /* the embeddings and the LM head are FSDP units of their own (torchtune custom_sharded_layers) */
+	/*
+	 * peft prepare_model_for_kbit_training on a bitsandbytes base (role `kbit_prepare`; TRL, the PEFT
+	 * and Qwen QLoRA scripts call it): every non-quantised parameter in float32. Unstated: true.
+	 * false: LLaMA-Factory, Lightning's BitsandbytesPrecision (the rest stays in the load dtype).
+	 */
+	bool kbit_prepare_off;
+	/*
+	 * bitsandbytes < 0.43.2 (role `bnb_legacy`): MatMul4Bit saved each 4-bit linear's input for the
+	 * backward (bitsandbytes#1270 removed it in 0.43.2), so a frozen QLoRA base keeps what a trained one
+	 * would. Unstated: false (today's bitsandbytes).
+	 */
+	bool bnb_legacy;
 	enum sl_peft peft_method;  /* NONE: LoRA when lora_r > 0, else a full fine-tune */
 	uint32_t num_virtual_tokens; /* prompt methods: virtual tokens (adaption prompt length, trained token rows) */
 	/* runtime options (docs/memory-model.md "Runtime options") */
@@ -396,6 +453,13 @@ struct sl_breakdown {
 	uint64_t trainable;       /* trainable parameters */
 	uint64_t dynamic;         /* added: activations + logits + transients of the peak phase */
 	int phase;                /* added: enum sl_phase, where the peak is */
+	/*
+	 * The phases outside the training step, each a device total like `total` (0: not modelled for
+	 * these settings): loading an FSDP model whose parameters sit whole on the GPU before wrapping
+	 * (SL_PHASE_LOAD), writing its checkpoint (SL_PHASE_SAVE). When one is larger than the step's
+	 * peak, total, phase and the terms are that phase's.
+	 */
+	uint64_t load_total, save_total;
 };
 
 /* Parameter count of an architecture, computed from its shape (base model + task head). */
@@ -469,6 +533,8 @@ enum sl_phase {
 	SL_PHASE_EVAL,       /* an evaluation forward (sl_estimate_eval) */
 	SL_PHASE_PREFILL,    /* generation: the prompt's forward with the cache filled to it */
 	SL_PHASE_DECODE,     /* generation: the last decoding step, the cache at prompt + new tokens */
+	SL_PHASE_LOAD,       /* FSDP with the whole model on the GPU before wrapping (fsdp_init device) */
+	SL_PHASE_SAVE,       /* an FSDP checkpoint: the units gathered for the state dict (fsdp_state_dict) */
 	SL_PHASE__COUNT
 };
 const char *sl_phase_name(enum sl_phase p);
@@ -640,6 +706,8 @@ const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);
 const char *sl_fsdp_name(enum sl_fsdp f);     /* "none", "full_shard", "shard_grad_op", ... */
+const char *sl_fsdp_init_name(enum sl_fsdp_init i);  /* "per_unit", "device", "rank0" */
+const char *sl_fsdp_sd_name(enum sl_fsdp_sd d);      /* "none", "full", "sharded", "local", "full_device" */
 const char *sl_peft_name(enum sl_peft m);     /* "lora", "dora", "ia3", "prompt_tuning", ... */
 int sl_peft_parse(const char *s);             /* PEFT peft_type names in either case; -1 when unknown */
 const char *sl_mode_name(enum sl_mode m);     /* "train", "eval", "generate" */

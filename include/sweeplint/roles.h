@@ -75,6 +75,12 @@ enum sl_role {
 	SL_ROLE_OPTIMIZER_IN_BACKWARD, /* the optimizer step fused into backward */
 	SL_ROLE_ACTIVATION_OFFLOAD, /* activations offloaded to the host */
 	SL_ROLE_LORA_DROPOUT,     /* LoRA dropout probability (LoraConfig lora_dropout): > 0 keeps a copy per adapter */
+	SL_ROLE_FSDP_INIT,        /* how parameters reach their FSDP units: per_unit (cpu, meta) | device (whole model on the GPU first) */
+	SL_ROLE_FSDP_STATE_DICT,  /* the FSDP checkpoint: full | sharded | local | full_device (torch's FullStateDictConfig defaults) */
+	SL_ROLE_FSDP_USE_ORIG_PARAMS, /* FSDP1 use_orig_params with adapters inside the blocks' units (Lightning's FSDPStrategy) */
+	SL_ROLE_KBIT_PREPARE,     /* peft prepare_model_for_kbit_training on a bitsandbytes base (true unless stated) */
+	SL_ROLE_FSDP_EMBEDDING_UNITS, /* the embeddings and the head wrapped as FSDP units of their own (torchtune custom_sharded_layers) */
+	SL_ROLE_BNB_LEGACY,       /* bitsandbytes < 0.43.2: each 4-bit linear keeps its input (bitsandbytes#1270) */
 	SL_ROLE__COUNT
 };
 

@@ -279,6 +279,11 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 		(json_int_t)h->overhead, "paged_optimizer", (json_int_t)h->paged);
 	if (!root)
 		return -SL_EINTERNAL;
+	/* the FSDP phases outside the training step, when these settings model them */
+	if (b->load_total)
+		json_object_set_new(root, "load_bytes", json_integer((json_int_t)b->load_total));
+	if (b->save_total)
+		json_object_set_new(root, "save_bytes", json_integer((json_int_t)b->save_total));
 	json_object_set_new(root, "model", json_string(m->model->name));
 	json_object_set_new(root, "task", json_string(sl_task_name(m->s.task)));
 	int rc = sl_json_dumpf(root, cli->out, JSON_INDENT(2)) == 0 ? 0 : -SL_EIO;
@@ -340,6 +345,12 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 			100 * run->opt.headroom);
 	else
 		fprintf(o, "verdict: fits on %s: %.0f%% of capacity\n", gpu, 100 * use);
+	if (b->load_total)
+		fprintf(o, "model loading (the whole model on the GPU before FSDP wraps it): %s%s\n",
+			sl_mem_size(run, b->load_total), b->load_total > m->gpu->bytes ? " — out of memory" : "");
+	if (b->save_total)
+		fprintf(o, "checkpoint save (%s state dict): %s%s\n", sl_fsdp_sd_name(m->s.fsdp_state_dict),
+			sl_mem_size(run, b->save_total), b->save_total > m->gpu->bytes ? " — out of memory" : "");
 	fprintf(o, "eval peak (batch %llu): %s%s\n",
 		(unsigned long long)(m->s.eval_batch_size ? m->s.eval_batch_size : m->s.batch_size),
 		sl_mem_size(run, ev->total), ev->total > m->gpu->bytes ? " — out of memory" : "");

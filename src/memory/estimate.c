@@ -65,6 +65,8 @@ struct ctx {
 	double wb;       /* bytes of the weights as the matmuls read them (FSDP mixed precision: param_dtype) */
 	double ab;       /* bytes of linear outputs (activation dtype) */
 	double nb;       /* bytes of the residual stream and layer-norm outputs */
+	double fb;       /* bytes of the FFN's intermediate tensors (gate, up, activation): ab, or the residual's
+	                  * dtype where a bitsandbytes linear returns its output in its input's dtype */
 	double sm_b;     /* bytes of softmax probabilities */
 	bool amp;
 	bool eager;
@@ -76,6 +78,9 @@ struct ctx {
 	bool fused;      /* torch.compile or Liger: RMSNorm and the gated activation fused (fewer saved tensors) */
 	double peft_tok; /* per token and layer: what IA3's scaling or DoRA's magnitude keeps (bytes) */
 	bool train_head; /* the LM head trains (full fine-tune, or a modules_to_save copy) */
+	bool full;       /* a full fine-tune: the embeddings train too */
+	bool kbit32;     /* a bitsandbytes base after prepare_model_for_kbit_training: a float32 residual stream */
+	bool bnb_keeps;  /* bitsandbytes < 0.43.2: each 4-bit linear keeps its input (bnb_legacy) */
 	unsigned lora;   /* LoRA target bits (0: none) */
 	double r;
 	double lora_b;   /* bytes of the adapters' weights in their matmul: float32 (PEFT), FSDP param_dtype */
@@ -185,6 +190,17 @@ static double vera_kept(const void *ctx, double in, double out, bool ff)
 	return 4 * (*(const double *)ctx + out);
 }
 
+/* The adapters share FSDP units with frozen base weights whose gradients FSDP1 then computes and keeps
+ * (use_orig_params=True under a block wrap policy): a run that adapts the layers' linears. */
+static bool fsdp_mixed_units(const struct sl_settings *s)
+{
+	if (s->fsdp == SL_FSDP_NONE || !s->fsdp_orig_params || s->quant != SL_QUANT_NONE)
+		return false;
+	enum sl_peft pm = peft_of(s);
+	return pm != SL_PEFT_NONE && pm != SL_PEFT_PROMPT_TUNING && pm != SL_PEFT_P_TUNING &&
+	       pm != SL_PEFT_PREFIX_TUNING && pm != SL_PEFT_TRAINABLE_TOKENS;
+}
+
 static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_settings *s, const struct sl_calib *c)
 {
 	memset(x, 0, sizeof *x);
@@ -201,12 +217,42 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	 * nothing to cast) */
 	if (s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF)
 		wb = 2;
+	/* DeepSpeed casts the module to its fp16/bf16 before training (engine.py _configure_distributed_model:
+	 * module.half() / module.bfloat16()) and the HF Trainer opens no autocast under DeepSpeed: a pure
+	 * 16-bit forward whatever dtype the weights were loaded in */
+	if (s->zero_stage > 0 && s->fsdp == SL_FSDP_NONE && s->amp != SL_AMP_OFF)
+		wb = 2;
 	x->wb = wb;
 	x->amp = s->amp != SL_AMP_OFF && wb == 4;
 	x->ab = x->amp ? 2 : wb;
 	/* under autocast the residual stream is float32: layer norm runs in float32
 	 * and a half tensor added to a float32 one promotes */
 	x->nb = x->amp ? 4 : wb;
+	x->fb = x->ab;
+	/*
+	 * A bitsandbytes base after peft prepare_model_for_kbit_training (every fp16/bf16 parameter that is
+	 * not a Params4bit cast to float32: peft/utils/other.py @ 5d602fdb): the float32 embedding makes the
+	 * residual stream float32 (autocast leaves embedding and RMSNorm alone; LlamaRMSNorm multiplies its
+	 * float32 weight by the input in the input's dtype), and each Linear4bit / Linear8bitLt casts its
+	 * input to the compute dtype and returns its output cast back to the input's dtype
+	 * (bitsandbytes/nn/modules.py Linear4bit.forward ".to(inp_dtype)" @ 95f9af30): the q/k/v/o and FFN
+	 * outputs are float32, SDPA and the adapters (under autocast) keep half copies. Without autocast the
+	 * whole forward is float32. DeepSpeed casts the module back to 16 bits and a sharded FSDP QLoRA is not
+	 * prepared by TRL: only single-process and DDP runs.
+	 */
+	x->kbit32 = (s->quant == SL_QUANT_NF4 || s->quant == SL_QUANT_INT8) && !s->kbit_prepare_off &&
+		    s->zero_stage == 0 && s->fsdp == SL_FSDP_NONE && s->dtype != SL_DTYPE_FP32;
+	x->bnb_keeps = s->bnb_legacy && s->quant == SL_QUANT_NF4;
+	if (x->kbit32) {
+		x->nb = x->fb = 4;
+		if (s->amp != SL_AMP_OFF) {
+			x->amp = true; /* autocast over float32 tensors: half copies for SDPA and the adapters */
+			x->ab = 2;
+		} else {
+			x->ab = 4;
+			x->wb = 4; /* the float32 head reads a float32 input: float32 logits */
+		}
+	}
 	enum sl_attn impl = attn_impl(a, s->attn);
 	x->eager = impl == SL_ATTN_EAGER;
 	bool upcast = llama_like(a) || x->t5; /* softmax(..., dtype=float32) / .float() */
@@ -226,6 +272,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->lora_b = s->fsdp != SL_FSDP_NONE && s->amp != SL_AMP_OFF ? 2 : 4;
 	x->lora_drop = (pm == SL_PEFT_LORA || pm == SL_PEFT_DORA) && s->lora_dropout_bp > 0;
 	x->train_w = pm == SL_PEFT_NONE;
+	x->full = x->train_w;
 	x->train_norm = x->train_w || pm == SL_PEFT_LN_TUNING;
 	x->fused = s->torch_compile || s->liger;
 	if (pm == SL_PEFT_IA3 || pm == SL_PEFT_DORA) {
@@ -257,6 +304,11 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 		x->peft_tok = z.keeps_token;
 	}
 	x->train_head = x->train_w || (s->modules_to_save & SL_MTS_HEAD);
+	/* FSDP1 use_orig_params with the adapters in the blocks' units: the frozen weights are views of a
+	 * flat parameter that requires grad, so autograd computes their gradients and every linear and norm
+	 * of a block keeps what a full fine-tune keeps; the root unit (embeddings, head) stays frozen */
+	if (fsdp_mixed_units(s))
+		x->train_w = x->train_norm = true;
 	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
 	x->gqa_repeat = true;
 }
@@ -278,6 +330,13 @@ static double lin_in(const struct ctx *x, int consumers, int lora_n, double toke
 	double b = 0, elems = tokens * width;
 	if (x->train_w && consumers > 0)
 		b += (x->amp && in_b > x->ab) ? consumers * x->ab * elems : in_b * elems;
+	/* bitsandbytes before 0.43.2: MatMul4Bit saved its input A for a backward that never reads it
+	 * (ctx.tensors = (A, B); bitsandbytes#1270 "delete useless buffered activation", 9e753741): the
+	 * input cast to the compute dtype, one copy per linear when that is a cast, else the tensor once —
+	 * unless an adapter already keeps that very tensor */
+	bool lora_shares = lora_n > 0 && !x->lora_drop && !(x->amp || in_b < (x->amp ? x->ab : x->lora_b));
+	if (x->bnb_keeps && !x->train_w && consumers > 0 && !lora_shares)
+		b += in_b > 2 ? consumers * 2 * elems : in_b * elems;
 	if (lora_n > 0) {
 		double lb = x->amp ? x->ab : x->lora_b;
 		if (x->lora_drop)
@@ -384,14 +443,14 @@ static void moe_block(const struct ctx *x, double n, struct layer *L)
 	b += lin_in(x, 1, 0, n, h, x->nb);               /* the router's input */
 	b += n * E * (x->ab + 4);                        /* router logits, float32 routing weights */
 	b += lin_in(x, 2, lu, routed, h, x->ab);         /* hidden_states[top_x]: a copy per routed token */
-	b += 3 * x->ab * routed * I;                     /* act input, act output, up output */
-	b += lin_in(x, 1, ld, routed, I, x->ab);         /* down's input */
+	b += 3 * x->fb * routed * I;                     /* act input, act output, up output */
+	b += lin_in(x, 1, ld, routed, I, x->fb);         /* down's input */
 	b += x->ab * routed * h;                         /* expert output, kept by × routing weight */
-	double t = 3 * x->ab * (routed / (E > 0 ? E : 1)) * I;
+	double t = 3 * x->fb * (routed / (E > 0 ? E : 1)) * I;
 	if (S > 0) {
-		b += lin_in(x, 2, lu, n, h, x->nb) + 3 * x->ab * n * S + lin_in(x, 1, ld, n, S, x->ab);
+		b += lin_in(x, 2, lu, n, h, x->nb) + 3 * x->fb * n * S + lin_in(x, 1, ld, n, S, x->fb);
 		b += n * 4 + x->ab * n * h;                  /* shared_expert_gate sigmoid, gated output */
-		t += 3 * x->ab * n * S;
+		t += 3 * x->fb * n * S;
 	}
 	L->saved += b;
 	if (t > L->transient)
@@ -415,16 +474,16 @@ static void ffn_block(const struct ctx *x, double n, struct layer *L)
 	b += lin_in(x, gated ? 2 : 1, lu, n, h, x->nb);
 	/* activation input; gated: activation output and up output kept by the product */
 	/* fused (inductor, LigerSiLUMulFunction): gate and up outputs, the product recomputed in backward */
-	b += (gated ? (x->fused ? 2 : 3) : 1) * x->ab * n * I;
+	b += (gated ? (x->fused ? 2 : 3) : 1) * x->fb * n * I;
 	if (x->t5 && x->p_hidden > 0)
 		b += n * I; /* T5 drops out the hidden layer before wo */
 	/* down's input is a new tensor except T5's relu output without dropout */
 	bool shared = x->t5 && !gated && x->p_hidden == 0;
-	b += lin_in(x, shared ? 0 : 1, bits(x->lora, SL_LORA_DOWN), n, I, x->ab);
+	b += lin_in(x, shared ? 0 : 1, bits(x->lora, SL_LORA_DOWN), n, I, x->fb);
 	if (x->p_hidden > 0)
 		b += n * h;
 	L->saved += b;
-	double t = (gated ? 3 : 2) * x->ab * n * I;
+	double t = (gated ? 3 : 2) * x->fb * n * I;
 	if (t > L->transient)
 		L->transient = t;
 }
@@ -566,7 +625,7 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	 * attention mask, final norm, the head's input, the encoder output kept
 	 * by every cross-attention k/v */
 	double once = 0;
-	if (x->train_w) {
+	if (x->full) {
 		if (a->emb_norm)
 			once += n * x->h * x->nb + (x->p_hidden > 0 ? n * x->h : 0);
 		else if (x->p_hidden > 0)
@@ -849,6 +908,9 @@ struct statics {
 	double first_grads; /* gradients allocated at the start of backward (LM head) */
 	double layer_grads;
 	double dequant;     /* a quantised layer's weight dequantised for its matmul */
+	/* FSDP outside the step (0: not modelled): the whole model on the GPU before wrapping and the unit
+	 * FSDP flattens next (fsdp_init device); the parameters gathered for the checkpoint (fsdp_state_dict) */
+	double load_weights, load_unit, save_gather;
 };
 
 /*
@@ -904,11 +966,24 @@ static void fsdp_statics(const struct ctx *x, struct statics *S, double base, do
 		S->paged = paged;
 		S->opt_temp = optim_temp(a, s, (T + Tm) / F, full ? tb : 4);
 	}
-	/* gradient accumulation through accelerate (HF Trainer; the runs that state mixed precision)
-	 * runs the micro-batches under FSDP.no_sync(): each unit keeps its whole gradient in the
-	 * compute dtype until the synchronising micro-batch reduce-scatters it */
-	if (s->grad_accum > 1 && F > 1 && mixed)
-		S->grads += (full ? cb : x->lora_b) * T + cb * Tm;
+	/*
+	 * Gradient accumulation through accelerate (Accelerator.accumulate / the HF Trainer: no_sync on every
+	 * micro-batch but the last) and Lightning (_FSDPBackwardSyncControl.no_backward_sync: module.no_sync())
+	 * runs the micro-batches under FSDP.no_sync(): each unit keeps its whole (unsharded) gradient in the
+	 * compute dtype until the synchronising micro-batch reduce-scatters it. With the adapters inside
+	 * the blocks' units (fsdp_orig_params) that gradient covers the frozen weights of every block too:
+	 * the whole model once more on every rank (Lightning-AI/litgpt finetune/lora.py @ 8641822: 22.18 GB
+	 * for Llama-2-7B on 2 A100s where a single GPU needed 21.30 GB). Unaccumulated, the unit's gradient
+	 * is reduce-scattered into a shard of the parameters' dtype that stays until zero_grad.
+	 */
+	double frozen = fsdp_mixed_units(s) ? Mq + (double)sl_arch_norm_params(a) : 0;
+	if (s->grad_accum > 1 && F > 1) {
+		S->grads += (full ? cb : x->lora_b) * T + cb * Tm + cb * frozen;
+	} else if (frozen > 0 && !s->fsdp_offload) {
+		S->grads += pb * frozen / F;
+	}
+	if (frozen > 0) /* a block's gradient before its reduce-scatter, in the compute dtype */
+		S->layer_grads = cb * per_layer;
 
 	/* the gathered units in the compute dtype (a quantised base is gathered as stored) */
 	double gb_w = s->quant != SL_QUANT_NONE ? (full ? cb : W / (P > 0 ? P : 1)) : cb;
@@ -918,12 +993,47 @@ static void fsdp_statics(const struct ctx *x, struct statics *S, double base, do
 		bool keep = sharded && (s->fsdp == SL_FSDP_SHARD_GRAD_OP || s->fsdp == SL_FSDP_HYBRID_SHARD_ZERO2);
 		if (s->fsdp_no_wrap || keep)
 			gather = gb_w * P;
-		else
+		else if (s->fsdp_embed_units) {
+			/* the embeddings and the head are units of their own (torchtune custom_sharded_layers:
+			 * [tok_embeddings, output]), resharded after their forward like a block: the root keeps only
+			 * the norms, and the backward starts with the head gathered next to the last block */
+			double E = (double)a->vocab * a->hidden, small = root > 2 * E ? root - 2 * E : 0;
+			gather = gb_w * (small + (E > per_layer ? E : per_layer) + per_layer);
+		} else
 			gather = gb_w * (root + 2 * per_layer);
 	}
 	S->gather = gather;
 	S->comm = 0; /* the process group's NCCL memory is outside the allocator: with the context (statics) */
 	*gbp = full ? cb : 4;
+
+	/*
+	 * The load peak (docs/memory-model.md "FSDP load and save peaks"). FSDP1 wraps bottom-up: each unit's
+	 * parameters are moved to (or materialised on) the GPU, concatenated into a flat parameter
+	 * (FlatParamHandle.flatten_tensors: torch.cat, a second copy of the unit), sharded (_get_shard clones
+	 * the rank's chunk) and the unsharded flat storage freed (torch/distributed/fsdp/_init_utils.py
+	 * _init_param_handle_from_module, _flat_param.py @ v2.5.0). A model built or loaded on the CPU or the
+	 * meta device therefore never holds more than a unit or two on the GPU while it loads; one already on
+	 * the GPU (fsdp_init device) holds all of it, as loaded, plus the unit being flattened.
+	 */
+	double pw = s->quant != SL_QUANT_NONE ? base / (P > 0 ? P : 1) : pb; /* a parameter as loaded */
+	if (s->fsdp_init == SL_FSDP_INIT_DEVICE) {
+		S->load_weights = base + adapters + pb * Tm;
+		S->load_unit = pw * (root > per_layer ? root : per_layer);
+	}
+	/*
+	 * The save peak. FULL_STATE_DICT unshards each unit in its parameters' own precision (no mixed
+	 * precision: _unshard_fsdp_state_params) and clones its tensors (_full_post_state_dict_hook); with
+	 * offload_to_cpu=True, rank0_only=True — what accelerate's FullyShardedDataParallelPlugin, the HF
+	 * Trainer and Lightning's _get_full_state_dict_context configure — each clone goes to the host and
+	 * the unit is resharded before the next: the root unit (unsharded first, resharded last) and one
+	 * block on the GPU. SHARDED_STATE_DICT converts a unit at a time the same way. torch's own
+	 * FullStateDictConfig() defaults (offload_to_cpu=False) keep every clone on the GPU: the whole model.
+	 * Saved after the optimizer step and zero_grad: shards and optimizer states, no gradients.
+	 */
+	if (s->fsdp_state_dict == SL_FSDP_SD_FULL_DEVICE)
+		S->save_gather = full ? tb * P : base + adapters + tb * Tm;
+	else if (s->fsdp_state_dict != SL_FSDP_SD_NONE && sharded)
+		S->save_gather = (full ? tb : pw) * (root + per_layer);
 }
 
 static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct statics *S)
@@ -954,8 +1064,10 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	if (s->quant == SL_QUANT_NONE) {
 		base = pb * P;
 	} else {
-		if (s->quant != SL_QUANT_GPTQ)
+		if (s->quant != SL_QUANT_GPTQ && !s->kbit_prepare_off)
 			rest_b = 4;
+		if (s->zero_stage > 0 && s->fsdp == SL_FSDP_NONE && (s->amp != SL_AMP_OFF || pb == 2))
+			rest_b = 2; /* DeepSpeed casts the module (the upcast norms and embeddings too) to 16 bits */
 		base = quant_bytes(s->quant) * Mq + rest_b * (P > Mq ? P - Mq : 0);
 		/* one layer's weight dequantised to the compute dtype while its matmul runs */
 		S->dequant = 2 * (double)a->hidden * (a->intermediate > a->hidden ? a->intermediate : a->hidden);
@@ -999,6 +1111,11 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 			S->copies = 2 * Mcast;
 			S->layer_copy = 2 * per_layer;
 		}
+		/* a prepared bitsandbytes base under autocast: its float32 head (bitsandbytes keeps the output
+		 * embedding, prepare_model_for_kbit_training upcasts it) is cast to half for its matmul and the
+		 * copy kept for the backward */
+		if (x->kbit32 && x->amp && lm)
+			S->copies += 2 * (double)a->vocab * a->hidden;
 		if (pm == SL_PEFT_LOHA || pm == SL_PEFT_BOFT) {
 			/* the delta (LoHa) or rotated (BOFT) weight of each target, float32, kept by its matmul; OFT
 			 * rotates the input instead (OFTRotationModule: an einsum over in/r blocks keeps the input) */
@@ -1108,6 +1225,7 @@ struct sl_estimate_plan {
 	double op;                /* the optimizer step: all static */
 	uint64_t op_optimizer;    /* its optimizer bytes, with the temporaries */
 	uint64_t ctx_b, ws_b, gather_b, params_b, trainable_b, paged_b;
+	uint64_t load_b, save_b;  /* the FSDP load and save phases' totals (0: not modelled) */
 	bool have_len;          /* len holds the terms of one length pair */
 	struct per_len len;
 };
@@ -1158,6 +1276,40 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 	p->params_b = u64(S->P);
 	p->trainable_b = u64(S->T);
 	p->paged_b = u64(S->paged);
+	/* the phases outside the step: static, with the allocator's floor */
+	double floor = S->ctx + S->ws + (double)c->slack_min;
+	p->load_b = S->load_weights > 0 ? u64(floor + S->load_weights + S->load_unit) : 0;
+	p->save_b = S->save_gather > 0 ? u64(floor + S->weights + S->optim + S->save_gather) : 0;
+}
+
+/* Replaces the step's terms in out with those of a phase outside it (load or save) when it is larger. */
+static void outside_phase(const struct sl_estimate_plan *p, struct sl_breakdown *out)
+{
+	const struct statics *S = &p->S;
+	const struct sl_calib *c = p->x.c;
+	out->load_total = p->load_b;
+	out->save_total = p->save_b;
+	bool load = p->load_b > out->total && p->load_b >= p->save_b;
+	bool save = !load && p->save_b > out->total;
+	if (!load && !save)
+		return;
+	out->gradients = out->activations = out->attention = out->logits = 0;
+	out->slack = c->slack_min;
+	out->dynamic = 0;
+	if (load) {
+		out->weights = u64(S->load_weights);
+		out->optimizer = 0;
+		out->zero_gather = u64(S->load_unit);
+		out->phase = SL_PHASE_LOAD;
+	} else {
+		out->weights = u64(S->weights);
+		out->optimizer = u64(S->optim);
+		out->zero_gather = u64(S->save_gather);
+		out->phase = SL_PHASE_SAVE;
+	}
+	out->total = sat_sum((const uint64_t[]){out->cuda_context, out->workspace, out->weights, out->gradients,
+						out->optimizer, out->activations, out->logits, out->zero_gather,
+						out->slack}, 9);
 }
 
 /*
@@ -1264,6 +1416,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 						out->optimizer, out->activations, out->logits, out->zero_gather,
 						out->slack}, 9);
 	out->phase = phase;
+	outside_phase(p, out);
 }
 
 void sl_estimate(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
@@ -1431,6 +1584,8 @@ const char *sl_phase_name(enum sl_phase p)
 		[SL_PHASE_EVAL] = "evaluation forward",
 		[SL_PHASE_PREFILL] = "generation prefill",
 		[SL_PHASE_DECODE] = "last decoding step",
+		[SL_PHASE_LOAD] = "model loading",
+		[SL_PHASE_SAVE] = "checkpoint save",
 	};
 	return (unsigned)p < SL_PHASE__COUNT ? names[p] : "?";
 }

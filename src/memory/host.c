@@ -57,6 +57,11 @@ void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, cons
 	double model = P * pb;
 	double per_proc = (s->zero_stage >= 3 && s->zero3_init) ? model / N : model;
 	double loading = procs * per_proc * c->host_load_factor;
+	/* FSDP with the checkpoint read by local rank 0 only (accelerate fsdp_cpu_ram_efficient_loading:
+	 * transformers loads on the CPU on rank 0 and on the meta device elsewhere, sync_module_states
+	 * broadcasts each unit): the model once per node */
+	if (s->fsdp != SL_FSDP_NONE && s->fsdp_init == SL_FSDP_INIT_RANK0)
+		loading = per_proc * c->host_load_factor;
 
 	/* pinned batches: prefetch_factor 2 per worker (or 1 batch without
 	 * workers), input ids + attention mask + labels as int64 */

@@ -156,6 +156,28 @@ const char *sl_fsdp_name(enum sl_fsdp f)
 	return (unsigned)f < SL_FSDP__COUNT ? names[f] : "?";
 }
 
+const char *sl_fsdp_init_name(enum sl_fsdp_init i)
+{
+	static const char *const names[SL_FSDP_INIT__COUNT] = {
+		[SL_FSDP_INIT_PER_UNIT] = "per_unit",
+		[SL_FSDP_INIT_DEVICE] = "device",
+		[SL_FSDP_INIT_RANK0] = "rank0",
+	};
+	return (unsigned)i < SL_FSDP_INIT__COUNT ? names[i] : "?";
+}
+
+const char *sl_fsdp_sd_name(enum sl_fsdp_sd d)
+{
+	static const char *const names[SL_FSDP_SD__COUNT] = {
+		[SL_FSDP_SD_NONE] = "none",
+		[SL_FSDP_SD_FULL] = "full",
+		[SL_FSDP_SD_SHARDED] = "sharded",
+		[SL_FSDP_SD_LOCAL] = "local",
+		[SL_FSDP_SD_FULL_DEVICE] = "full_device",
+	};
+	return (unsigned)d < SL_FSDP_SD__COUNT ? names[d] : "?";
+}
+
 static const char *const peft_names[SL_PEFT__COUNT] = {
 	[SL_PEFT_NONE] = "none", [SL_PEFT_LORA] = "lora", [SL_PEFT_DORA] = "dora", [SL_PEFT_LOHA] = "loha",
 	[SL_PEFT_VERA] = "vera", [SL_PEFT_IA3] = "ia3", [SL_PEFT_OFT] = "oft", [SL_PEFT_BOFT] = "boft",
@@ -295,13 +317,20 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 	    s->peft_method < SL_PEFT__COUNT)
 		sl_buf_addf(b, " (%u tokens)", s->num_virtual_tokens);
 	if (s->quant != SL_QUANT_NONE)
-		sl_buf_addf(b, ", %s base", sl_quant_name(s->quant));
+		sl_buf_addf(b, ", %s base%s", sl_quant_name(s->quant),
+			    s->kbit_prepare_off && s->quant != SL_QUANT_GPTQ ? " (not kbit-prepared)" : "");
 	if (s->attn != SL_ATTN_DEFAULT)
 		sl_buf_addf(b, ", attn %s", sl_attn_name(s->attn));
-	if (s->fsdp != SL_FSDP_NONE)
+	if (s->fsdp != SL_FSDP_NONE) {
 		sl_buf_addf(b, ", fsdp %s%s%s", sl_fsdp_name(s->fsdp), s->fsdp_offload ? " + offload" : "",
 			    s->fsdp_no_wrap ? " (unwrapped)" : "");
-	else if (s->zero_stage)
+		if (s->fsdp_orig_params)
+			sl_buf_adds(b, " use_orig_params");
+		if (s->fsdp_init == SL_FSDP_INIT_DEVICE)
+			sl_buf_adds(b, ", loaded on the GPU");
+		if (s->fsdp_state_dict != SL_FSDP_SD_NONE)
+			sl_buf_addf(b, ", %s state dict", sl_fsdp_sd_name(s->fsdp_state_dict));
+	} else if (s->zero_stage)
 		sl_buf_addf(b, ", zero-%u", s->zero_stage);
 	if (s->offload != SL_OFFLOAD_NONE)
 		sl_buf_addf(b, ", offload %s", sl_offload_name(s->offload));

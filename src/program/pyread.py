@@ -245,6 +245,27 @@ class Reader:
                 if stage.isdigit():
                     self.emit('zero_stage', k.value, int(stage), how)
 
+    def fsdp_strategy(self, call):
+        # Lightning's FSDPStrategy(...) (lightning.fabric / lightning.pytorch strategies): FULL_SHARD
+        # unless sharding_strategy says otherwise, and use_orig_params=True unless given
+        # (fabric/strategies/fsdp.py @ 2.1.0: self._fsdp_kwargs.setdefault("use_orig_params", True)),
+        # which keeps the adapters inside the blocks' units (docs/memory-model.md "FSDP load and save peaks")
+        given = {}
+        for k in call.keywords:
+            try:
+                given[k.arg] = (k.value, literal(k.value))
+            except Unknown:
+                given[k.arg] = (k.value, None)
+        node, value = given.get('sharding_strategy', (call, 'full_shard'))
+        if isinstance(value, str):
+            self.emit('FSDPStrategy.sharding_strategy', node, value.split('.')[-1], 'FSDPStrategy(sharding_strategy=...)')
+        node, value = given.get('use_orig_params', (call, True))
+        if isinstance(value, bool):
+            self.emit('FSDPStrategy.use_orig_params', node, value, 'FSDPStrategy(use_orig_params=...)')
+        for arg in ('state_dict_type', 'cpu_offload'):
+            if arg in given and isinstance(given[arg][1], (str, bool)):
+                self.emit('FSDPStrategy.' + arg, given[arg][0], given[arg][1], 'FSDPStrategy(%s=...)' % arg)
+
     def hydra_call(self, call, name):
         h = self.hydra or {'config_path': None, 'config_name': None, 'line': call.lineno}
         path = hydra_kw(call, 'config_path')
@@ -327,11 +348,13 @@ class Reader:
                                   % node.lineno)
             else:
                 self.emit('gradient_checkpointing', node, True, 'gradient_checkpointing_enable() call')
+        elif name == 'FSDPStrategy':
+            self.fsdp_strategy(node)
         elif name == 'Trainer' and base in ('pl', 'L', 'lightning', 'pytorch_lightning'):
             self.lightning(node)
             self.trains = True
-        elif name == 'Trainer' and any(k.arg in ('precision', 'devices', 'strategy', 'accelerator')
-                                       for k in node.keywords):
+        elif name in ('Trainer', 'Fabric') and any(k.arg in ('precision', 'devices', 'strategy', 'accelerator')
+                                                   for k in node.keywords):
             self.lightning(node)
             self.trains = True
         # padding="max_length": every sequence is that long (dynamic padding only bounds it: not read)

@@ -72,6 +72,12 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_OPTIMIZER_IN_BACKWARD] = "optimizer_in_backward",
 	[SL_ROLE_ACTIVATION_OFFLOAD] = "activation_offload",
 	[SL_ROLE_LORA_DROPOUT] = "lora_dropout",
+	[SL_ROLE_FSDP_INIT] = "fsdp_init",
+	[SL_ROLE_FSDP_STATE_DICT] = "fsdp_state_dict",
+	[SL_ROLE_FSDP_USE_ORIG_PARAMS] = "fsdp_use_orig_params",
+	[SL_ROLE_KBIT_PREPARE] = "kbit_prepare",
+	[SL_ROLE_FSDP_EMBEDDING_UNITS] = "fsdp_embedding_units",
+	[SL_ROLE_BNB_LEGACY] = "bnb_legacy",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -684,6 +690,46 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 			}
 		return 0;
 	}
+	case SL_ROLE_FSDP_INIT: {
+		/*
+		 * the whole model on the GPU before FSDP wraps it: device / gpu / cuda (model.to(device), a
+		 * device_map); per unit, every process loading on its CPU: cpu / per_unit; per unit with only
+		 * local rank 0 holding the model on the host: rank0 / meta, and accelerate's
+		 * fsdp_cpu_ram_efficient_loading as a boolean (true: rank 0 loads on the CPU, the others
+		 * build on the meta device; false: every process loads)
+		 */
+		static const struct name_map init_names[] = {
+			{"device", SL_FSDP_INIT_DEVICE}, {"gpu", SL_FSDP_INIT_DEVICE}, {"cuda", SL_FSDP_INIT_DEVICE},
+			{"per_unit", SL_FSDP_INIT_PER_UNIT}, {"cpu", SL_FSDP_INIT_PER_UNIT}, {"meta", SL_FSDP_INIT_RANK0},
+			{"rank0", SL_FSDP_INIT_RANK0}, {NULL, 0},
+		};
+		int k = lookup(init_names, t);
+		if (k < 0) {
+			int b = truthy(t, t == text ? typed : NULL);
+			if (b < 0)
+				goto bad;
+			k = b ? SL_FSDP_INIT_RANK0 : SL_FSDP_INIT_PER_UNIT;
+		}
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_FSDP_STATE_DICT: {
+		/* torch StateDictType names, accelerate's fsdp_state_dict_type numbers (1 FULL_STATE_DICT,
+		 * 2 LOCAL_STATE_DICT, 3 SHARDED_STATE_DICT), Lightning's state_dict_type "full" / "sharded" */
+		static const struct name_map sd_names[] = {
+			{"full", SL_FSDP_SD_FULL}, {"full_state_dict", SL_FSDP_SD_FULL}, {"statedicttype.full_state_dict", SL_FSDP_SD_FULL},
+			{"1", SL_FSDP_SD_FULL}, {"sharded", SL_FSDP_SD_SHARDED}, {"sharded_state_dict", SL_FSDP_SD_SHARDED},
+			{"statedicttype.sharded_state_dict", SL_FSDP_SD_SHARDED}, {"3", SL_FSDP_SD_SHARDED},
+			{"local", SL_FSDP_SD_LOCAL}, {"local_state_dict", SL_FSDP_SD_LOCAL},
+			{"statedicttype.local_state_dict", SL_FSDP_SD_LOCAL}, {"2", SL_FSDP_SD_LOCAL},
+			{"full_device", SL_FSDP_SD_FULL_DEVICE}, {"full_gpu", SL_FSDP_SD_FULL_DEVICE}, {NULL, 0},
+		};
+		int k = lookup(sd_names, t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
 	case SL_ROLE_FSDP_AUTO_WRAP:
 		/* accelerate fsdp_auto_wrap_policy: a policy wraps each block, NO_WRAP leaves one unit */
 		if (strcasecmp(t, "TRANSFORMER_BASED_WRAP") == 0 || strcasecmp(t, "SIZE_BASED_WRAP") == 0) {
@@ -703,6 +749,20 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 			return 0;
 		}
 		__attribute__((fallthrough));
+	case SL_ROLE_FSDP_EMBEDDING_UNITS:
+		/* torchtune custom_sharded_layers: the module names wrapped on their own, e.g. [tok_embeddings, output] */
+		if (strcasestr(t, "embed") || strcasestr(t, "output") || strcasestr(t, "lm_head")) {
+			out->u = 1;
+			return 0;
+		}
+		if (!*t || strcmp(t, "[]") == 0) {
+			out->u = 0;
+			return 0;
+		}
+		__attribute__((fallthrough));
+	case SL_ROLE_FSDP_USE_ORIG_PARAMS:
+	case SL_ROLE_KBIT_PREPARE:
+	case SL_ROLE_BNB_LEGACY:
 	case SL_ROLE_TORCH_COMPILE:
 	case SL_ROLE_LIGER:
 	case SL_ROLE_PACKING:
@@ -849,7 +909,8 @@ int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_
 			    const struct sl_node *node, struct sl_role_value *out, const char **why)
 {
 	if (node && node->kind == SL_NODE_SEQ &&
-	    (r == SL_ROLE_LORA_TARGETS || r == SL_ROLE_MODULES_TO_SAVE || r == SL_ROLE_FSDP)) {
+	    (r == SL_ROLE_LORA_TARGETS || r == SL_ROLE_MODULES_TO_SAVE || r == SL_ROLE_FSDP ||
+	     r == SL_ROLE_FSDP_EMBEDDING_UNITS)) {
 		struct sl_buf b;
 		sl_buf_init(&b, a);
 		for (size_t i = 0; i < node->n; i++) {
@@ -1029,6 +1090,24 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		break;
 	case SL_ROLE_FSDP_AUTO_WRAP:
 		s->fsdp_no_wrap = u == 0;
+		break;
+	case SL_ROLE_FSDP_INIT:
+		s->fsdp_init = (enum sl_fsdp_init)u;
+		break;
+	case SL_ROLE_FSDP_STATE_DICT:
+		s->fsdp_state_dict = (enum sl_fsdp_sd)u;
+		break;
+	case SL_ROLE_FSDP_USE_ORIG_PARAMS:
+		s->fsdp_orig_params = u != 0;
+		break;
+	case SL_ROLE_KBIT_PREPARE:
+		s->kbit_prepare_off = u == 0;
+		break;
+	case SL_ROLE_FSDP_EMBEDDING_UNITS:
+		s->fsdp_embed_units = u != 0;
+		break;
+	case SL_ROLE_BNB_LEGACY:
+		s->bnb_legacy = u != 0;
 		break;
 	default:
 		break;

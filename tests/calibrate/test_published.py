@@ -156,6 +156,50 @@ class ReadRowTest(unittest.TestCase):
         self.assertTrue(any("seq_len 64" in a for a in r.assumed))
         self.assertTrue(any("gpu" in a for a in r.assumed))
 
+    def test_grad_accum_is_a_role(self):
+        self.assertIn("grad_accum=8", published.read_row(raw(grad_accum="8")).roles)
+        self.assertFalse(any(x.startswith("grad_accum=") for x in published.read_row(raw(grad_accum="1")).roles))
+
+    def test_fsdp_load_save_tokens_and_framework_defaults(self):
+        r = published.read_row(raw(zero_stage="fsdp-full-shard", num_gpus="8",
+                                   notes="fsdp_init=device fsdp_state_dict=full_device"))
+        self.assertIn("fsdp_init=device", r.roles)
+        self.assertIn("fsdp_state_dict=full_device", r.roles)
+        # lit-gpt: Lightning's FSDPStrategy keeps the adapters inside the blocks' units; its quantised
+        # runs are not kbit-prepared; head and loss in chunks
+        lit = dict(source="Lightning-AI/litgpt tutorials/resource-tables.md", method="lora", lora_r="8",
+                   lora_targets="q_proj,v_proj")
+        r = published.read_row(raw(zero_stage="fsdp-full-shard", num_gpus="2", **lit))
+        self.assertIn("fsdp_use_orig_params=true", r.roles)
+        self.assertIn("chunked_ce=true", r.roles)
+        self.assertFalse(any(x.startswith("kbit_prepare=") for x in r.roles))
+        # its resource tables' minibatch of 128 over the micro-batch when the row leaves accumulation at 1
+        r = published.read_row(raw(batch="2", grad_accum="1", **lit))
+        self.assertIn("grad_accum=64", r.roles)
+        r = published.read_row(raw(dtype="nf4", **dict(lit, method="qlora")))
+        self.assertIn("kbit_prepare=false", r.roles)
+        self.assertIn("bnb_legacy=true", r.roles)  # the tables' header: Bitsandbytes 0.41.1
+        self.assertFalse(any(x.startswith("fsdp_use_orig_params=") for x in r.roles))
+        r = published.read_row(raw(source="LLaMA-Factory wiki", dtype="nf4", method="qlora", lora_r="8"))
+        self.assertIn("kbit_prepare=false", r.roles)
+        self.assertNotIn("kbit_prepare=false", published.read_row(raw(source="LLaMA-Factory wiki")).roles)
+
+    def test_bitsandbytes_version(self):
+        q = dict(dtype="nf4", method="qlora", lora_r="8")
+        self.assertIn("bnb_legacy=true", published.read_row(raw(notes="bitsandbytes 0.41.1", **q)).roles)
+        self.assertIn("bnb_legacy=true", published.read_row(raw(notes="bitsandbytes==0.43.1", **q)).roles)
+        for notes in ("bitsandbytes 0.43.2", "bitsandbytes 0.45.0", ""):
+            self.assertNotIn("bnb_legacy=true", published.read_row(raw(notes=notes, **q)).roles)
+        self.assertNotIn("bnb_legacy=true", published.read_row(raw(notes="bitsandbytes 0.41.1")).roles)
+
+    def test_torchtune_configs(self):
+        r = published.read_row(raw(zero_stage="fsdp-full-shard", num_gpus="8", notes="fsdp_cpu_offload True in llama3_1/70B_full"))
+        self.assertIn("chunked_ce=true", r.roles)
+        self.assertIn("fsdp_embedding_units=true", r.roles)
+        r = published.read_row(raw(method="lora", lora_r="16", notes="config llama3_1/70B_lora (r16)"))
+        self.assertIn("chunked_ce=true", r.roles)
+        self.assertNotIn("fsdp_embedding_units=true", r.roles)
+
     def test_lora_dropout_from_notes(self):
         r = published.read_row(raw(method="lora", lora_r="64", lora_targets="all-linear",
                                    notes="GC on; lora_alpha 16, dropout 0.05; unit 'G'"))

@@ -149,20 +149,16 @@ static void test_savings(void **state)
 		s.lora_r = 16;
 		uint64_t lora = total(e, a, &s);
 		assert_true(lora < sdpa);
+		/* a bitsandbytes base left in the load dtype (kbit_prepare false: LLaMA-Factory, Lightning):
+		 * NF4 saves 2 - (0.5 + 4/64) B on the layers' linears and nothing else changes */
 		s.quant = SL_QUANT_NF4;
 		s.dtype = SL_DTYPE_BF16;
+		s.kbit_prepare_off = true;
 		uint64_t qlora = total(e, a, &s);
 		s.quant = SL_QUANT_NONE;
 		uint64_t lora16 = total(e, a, &s);
-		/* NF4 saves 2 - (0.5 + 4/64) B on the layers' linears and costs 2 B more on the rest
-		 * (prepare_model_for_kbit_training upcasts it to fp32): a saving only where the layers
-		 * outweigh the embeddings — not for bge-m3's 250k-token vocabulary */
-		uint64_t at, ff;
-		sl_arch_layer_matmuls(a, &at, &ff);
-		double Mq = (double)a->layers * (double)(at + ff);
-		double rest = (double)sl_arch_params_for_task(a, s.task) - Mq;
-		if (Mq * (2 - (0.5 + 4.0 / 64)) > 2 * rest)
-			assert_true(qlora < lora16);
+		assert_true(qlora < lora16);
+		s.kbit_prepare_off = false;
 	}
 }
 
@@ -395,6 +391,19 @@ static void test_host(void **state)
 	assert_true(h0.loading > 3 * h1.loading);
 	uint64_t model = 2 * sl_arch_params_for_task(a, s.task);
 	assert_true(h0.loading >= model);
+	/* FSDP over 8 GPUs of a node: every process loads the model on its CPU (accelerate without
+	 * fsdp_cpu_ram_efficient_loading), or local rank 0 alone with it: 8 times the model × the load
+	 * factor, or once */
+	s.zero_stage = 0;
+	s.zero3_init = false;
+	s.gpus_per_node = 0;
+	s.num_gpus = 8;
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	sl_estimate_host(a, &s, &e->calib, &h0);
+	s.fsdp_init = SL_FSDP_INIT_RANK0;
+	sl_estimate_host(a, &s, &e->calib, &h1);
+	assert_true(fabs((double)h0.loading - 8 * (double)model * e->calib.host_load_factor) < 8);
+	assert_true(fabs((double)h1.loading - (double)model * e->calib.host_load_factor) < 2);
 }
 
 static void test_calib_diagnostics(void **state)
@@ -830,6 +839,250 @@ static void test_fsdp(void **state)
 }
 
 /*
+ * FSDP1 use_orig_params with the adapters inside the blocks' units (Lightning's FSDPStrategy): the frozen
+ * block weights get gradients too. Under no_sync accumulation every block's gradient stays unsharded in
+ * the compute dtype (lit-gpt finetune/lora.py: Llama-2-7B LoRA on 2 GPUs 22.18 GB against 21.30 GB on one);
+ * unaccumulated, it is reduce-scattered into a shard kept to the optimizer step.
+ */
+static void test_fsdp_orig_params(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-2-7b");
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 1304;
+	s.gradient_checkpointing = true;
+	s.lora_r = 8;
+	s.lora_targets = SL_LORA_Q | SL_LORA_V;
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	s.num_gpus = 2;
+	s.grad_accum = 128;
+	uint64_t at, ff;
+	sl_arch_layer_matmuls(a, &at, &ff);
+	double frozen = (double)a->layers * (double)(at + ff) + (double)sl_arch_norm_params(a);
+	struct sl_breakdown own, mixed;
+	sl_estimate(a, &s, g, &e->calib, &own);
+	double T = (double)own.trainable;
+	/* adapters in units of their own (the HF Trainer's PEFT policy): their float32 gradient unsharded
+	 * under no_sync, and the reduced shard of the synchronising micro-batch */
+	assert_true(fabs((double)own.gradients - (4 * T + 4 * T / 2)) < 2);
+	s.fsdp_orig_params = true;
+	sl_estimate(a, &s, g, &e->calib, &mixed);
+	assert_true(fabs((double)mixed.gradients - (4 * T + 4 * T / 2 + 2 * frozen)) < 2);
+	assert_int_equal(mixed.weights, own.weights);
+	/* one step, no accumulation: the frozen blocks' gradient sharded over the 2 GPUs at the optimizer step */
+	s.grad_accum = 1;
+	struct sl_breakdown b;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	s.fsdp_orig_params = false;
+	struct sl_breakdown b0;
+	sl_estimate(a, &s, g, &e->calib, &b0);
+	s.batch_size = 1;
+	/* the step's gradients term (reported at the optimizer step, or persisting there) */
+	s.seq_len = 1;
+	sl_estimate(a, &s, g, &e->calib, &b0);
+	s.fsdp_orig_params = true;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	assert_int_equal(b.phase, SL_PHASE_OPTIMIZER);
+	assert_true(fabs((double)b.gradients - (double)b0.gradients - 2 * frozen / 2) < 2);
+	/* a full fine-tune, and a quantised base, are not mixed units */
+	s.lora_r = 0;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	s.fsdp_orig_params = false;
+	sl_estimate(a, &s, g, &e->calib, &b0);
+	assert_int_equal(b.total, b0.total);
+}
+
+/*
+ * The FSDP load and save phases, by hand: a model on the GPU before wrapping holds all of itself as
+ * loaded plus the largest unit being flattened; torch's default FULL_STATE_DICT config clones the whole
+ * model on the GPU next to the shards and the optimizer states; accelerate's (offload_to_cpu) gathers
+ * the root unit and one block at a time.
+ */
+static void test_fsdp_load_save(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-2-7b");
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 512;
+	s.gradient_checkpointing = true;
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	s.num_gpus = 8;
+	double P = (double)sl_arch_params_for_task(a, SL_TASK_CAUSAL_LM);
+	uint64_t at, ff;
+	sl_arch_layer_matmuls(a, &at, &ff);
+	double layer = (double)(at + ff), root = P - a->layers * layer;
+	double floor = (double)e->calib.cuda_context + (double)e->calib.nccl_buffer + (double)e->calib.slack_min;
+	struct sl_breakdown step, b;
+	sl_estimate(a, &s, g, &e->calib, &step);
+	assert_int_equal(step.load_total, 0);
+	assert_int_equal(step.save_total, 0);
+	double ws = (double)step.workspace;
+
+	s.fsdp_init = SL_FSDP_INIT_DEVICE;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	double load = floor + ws + 2 * P + 2 * (root > layer ? root : layer);
+	assert_true(fabs((double)b.load_total - load) < 4);
+	assert_int_equal(b.phase, SL_PHASE_LOAD); /* 13 GB on one GPU before sharding: more than the step */
+	assert_int_equal(b.total, b.load_total);
+	assert_int_equal(b.activations, 0);
+	assert_true(fabs((double)b.weights - 2 * P) < 2);
+	s.fsdp_init = SL_FSDP_INIT_PER_UNIT;
+
+	/* accelerate's FULL_STATE_DICT: the root unit and a block in the parameters' dtype */
+	s.fsdp_state_dict = SL_FSDP_SD_FULL;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	/* shards 2P/8 and AdamW's two bf16 states 4P/8 (no gradients, no step temporaries) */
+	double shards = 2 * P / 8, states = 4 * P / 8;
+	double save = floor + ws + shards + states + 2 * (root + layer);
+	assert_true(fabs((double)b.save_total - save) < 4);
+	assert_int_equal(b.phase, step.phase); /* below the step's peak */
+	assert_int_equal(b.total, step.total);
+	/* torch's FullStateDictConfig() defaults: every unit's clone stays on the GPU */
+	s.fsdp_state_dict = SL_FSDP_SD_FULL_DEVICE;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	save = floor + ws + shards + states + 2 * P;
+	assert_true(fabs((double)b.save_total - save) < 4);
+	assert_int_equal(b.phase, SL_PHASE_SAVE);
+	assert_int_equal(b.total, b.save_total);
+	assert_int_equal(b.gradients, 0);
+	assert_string_equal(sl_phase_name(SL_PHASE_SAVE), "checkpoint save");
+	assert_string_equal(sl_phase_name(SL_PHASE_LOAD), "model loading");
+	/* at world size 1 nothing is gathered for a per-unit state dict */
+	s.fsdp_state_dict = SL_FSDP_SD_SHARDED;
+	s.num_gpus = 1;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	assert_int_equal(b.save_total, 0);
+
+	/* torchtune's custom_sharded_layers: the embeddings and the head resharded after their forward */
+	s.fsdp_state_dict = SL_FSDP_SD_NONE;
+	s.num_gpus = 8;
+	s.fsdp_embed_units = true;
+	sl_estimate(a, &s, g, &e->calib, &b);
+	double E = (double)a->vocab * a->hidden;
+	double small = root - 2 * E;
+	assert_true(fabs((double)b.zero_gather - 2 * (small + (E > layer ? E : layer) + layer)) < 2);
+	assert_true(b.zero_gather < step.zero_gather);
+}
+
+/*
+ * QLoRA after prepare_model_for_kbit_training: the float32 rest of the model (weights: 4 B instead of
+ * the load dtype's 2 on every non-quantised parameter), under autocast the float32 head cast to half
+ * and kept (2·V·h), a float32 residual stream (the checkpointed inputs at 4 B); without the preparation
+ * (LLaMA-Factory, Lightning) none of it. bitsandbytes < 0.43.2 kept every 4-bit linear's input.
+ */
+static void test_kbit_residual(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-2-7b");
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.amp = SL_AMP_BF16;
+	s.batch_size = 8;
+	s.seq_len = 4096;
+	s.gradient_checkpointing = true;
+	s.lora_r = 16;
+	s.lora_targets = SL_LORA_ALL;
+	s.quant = SL_QUANT_NF4;
+	double P = (double)sl_arch_params_for_task(a, SL_TASK_CAUSAL_LM);
+	uint64_t at, ff;
+	sl_arch_layer_matmuls(a, &at, &ff);
+	double rest = P - (double)a->layers * (double)(at + ff), V = (double)a->vocab * a->hidden;
+	struct sl_breakdown prep, off, noamp;
+	sl_estimate(a, &s, g, &e->calib, &prep);
+	s.kbit_prepare_off = true;
+	sl_estimate(a, &s, g, &e->calib, &off);
+	/* weights: the rest in float32 and, at the end of forward, the head's half copy */
+	double dw = (double)prep.weights - (double)off.weights;
+	assert_true(fabs(dw - 2 * rest - (prep.phase == SL_PHASE_FORWARD ? 2 * V : 0)) < 4);
+	/* the checkpointed layer inputs: b·s·h per layer, 4 B against 2 */
+	double ckpt = 8.0 * 4096 * a->hidden * a->layers;
+	assert_true((double)prep.activations - (double)off.activations >= 2 * ckpt - 1);
+	/* the bf16 LoRA run it was compared with: the QLoRA peak is not a quarter below it any more */
+	s.quant = SL_QUANT_NONE;
+	s.kbit_prepare_off = false;
+	struct sl_breakdown lora;
+	sl_estimate(a, &s, g, &e->calib, &lora);
+	assert_true((double)prep.total > 0.85 * (double)lora.total);
+	assert_true((double)off.total < 0.85 * (double)lora.total);
+	/* without autocast the prepared model's forward is float32 throughout */
+	s.quant = SL_QUANT_NF4;
+	s.amp = SL_AMP_OFF;
+	sl_estimate(a, &s, g, &e->calib, &noamp);
+	assert_true(noamp.activations > prep.activations);
+	/* DeepSpeed casts the module back to 16 bits: no float32 rest, no float32 stream */
+	s.amp = SL_AMP_BF16;
+	s.zero_stage = 2;
+	struct sl_breakdown ds, ds_off;
+	sl_estimate(a, &s, g, &e->calib, &ds);
+	s.kbit_prepare_off = true;
+	sl_estimate(a, &s, g, &e->calib, &ds_off);
+	assert_int_equal(ds.total, ds_off.total);
+
+	/* bitsandbytes < 0.43.2: per layer and token the inputs of q/k/v (one tensor), o, gate/up (one)
+	 * and down in bf16, none of which a frozen linear keeps today (no checkpointing, LoRA on q, v) */
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 2;
+	s.seq_len = 1024;
+	s.lora_r = 8;
+	s.quant = SL_QUANT_NF4;
+	s.kbit_prepare_off = true;
+	struct sl_breakdown now, legacy;
+	sl_estimate(a, &s, g, &e->calib, &now);
+	s.bnb_legacy = true;
+	sl_estimate(a, &s, g, &e->calib, &legacy);
+	assert_int_equal(now.phase, legacy.phase);
+	double h = a->hidden, I = a->intermediate;
+	double kept = 2.0 * 1024 * a->layers * 2 * (h + h + h + I);
+	assert_true(fabs((double)legacy.activations - (double)now.activations - kept) < 4);
+	/* only the 4-bit kernels */
+	s.quant = SL_QUANT_NONE;
+	sl_estimate(a, &s, g, &e->calib, &legacy);
+	s.bnb_legacy = false;
+	sl_estimate(a, &s, g, &e->calib, &now);
+	assert_int_equal(legacy.total, now.total);
+}
+
+/* DeepSpeed casts the module to its 16-bit dtype and the HF Trainer runs no autocast under it: float32
+ * weights with amp train like bf16 weights without (the same activations). */
+static void test_deepspeed_pure_half(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.2-3b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.batch_size = 4;
+	s.seq_len = 1024;
+	s.zero_stage = 2;
+	s.num_gpus = 4;
+	s.dtype = SL_DTYPE_FP32;
+	s.amp = SL_AMP_BF16;
+	struct sl_breakdown mixed, pure;
+	sl_estimate(a, &s, gpu(e, "a100-80gb"), &e->calib, &mixed);
+	s.dtype = SL_DTYPE_BF16;
+	s.amp = SL_AMP_OFF;
+	sl_estimate(a, &s, gpu(e, "a100-80gb"), &e->calib, &pure);
+	assert_int_equal(mixed.activations, pure.activations);
+	assert_int_equal(mixed.logits, pure.logits);
+	assert_int_equal(mixed.total, pure.total);
+}
+
+/*
  * PEFT methods: trainable parameters computed from Llama-3.2-3B's shape equal PEFT's own count
  * (train_info.num_trainable_params of huggingface/peft method_comparison/MetaMathQA/results/
  * <method>--llama-3.2-3B-*.json @ 5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40), and each keeps what
@@ -1060,6 +1313,10 @@ int main(void)
 		cmocka_unit_test(test_zero_more_gpus),
 		cmocka_unit_test(test_kbit_and_modules_to_save),
 		cmocka_unit_test(test_fsdp),
+		cmocka_unit_test(test_fsdp_orig_params),
+		cmocka_unit_test(test_fsdp_load_save),
+		cmocka_unit_test(test_kbit_residual),
+		cmocka_unit_test(test_deepspeed_pure_half),
 		cmocka_unit_test(test_peft_methods),
 		cmocka_unit_test(test_lora_dropout),
 		cmocka_unit_test(test_runtime_options),

@@ -226,6 +226,23 @@ static void test_models_and_inference(void **state)
 	expect(r, pl, "zero_stage", "2", "'deepspeed_stage_2'");
 	expect(r, pl, "accumulate_grad_batches", "8", "8)");
 	assert_int_equal(r->trains, 1);
+	/* Lightning's FSDPStrategy: full_shard and use_orig_params=True unless its arguments say otherwise */
+	const char *fsdp = "from lightning.fabric.strategies import FSDPStrategy\n"
+			   "strategy = FSDPStrategy(auto_wrap_policy={Block}, state_dict_type='full', cpu_offload=False)\n";
+	r = read_py(fsdp);
+	expect(r, fsdp, "FSDPStrategy.sharding_strategy", "full_shard", "FSDPStrategy(auto");
+	expect(r, fsdp, "FSDPStrategy.use_orig_params", "True", "FSDPStrategy(auto");
+	expect(r, fsdp, "FSDPStrategy.state_dict_type", "full", "'full'");
+	expect(r, fsdp, "FSDPStrategy.cpu_offload", "False", "False)");
+	/* Fabric takes the Trainer's precision and devices */
+	const char *fab = "fabric = L.Fabric(devices=2, strategy=strategy, precision='bf16-true')\n";
+	r = read_py(fab);
+	expect(r, fab, "precision", "bf16-true", "'bf16-true'");
+	expect(r, fab, "num_gpus", "2", "2,");
+	const char *no = "s = FSDPStrategy(sharding_strategy='SHARD_GRAD_OP', use_orig_params=False)\n";
+	r = read_py(no);
+	expect(r, no, "FSDPStrategy.sharding_strategy", "SHARD_GRAD_OP", "'SHARD_GRAD_OP'");
+	expect(r, no, "FSDPStrategy.use_orig_params", "False", "False)");
 }
 
 static void test_hostile_programs(void **state)

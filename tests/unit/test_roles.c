@@ -527,6 +527,52 @@ static void test_peft_method(void **state)
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "1.5", NULL, &v, &why), -SL_EPARSE);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "-0.1", NULL, &v, &why), -SL_EPARSE);
 	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_LORA_DROPOUT, NULL, "some", NULL, &v, &why), -SL_EPARSE);
+
+	/* the FSDP load and save roles by the keys of an accelerate YAML's fsdp_config, HF's fsdp_config,
+	 * LightningCLI's strategy.init_args and torchtune's configs */
+	assert_int_equal(role_of(f, "fsdp_config.fsdp_state_dict_type"), SL_ROLE_FSDP_STATE_DICT);
+	assert_int_equal(role_of(f, "fsdp_config.state_dict_type"), SL_ROLE_FSDP_STATE_DICT);
+	assert_int_equal(role_of(f, "trainer.strategy.init_args.state_dict_type"), SL_ROLE_FSDP_STATE_DICT);
+	assert_int_equal(role_of(f, "fsdp_config.fsdp_cpu_ram_efficient_loading"), SL_ROLE_FSDP_INIT);
+	assert_int_equal(role_of(f, "trainer.strategy.init_args.use_orig_params"), SL_ROLE_FSDP_USE_ORIG_PARAMS);
+	/* the HF Trainer wraps PEFT adapters in units of their own whatever accelerate's use_orig_params says */
+	assert_true(role_of(f, "fsdp_config.fsdp_use_orig_params") != SL_ROLE_FSDP_USE_ORIG_PARAMS);
+	assert_int_equal(role_of(f, "custom_sharded_layers"), SL_ROLE_FSDP_EMBEDDING_UNITS);
+	assert_int_equal(role_of(f, "prepare_model_for_kbit_training"), SL_ROLE_KBIT_PREPARE);
+	static const struct {
+		const char *text;
+		unsigned value;
+	} sd[] = {{"FULL_STATE_DICT", SL_FSDP_SD_FULL}, {"full", SL_FSDP_SD_FULL}, {"1", SL_FSDP_SD_FULL},
+		  {"SHARDED_STATE_DICT", SL_FSDP_SD_SHARDED}, {"sharded", SL_FSDP_SD_SHARDED}, {"3", SL_FSDP_SD_SHARDED},
+		  {"LOCAL_STATE_DICT", SL_FSDP_SD_LOCAL}, {"StateDictType.FULL_STATE_DICT", SL_FSDP_SD_FULL},
+		  {"full_device", SL_FSDP_SD_FULL_DEVICE}};
+	for (size_t i = 0; i < sizeof sd / sizeof sd[0]; i++) {
+		assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_STATE_DICT, NULL, sd[i].text, NULL, &v, &why), 0);
+		assert_int_equal(v.u, sd[i].value);
+	}
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_STATE_DICT, NULL, "everything", NULL, &v, &why),
+			 -SL_EPARSE);
+	/* fsdp_cpu_ram_efficient_loading: true, rank 0 alone loads on the host; false, every process */
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_INIT, NULL, "true", NULL, &v, &why), 0);
+	assert_int_equal(v.u, SL_FSDP_INIT_RANK0);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_INIT, NULL, "false", NULL, &v, &why), 0);
+	assert_int_equal(v.u, SL_FSDP_INIT_PER_UNIT);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_INIT, NULL, "cuda", NULL, &v, &why), 0);
+	assert_int_equal(v.u, SL_FSDP_INIT_DEVICE);
+	sl_settings_default(&s);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.fsdp_init, SL_FSDP_INIT_DEVICE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_FSDP_EMBEDDING_UNITS, NULL, "tok_embeddings,output", NULL,
+						 &v, &why), 0);
+	assert_int_equal(v.u, 1);
+	sl_settings_apply(&s, &v, true);
+	assert_true(s.fsdp_embed_units);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_KBIT_PREPARE, NULL, "false", NULL, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_true(s.kbit_prepare_off);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_BNB_LEGACY, NULL, "yes", NULL, &v, &why), 0);
+	sl_settings_apply(&s, &v, true);
+	assert_true(s.bnb_legacy);
 }
 
 int main(void)

@@ -88,6 +88,38 @@ NOTE_SETTINGS = (
     ("cpu_offload", r"cpu offload|fsdp_cpu_offload|offload \(params"),
     ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
 )
+# settings of the FSDP load/save peaks and the QLoRA upcast that the notes state as role=value tokens
+# (docs/memory-model.md "FSDP load and save peaks"): passed on as they are
+NOTE_TOKENS = re.compile(r"\b(fsdp_init|fsdp_state_dict|fsdp_use_orig_params|kbit_prepare|bnb_legacy)=([a-z_]+)\b")
+# bitsandbytes before 0.43.2 kept each 4-bit linear's input (bitsandbytes#1270): a version the row states
+BNB_LEGACY = re.compile(r"bitsandbytes[ =v]*0\.(?:[0-3]?\d|4[0-2]|43\.[01])(?:\.\d+)?\b")
+
+# What a framework named in the row's source does that no column states, read from its code:
+# (pattern over the lowercased source, the roles, the roles that only apply under FSDP).
+#  - Lightning Fabric / lit-gpt: FSDPStrategy sets use_orig_params=True (lightning/fabric/strategies/
+#    fsdp.py @ 2.1.0 6f6c07dd: self._fsdp_kwargs.setdefault("use_orig_params", True)) and wraps each
+#    Block with its LoRA layers inside; lit-gpt's finetune scripts quantise through Lightning's
+#    BitsandbytesPrecision (no prepare_model_for_kbit_training) and compute the head and the loss over
+#    chunks of 128 tokens (finetune/lora.py @ 8641822: model(input_ids, lm_head_chunk_size=128),
+#    chunked_cross_entropy)
+#  - LLaMA-Factory never calls peft's prepare_model_for_kbit_training (its bases stay 16-bit)
+SOURCE_DEFAULTS = (
+    (r"lit-gpt|litgpt", ["kbit_prepare=false", "chunked_ce=true"], ["fsdp_use_orig_params=true"]),
+    (r"llama-factory|llamafactory", ["kbit_prepare=false"], []),
+)
+
+# lit-gpt's resource tables (tutorials/resource-tables.md @ 0cc02afa): "with a minibatch size of 128"
+LITGPT_MINIBATCH = 128
+
+# torchtune configs a row names, as they were at the commit its README table cites (pytorch/torchtune
+# recipes/configs/<name>.yaml @ 30b8519e8): settings no column holds
+TORCHTUNE_CONFIGS = {
+    "llama3_1/70b_lora": ["chunked_ce=true"],       # loss: CEWithChunkedOutputLoss
+    # loss: CEWithChunkedOutputLoss; custom_sharded_layers: ['tok_embeddings', 'output'] (fsdp_cpu_offload: True)
+    "llama3_1/70b_full": ["chunked_ce=true", "fsdp_embedding_units=true"],
+    "llama3_1/8b_lora_single_device": ["chunked_ce=true"],  # loss: CEWithChunkedOutputLoss
+}
+
 # note settings -> sweeplint roles, for those sweeplint has a role for
 NOTE_ROLES = {"cpu_offload": "offload=all", "modules_to_save": "modules_to_save=embed_tokens,lm_head",
               "torch_compile": "torch_compile=true", "chunked_ce": "chunked_ce=true",
@@ -342,6 +374,17 @@ def read_row(raw):
     tl = leading_int(raw["target_len"])
     if tl:
         roles.append(("target_len", tl))
+    # gradient accumulation: the gradients stay resident between micro-batches (and FSDP accumulates
+    # them unsharded under no_sync)
+    accum = leading_int(raw["grad_accum"])
+    if (not accum or accum <= 1) and re.search(r"lit-gpt|litgpt", raw.get("source", "").lower()) and \
+            "resource-tables" in raw.get("source", "").lower() and batch < LITGPT_MINIBATCH:
+        # lit-gpt's resource tables: "conducted ... with a minibatch size of 128" over the micro-batch
+        # column, finetune/lora.py @ 8641822: gradient_accumulation_iters = batch_size // micro_batch_size
+        accum = LITGPT_MINIBATCH // batch
+        r.assumed.append("grad_accum %d (the table's minibatch of %d)" % (accum, LITGPT_MINIBATCH))
+    if accum and accum > 1:
+        roles.append(("grad_accum", accum))
     roles += [("dtype", dtype), ("amp", amp), ("gradient_checkpointing", gc), ("optimizer", opt),
               ("attn", first_word(raw["attn"]) or "sdpa"), ("num_gpus", ngpu)]
     if method in ("lora", "qlora"):
@@ -389,6 +432,26 @@ def read_row(raw):
         roles.append(("fsdp", fsdp))
     elif zs not in ("0", ""):
         return out("zero_stage %r: not a value sweeplint reads" % raw["zero_stage"])
+    # roles the notes state as tokens, the framework of the source, the torchtune config named
+    for name, value in NOTE_TOKENS.findall(notes):
+        r.roles_extra.append("%s=%s" % (name, value))
+    # lit-gpt's resource tables state their versions in the file's header ("Bitsandbytes 0.41.1")
+    litgpt_tables = re.search(r"lit-gpt|litgpt", raw.get("source", "").lower()) and \
+        "resource-tables" in raw.get("source", "").lower()
+    if quant == "nf4" and (BNB_LEGACY.search(notes) or BNB_LEGACY.search(raw.get("source", "").lower())
+                           or litgpt_tables):
+        r.roles_extra.append("bnb_legacy=true")
+    source = raw.get("source", "").lower()
+    for pattern, always, under_fsdp in SOURCE_DEFAULTS:
+        if re.search(pattern, source):
+            r.roles_extra += [x for x in always if x.split("=")[0] != "kbit_prepare" or quant]
+            if fsdp:
+                r.roles_extra += under_fsdp
+    for name, extra in TORCHTUNE_CONFIGS.items():
+        if re.search(r"\b%s\b" % re.escape(name), notes):
+            r.roles_extra += extra
+    seen = set()
+    r.roles_extra = [x for x in r.roles_extra if not (x.split("=")[0] in seen or seen.add(x.split("=")[0]))]
     r.roles = ["%s=%s" % kv for kv in roles]
     r.roles += [x for x in r.roles_extra if x not in r.roles and x.split("=")[0] not in dict(roles)]
     r.gpu = gpu
