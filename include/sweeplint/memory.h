@@ -58,6 +58,30 @@ enum sl_family {
 	SL_FAMILY_QWEN,        /* Qwen (first generation, trust_remote_code QWenLMHeadModel) */
 	SL_FAMILY_UMT5,        /* mT5 with a relative attention bias in every layer */
 	SL_FAMILY_PEGASUS,     /* BART-style, sinusoidal positions, pre-norm with final layer norms */
+	/* added (issue #30): the families people fine-tune in 2025-2026 (docs/models.md) */
+	SL_FAMILY_OLMO2,       /* post-norm, q/k norms over the whole q and k widths */
+	SL_FAMILY_SMOLLM3,     /* llama layout (NoPE layers hold no parameters) */
+	SL_FAMILY_STARCODER2,  /* LayerNorm, biases, a plain GELU FFN, GQA */
+	SL_FAMILY_GLM,         /* q/k/v biases, no o bias, fused gate_up */
+	SL_FAMILY_GLM4,        /* glm + post-attention and post-MLP norms */
+	SL_FAMILY_CHATGLM,     /* THUDM remote code: query_key_value, dense_h_to_4h (glm's counts) */
+	SL_FAMILY_INTERNLM2,   /* packed wqkv, llama counts */
+	SL_FAMILY_EXAONE,      /* LG EXAONE 3/3.5 remote code, llama counts */
+	SL_FAMILY_APERTUS,     /* q/k norms, xIELU (two learned scalars per layer), plain up/down FFN */
+	SL_FAMILY_DEEPSEEK_V2, /* multi-head latent attention, shared + routed experts, dense first layers */
+	SL_FAMILY_DEEPSEEK_V3,
+	SL_FAMILY_GPT_OSS,     /* MoE with biases, attention sinks, alternating sliding window */
+	SL_FAMILY_PHIMOE,      /* Phi-3.5-MoE: LayerNorm, attention biases, LM head bias */
+	SL_FAMILY_LLAMA4,      /* Llama-4: MoE + shared expert (interleaved), vision tower */
+	SL_FAMILY_MAMBA,       /* selective state space: no attention, a recurrent state */
+	SL_FAMILY_MAMBA2,
+	SL_FAMILY_FALCON_MAMBA,
+	SL_FAMILY_JAMBA,       /* Mamba + attention every few layers + MoE every other layer */
+	SL_FAMILY_RWKV,        /* RWKV-4: time mixing and channel mixing, a recurrent state */
+	SL_FAMILY_MODERNBERT,  /* fused Wqkv, GLU, bias-free LayerNorms, alternating global/local attention */
+	SL_FAMILY_M2M_100,     /* NLLB / M2M100: Pegasus's layout */
+	SL_FAMILY_NOMIC_BERT,  /* nomic-bert remote code: rotary, SwiGLU, no biases */
+	SL_FAMILY_QWEN2_5_VL,  /* Qwen2.5-VL: a qwen2 language model + its vision tower */
 	SL_FAMILY__COUNT
 };
 
@@ -113,7 +137,45 @@ struct sl_arch {
 	uint32_t shared_ffn;     /* MoE: width of the shared expert (qwen2_moe); 0: none */
 	uint32_t mel_bins;       /* whisper: num_mel_bins of the conv front end */
 	uint32_t src_pos;        /* whisper: max_source_positions, the audio frames after the convs (1500) */
+	/* added (issue #30): the layouts of the 2025-2026 families (docs/models.md) */
+	bool qk_norm_full;       /* olmo2: q_norm / k_norm over the whole q and k widths, not head_dim */
+	uint8_t act_params;      /* learned scalars of each layer's activation (apertus xIELU: alpha_p, alpha_n) */
+	bool shared_gate;        /* MoE: the shared expert has a sigmoid gate h -> 1 (qwen2_moe) */
+	bool router_bias;        /* MoE: the router and the experts carry biases (gpt-oss) */
+	bool sinks;              /* a learned attention sink per head (gpt-oss) */
+	uint32_t dense_ffn;      /* MoE models: the FFN width of their dense layers; 0: intermediate */
+	uint32_t moe_first;      /* MoE: the first layers are dense (deepseek first_k_dense_replace) */
+	uint32_t moe_every;      /* MoE: layer i is MoE when i % moe_every == moe_offset; 0: every layer */
+	uint32_t moe_offset;
+	uint32_t q_lora;         /* MLA: q_lora_rank (0: q_proj straight from h) */
+	uint32_t kv_lora;        /* MLA: kv_lora_rank, the compressed KV; 0: no MLA */
+	uint32_t rope_dim;       /* MLA: qk_rope_head_dim (head_dim is qk_nope + qk_rope) */
+	uint32_t v_head_dim;     /* MLA: v_head_dim */
+	uint32_t window;         /* sliding-window attention: its width in tokens; 0: none */
+	uint32_t window_layers;  /* the layers that attend within it (the rest attend globally) */
+	uint32_t ssm_inner;      /* state-space mixer: its inner width (expand x hidden); 0: none */
+	uint32_t ssm_state;      /* d_state / state_size */
+	uint32_t ssm_conv;       /* d_conv / conv_kernel */
+	uint32_t ssm_dt_rank;    /* mamba 1: time_step_rank */
+	uint32_t ssm_heads;      /* mamba 2: heads of the SSM (0: mamba 1) */
+	uint32_t ssm_groups;     /* mamba 2: n_groups of B and C */
+	bool ssm_conv_bias, ssm_proj_bias;
+	bool ssm_dt_norms;       /* jamba: RMSNorms over dt, B and C */
+	uint32_t attn_every;     /* hybrids: layer i has attention when i % attn_every == attn_offset, else an SSM mixer */
+	uint32_t attn_offset;
+	uint32_t lora_tasks;     /* jina-embeddings-v3: task LoRA adapters stored with the weights (lora_adaptations) */
+	uint32_t lora_rank;
+	uint8_t vis_kind;        /* SL_VISION_*: the vision tower of a vision-language model; 0: none */
+	uint32_t vis_layers, vis_hidden, vis_ffn, vis_heads, vis_patch;
+	uint32_t vis_image;      /* the tower's image size (SigLIP: fixed); 0: dynamic resolution */
+	uint32_t vis_temporal;   /* qwen2.5-vl temporal_patch_size */
+	uint32_t vis_merge;      /* qwen2.5-vl spatial_merge_size */
+	uint32_t vis_tokens;     /* language-model tokens per image at vis_image (gemma3 mm_tokens_per_image); 0: from the size */
+	uint32_t vis_proj_in, vis_proj_out; /* llama4: projector_input_dim, projector_output_dim (= vision_output_dim) */
 };
+
+/* Vision towers (struct sl_arch.vis_kind). */
+enum { SL_VISION_NONE, SL_VISION_SIGLIP, SL_VISION_QWEN2_5, SL_VISION_LLAMA4, SL_VISION__COUNT };
 
 /* Linears without a bias in a family whose `bias` is set (struct sl_arch.no_bias). */
 enum {
@@ -122,6 +184,7 @@ enum {
 	SL_NOBIAS_V = 1u << 2,
 	SL_NOBIAS_O = 1u << 3,
 	SL_NOBIAS_MLP = 1u << 4,
+	SL_NOBIAS_NORM = 1u << 5, /* LayerNorms without a bias (modernbert norm_bias false) */
 };
 
 /* Fill *a with the family's defaults (kind, biases, norms, ties, pooler); shape fields zero. */
@@ -466,12 +529,24 @@ struct sl_breakdown {
 uint64_t sl_arch_params(const struct sl_arch *a);
 /* Parameters with the head a task adds (lm head if untied, classifier). */
 uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t);
+/* Whether layer i mixes by attention (else a state-space or RWKV mixer), and whether its feed-forward is MoE. */
+bool sl_arch_attn_layer(const struct sl_arch *a, uint32_t i);
+bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i);
+/*
+ * Bytes one sequence keeps while generating with `tokens` of context, elem bytes an element
+ * (src/memory/state.c): k and v of every attention layer — only the last `window` tokens in a
+ * sliding-window layer; under multi-head latent attention the per-head k and v that transformers'
+ * cache stores, or the compressed latent (kv_lora + rope) when latent is set, as vLLM's MLA backends
+ * keep it — and the fixed recurrent state of every state-space or RWKV layer, whatever the length.
+ */
+double sl_arch_cache_bytes(const struct sl_arch *a, double tokens, double elem, bool latent);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
 /*
  * Matmul weights of one layer as autocast casts and bitsandbytes quantises
  * them: attention (q, k, v, o) and FFN (every expert and the router of an
- * MoE layer). Encoder-decoders: *attn is one attention block.
+ * MoE layer). Encoder-decoders: *attn is one attention block. Layers that
+ * differ (dense first layers, hybrids): the average over the layers.
  */
 void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ffn);
 /*
@@ -641,6 +716,7 @@ struct sl_name_match {
 	const struct sl_model *other;
 	const char *foreign;
 	enum sl_quant quant;
+	bool gguf;                 /* the id names a GGUF repack (llama.cpp weights; not trainable as they are) */
 };
 void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value,
 			   struct sl_name_match *out);

@@ -61,6 +61,29 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_QWEN] = "qwen",
 	[SL_FAMILY_UMT5] = "umt5",
 	[SL_FAMILY_PEGASUS] = "pegasus",
+	[SL_FAMILY_OLMO2] = "olmo2",
+	[SL_FAMILY_SMOLLM3] = "smollm3",
+	[SL_FAMILY_STARCODER2] = "starcoder2",
+	[SL_FAMILY_GLM] = "glm",
+	[SL_FAMILY_GLM4] = "glm4",
+	[SL_FAMILY_CHATGLM] = "chatglm",
+	[SL_FAMILY_INTERNLM2] = "internlm2",
+	[SL_FAMILY_EXAONE] = "exaone",
+	[SL_FAMILY_APERTUS] = "apertus",
+	[SL_FAMILY_DEEPSEEK_V2] = "deepseek_v2",
+	[SL_FAMILY_DEEPSEEK_V3] = "deepseek_v3",
+	[SL_FAMILY_GPT_OSS] = "gpt_oss",
+	[SL_FAMILY_PHIMOE] = "phimoe",
+	[SL_FAMILY_LLAMA4] = "llama4",
+	[SL_FAMILY_MAMBA] = "mamba",
+	[SL_FAMILY_MAMBA2] = "mamba2",
+	[SL_FAMILY_FALCON_MAMBA] = "falcon_mamba",
+	[SL_FAMILY_JAMBA] = "jamba",
+	[SL_FAMILY_RWKV] = "rwkv",
+	[SL_FAMILY_MODERNBERT] = "modernbert",
+	[SL_FAMILY_M2M_100] = "m2m_100",
+	[SL_FAMILY_NOMIC_BERT] = "nomic_bert",
+	[SL_FAMILY_QWEN2_5_VL] = "qwen2_5_vl",
 };
 
 const char *sl_family_name(enum sl_family f)
@@ -83,6 +106,11 @@ int sl_family_parse(const char *s)
 		return SL_FAMILY_GEMMA3;
 	if (strcmp(s, "deberta_v2") == 0)
 		return SL_FAMILY_DEBERTA_V2;
+	/* the language models of the multimodal configs, as their text_config names them */
+	if (strcmp(s, "llama4_text") == 0)
+		return SL_FAMILY_LLAMA4;
+	if (strcmp(s, "qwen2_5_vl_text") == 0)
+		return SL_FAMILY_QWEN2_5_VL;
 	return -1;
 }
 
@@ -122,6 +150,8 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_DISTILBERT:
 	case SL_FAMILY_ALBERT:
 	case SL_FAMILY_MPNET:
+	case SL_FAMILY_MODERNBERT:
+	case SL_FAMILY_NOMIC_BERT:
 		a->kind = SL_ARCH_ENCODER;
 		a->bias = true;
 		a->emb_norm = true;
@@ -134,6 +164,24 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 												: 0;
 		if (f == SL_FAMILY_MPNET)
 			a->rel_buckets = 32;       /* MPNetEncoder.relative_attention_bias */
+		if (f == SL_FAMILY_MODERNBERT) {
+			/* ModernBertModel: LayerNorms without bias (norm_bias false), no linear biases, Wi h -> 2I
+			 * (GLU), no token types, no position table (rotary), no pooler, final_norm; layer 0 has no
+			 * attn_norm (nn.Identity) */
+			a->bias = false;
+			a->no_bias = SL_NOBIAS_NORM;
+			a->final_norm = true;
+			a->gated_ffn = true;
+			a->fused_qkv = true;
+		}
+		if (f == SL_FAMILY_NOMIC_BERT) {
+			/* NomicBertModel: Wqkv, out_proj, fc11/fc12/fc2 (SwiGLU) without biases, rotary, token
+			 * types, no pooler */
+			a->bias = false;
+			a->gated_ffn = true;
+			a->fused_qkv = true;
+			a->type_vocab = 2;
+		}
 		break;
 	case SL_FAMILY_T5:
 	case SL_FAMILY_MT5:
@@ -150,9 +198,12 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
 	case SL_FAMILY_PEGASUS:
+	case SL_FAMILY_M2M_100:
+		/* M2M100 (NLLB): sinusoidal positions, pre-norm stacks each closed by a layer_norm, no
+		 * layernorm_embedding: Pegasus's layout (modeling_m2m_100.py) */
 		a->kind = SL_ARCH_ENCDEC;
 		a->bias = true;
-		a->emb_norm = f != SL_FAMILY_PEGASUS; /* layernorm_embedding; Pegasus has none */
+		a->emb_norm = f != SL_FAMILY_PEGASUS && f != SL_FAMILY_M2M_100; /* layernorm_embedding */
 		/* encoder/decoder layer_norm after the pre-norm stacks (mBART, Pegasus) */
 		a->final_norm = f != SL_FAMILY_BART;
 		a->tied = true;
@@ -170,6 +221,19 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_MIXTRAL:
 	case SL_FAMILY_QWEN2_MOE:
 	case SL_FAMILY_QWEN3_MOE:
+	case SL_FAMILY_OLMO2:
+	case SL_FAMILY_SMOLLM3:
+	case SL_FAMILY_GLM:
+	case SL_FAMILY_GLM4:
+	case SL_FAMILY_CHATGLM:
+	case SL_FAMILY_INTERNLM2:
+	case SL_FAMILY_EXAONE:
+	case SL_FAMILY_APERTUS:
+	case SL_FAMILY_DEEPSEEK_V2:
+	case SL_FAMILY_DEEPSEEK_V3:
+	case SL_FAMILY_GPT_OSS:
+	case SL_FAMILY_LLAMA4:
+	case SL_FAMILY_QWEN2_5_VL:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -180,7 +244,79 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->tied = f == SL_FAMILY_GEMMA || f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3;
 		a->fused_qkv = f == SL_FAMILY_PHI3 || f == SL_FAMILY_QWEN; /* qkv_proj (and gate_up_proj); Qwen c_attn */
 		a->norms = f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3 ? 4 : 0; /* pre/post-attention and -FFN */
-		a->qk_norm = f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN3 || f == SL_FAMILY_QWEN3_MOE;
+		a->qk_norm = f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN3 || f == SL_FAMILY_QWEN3_MOE ||
+			     f == SL_FAMILY_OLMO2 || f == SL_FAMILY_APERTUS;
+		/* issue #30 (docs/models.md): Olmo2Attention q_norm/k_norm over heads x head_dim; GlmAttention
+		 * q/k/v biases, o none; InternLM2 wqkv and ChatGLM query_key_value packed; Apertus xIELU's
+		 * alpha_p and alpha_n and a plain up/down MLP; SmolLM3Config ties the head; gpt-oss biases on
+		 * q/k/v/o, the router and the experts, and a sink per head; Qwen2.5-VL's language model is qwen2 */
+		a->qk_norm_full = f == SL_FAMILY_OLMO2;
+		a->qkv_bias_only = a->qkv_bias_only || f == SL_FAMILY_GLM || f == SL_FAMILY_GLM4 ||
+				   f == SL_FAMILY_CHATGLM || f == SL_FAMILY_QWEN2_5_VL;
+		a->fused_qkv = a->fused_qkv || f == SL_FAMILY_INTERNLM2 || f == SL_FAMILY_CHATGLM;
+		a->norms = f == SL_FAMILY_GLM4 ? 4 : a->norms;      /* post_self_attn / post_mlp layernorms */
+		a->act_params = f == SL_FAMILY_APERTUS ? 2 : 0;
+		a->gated_ffn = f != SL_FAMILY_APERTUS;
+		a->tied = a->tied || f == SL_FAMILY_SMOLLM3;
+		a->shared_gate = f == SL_FAMILY_QWEN2_MOE;
+		if (f == SL_FAMILY_GPT_OSS) {
+			a->bias = true;
+			a->router_bias = true;
+			a->sinks = true;
+		}
+		break;
+	case SL_FAMILY_STARCODER2:
+		/* Starcoder2: LayerNorm, biases on every linear (use_bias), c_fc / c_proj GELU MLP, rotary */
+		a->kind = SL_ARCH_DECODER;
+		a->bias = true;
+		a->final_norm = true;
+		a->tied = true;
+		break;
+	case SL_FAMILY_PHIMOE:
+		/* PhimoeDecoderLayer: LayerNorms, attention biases (attention_bias), experts w1/w2/w3 without
+		 * bias, router without bias, lm_head with a bias (lm_head_bias) */
+		a->kind = SL_ARCH_DECODER;
+		a->bias = true;
+		a->no_bias = SL_NOBIAS_MLP;
+		a->gated_ffn = true;
+		a->final_norm = true;
+		a->lm_head_bias = true;
+		break;
+	case SL_FAMILY_MAMBA:
+	case SL_FAMILY_MAMBA2:
+	case SL_FAMILY_FALCON_MAMBA:
+		/* one RMSNorm and one mixer per layer, norm_f; MambaConfig / Mamba2Config: use_bias false,
+		 * use_conv_bias true, tie_word_embeddings true (Mamba2Config: false) */
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->norms = 1;
+		a->tied = f != SL_FAMILY_MAMBA2;
+		a->ssm_conv_bias = true;
+		a->ssm_conv = 4;
+		a->ssm_state = f == SL_FAMILY_MAMBA2 ? 128 : 16;
+		break;
+	case SL_FAMILY_JAMBA:
+		/* JambaConfig: attention every 8th layer from 4, MoE every 2nd from 1, mamba_conv_bias true,
+		 * mamba_proj_bias false, dt/B/C RMSNorms, untied */
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->gated_ffn = true;
+		a->ssm_conv_bias = true;
+		a->ssm_dt_norms = true;
+		a->ssm_conv = 4;
+		a->ssm_state = 16;
+		a->attn_every = 8;
+		a->attn_offset = 4;
+		a->moe_every = 2;
+		a->moe_offset = 1;
+		break;
+	case SL_FAMILY_RWKV:
+		/* RwkvForCausalLM: LayerNorms (ln1, ln2, pre_ln in block 0, ln_out), untied head */
+		a->kind = SL_ARCH_DECODER;
+		a->bias = true;
+		a->final_norm = true;
 		break;
 	case SL_FAMILY_GPT2:
 	case SL_FAMILY_GPT_NEOX:
@@ -262,7 +398,8 @@ static bool t5_like(const struct sl_arch *a)
 
 static bool bart_like(const struct sl_arch *a)
 {
-	return a->family == SL_FAMILY_BART || a->family == SL_FAMILY_MBART || a->family == SL_FAMILY_PEGASUS;
+	return a->family == SL_FAMILY_BART || a->family == SL_FAMILY_MBART || a->family == SL_FAMILY_PEGASUS ||
+	       a->family == SL_FAMILY_M2M_100;
 }
 
 /* Whether a linear of the SL_NOBIAS_* kind `which` carries a bias. */
@@ -278,7 +415,7 @@ static uint64_t linear(const struct sl_arch *a, uint64_t in, uint64_t out)
 
 static uint64_t norm(const struct sl_arch *a, uint64_t h)
 {
-	return a->rmsnorm ? h : 2 * h;
+	return a->rmsnorm || (a->no_bias & SL_NOBIAS_NORM) ? h : 2 * h;
 }
 
 /* Norms per layer of a decoder-only or encoder-only stack. */
@@ -315,9 +452,27 @@ static uint64_t pos_rows(const struct sl_arch *a)
 	}
 }
 
-/* Self-attention of one layer: q, k, v, o (with their biases), q/k norms. */
+/*
+ * Multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention, modular_deepseek_v3.py
+ * @000c33fd): q_proj h -> H·d, or q_a_proj h -> q_lora + q_a_layernorm + q_b_proj q_lora -> H·d
+ * (d = qk_nope + qk_rope); kv_a_proj_with_mqa h -> kv_lora + rope, kv_a_layernorm, kv_b_proj
+ * kv_lora -> H·(nope + v); o_proj H·v -> h. attention_bias (false in the published configs) biases
+ * q_a, kv_a and o.
+ */
+static uint64_t mla(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, H = a->heads, d = head_dim(a), r = a->rope_dim, v = a->v_head_dim;
+	uint64_t nope = d > r ? d - r : 0, b = a->bias ? 1 : 0;
+	uint64_t n = a->q_lora ? h * a->q_lora + b * a->q_lora + a->q_lora + a->q_lora * H * d : h * H * d;
+	n += h * (a->kv_lora + r) + b * (a->kv_lora + r) + a->kv_lora + a->kv_lora * H * (nope + v);
+	return n + H * v * h + b * h;
+}
+
+/* Self-attention of one layer: q, k, v, o (with their biases), q/k norms, sinks. */
 static uint64_t attention(const struct sl_arch *a)
 {
+	if (a->kv_lora)
+		return mla(a);
 	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a);
 	uint64_t n = h * q + 2 * h * kv + q * h;
 	if (a->bias)
@@ -325,8 +480,10 @@ static uint64_t attention(const struct sl_arch *a)
 		     (has_bias(a, SL_NOBIAS_V) ? kv : 0) + (has_bias(a, SL_NOBIAS_O) ? h : 0);
 	else if (a->qkv_bias_only)
 		n += q + 2 * kv;
-	if (a->qk_norm)
-		n += 2 * head_dim(a);
+	if (a->qk_norm) /* over head_dim (qwen3, gemma3), or the whole q and k (olmo2) */
+		n += a->qk_norm_full ? q + kv : 2 * head_dim(a);
+	if (a->sinks) /* gpt-oss GptOssAttention.sinks: one per head */
+		n += a->heads;
 	return n;
 }
 
@@ -340,16 +497,138 @@ static uint64_t dense_ffn(const struct sl_arch *a, uint64_t i)
 	return n;
 }
 
-/* Feed-forward of one layer; an MoE layer: the router, every expert, the shared expert and its gate. */
+/* Feed-forward of an MoE layer: the router, every expert, the shared expert (and its gate). */
+static uint64_t moe_ffn(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden;
+	uint64_t n = h * a->experts + (a->router_bias ? a->experts : 0) + a->experts * dense_ffn(a, a->intermediate);
+	if (a->shared_ffn)
+		n += dense_ffn(a, a->shared_ffn) + (a->shared_gate ? h : 0); /* shared_expert_gate (h -> 1) */
+	return n;
+}
+
+/* Whether layer i's feed-forward is an MoE one (deepseek first_k_dense_replace, llama4
+ * interleave_moe_layer_step, jamba expert_layer_period/offset). */
+static bool moe_layer(const struct sl_arch *a, uint64_t i)
+{
+	if (!a->experts || i < a->moe_first)
+		return false;
+	return a->moe_every <= 1 || i % a->moe_every == a->moe_offset;
+}
+
+/* Whether layer i mixes tokens by attention (else by its state-space mixer: mamba, jamba). */
+static bool attn_layer(const struct sl_arch *a, uint64_t i)
+{
+	if (!a->ssm_inner)
+		return true;
+	return a->attn_every && i % a->attn_every == a->attn_offset;
+}
+
+/*
+ * A selective state-space mixer. Mamba (MambaMixer, modeling_mamba.py; FalconMambaMixer adds only
+ * weightless RMS norms; JambaMambaMixer adds dt/B/C RMSNorms): in_proj h -> 2I, conv1d (I channels,
+ * depthwise, kernel K), x_proj I -> dt_rank + 2N, dt_proj dt_rank -> I with bias, A_log I x N, D I,
+ * out_proj I -> h. Mamba2 (Mamba2Mixer, modeling_mamba2.py): in_proj h -> 2I + 2GN + nheads, conv1d
+ * over I + 2GN channels, dt_bias, A_log and D per head, a gated RMSNorm over I, out_proj I -> h.
+ */
+static uint64_t ssm_mixer(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, I = a->ssm_inner, N = a->ssm_state, K = a->ssm_conv;
+	uint64_t pb = a->ssm_proj_bias ? 1 : 0, cb = a->ssm_conv_bias ? 1 : 0;
+	if (a->ssm_heads) {
+		uint64_t G = a->ssm_groups ? a->ssm_groups : 1, nh = a->ssm_heads;
+		uint64_t conv = I + 2 * G * N, proj = 2 * I + 2 * G * N + nh;
+		return h * proj + pb * proj + conv * K + cb * conv + 3 * nh + I + I * h + pb * h;
+	}
+	uint64_t R = a->ssm_dt_rank;
+	uint64_t n = h * 2 * I + pb * 2 * I + I * K + cb * I + I * (R + 2 * N) + R * I + I + I * N + I + I * h + pb * h;
+	if (a->ssm_dt_norms)
+		n += R + 2 * N;
+	return n;
+}
+
+/*
+ * RWKV-4 (modeling_rwkv.py RwkvBlock): ln1, ln2; attention (time mixing): time_decay, time_first and
+ * three time_mix vectors of h, key/value/receptance h -> A and output A -> h without bias (A:
+ * attention_hidden_size, held as head_dim with one head); feed_forward (channel mixing): two time_mix
+ * vectors, key h -> I, receptance h -> h, value I -> h; block 0 has pre_ln.
+ */
+static uint64_t rwkv_layer(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, A = q_width(a), I = a->intermediate;
+	return 2 * norm(a, h) + 5 * h + 3 * h * A + A * h + 2 * h + h * I + h * h + I * h;
+}
+
+/* One decoder layer: its norms, its mixer (attention or state space) and its feed-forward. */
+static uint64_t decoder_layer(const struct sl_arch *a, uint64_t i)
+{
+	if (a->family == SL_FAMILY_RWKV)
+		return rwkv_layer(a) + (i == 0 ? norm(a, a->hidden) : 0);
+	uint64_t n = layer_norms(a) * norm(a, a->hidden) + a->act_params;
+	n += attn_layer(a, i) ? attention(a) : ssm_mixer(a);
+	if (moe_layer(a, i))
+		n += moe_ffn(a);
+	else if (a->intermediate)
+		n += dense_ffn(a, a->experts && a->dense_ffn ? a->dense_ffn : a->intermediate);
+	return n;
+}
+
+/* Feed-forward of a layer of a uniform stack (encoders, encoder-decoders): dense, or MoE in every layer. */
 static uint64_t ffn(const struct sl_arch *a)
 {
-	if (!a->experts)
-		return dense_ffn(a, a->intermediate);
-	uint64_t h = a->hidden;
-	uint64_t n = h * a->experts + a->experts * dense_ffn(a, a->intermediate);
-	if (a->shared_ffn)
-		n += dense_ffn(a, a->shared_ffn) + h; /* shared_expert + shared_expert_gate (h → 1) */
-	return n;
+	return a->experts ? moe_ffn(a) : dense_ffn(a, a->intermediate);
+}
+
+/*
+ * The vision tower and its projector into the language model.
+ * SigLIP (SiglipVisionModel without head, as Gemma3ForConditionalGeneration holds it;
+ * modeling_siglip.py, modeling_gemma3.py): patch Conv2d 3 -> vh (kernel p, bias), a position table of
+ * (image/p)^2 rows, layers of q/k/v/out with biases, fc1/fc2 with biases and two LayerNorms,
+ * post_layernorm; Gemma3MultiModalProjector: mm_input_projection_weight vh x h and mm_soft_emb_norm
+ * (RMSNorm over vh).
+ * Qwen2.5-VL (Qwen2_5_VisionTransformerPretrainedModel, modeling_qwen2_5_vl.py): patch Conv3d
+ * 3 -> vh (kernel T x p x p, no bias), blocks of two RMSNorms, qkv vh -> 3vh and proj with biases, a
+ * gated MLP with biases; the merger: ln_q (RMSNorm over vh), Linear(vh·m², vh·m²), GELU,
+ * Linear(vh·m², out).
+ * Llama-4 (Llama4VisionModel, modeling_llama4.py): an unfold linear 3·p² -> vh without bias, a class
+ * embedding, (image/p)² + 1 positions, layernorm_pre and _post, layers of q/k/v/o and fc1/fc2 with
+ * biases and two LayerNorms; the pixel-shuffle adapter's fc1 (vf -> projector_input_dim) and fc2
+ * (projector_output_dim square), no biases; Llama4MultiModalProjector linear_1 vision_output_dim -> h.
+ */
+static uint64_t vision(const struct sl_arch *a)
+{
+	uint64_t vh = a->vis_hidden, vf = a->vis_ffn, L = a->vis_layers, p = a->vis_patch, h = a->hidden;
+	switch (a->vis_kind) {
+	case SL_VISION_SIGLIP: {
+		uint64_t side = p ? a->vis_image / p : 0;
+		uint64_t layer = 4 * (vh * vh + vh) + vh * vf + vf + vf * vh + vh + 4 * vh;
+		return 3 * p * p * vh + vh + side * side * vh + L * layer + 2 * vh + vh * h + vh;
+	}
+	case SL_VISION_QWEN2_5: {
+		uint64_t T = a->vis_temporal ? a->vis_temporal : 2, m = a->vis_merge ? a->vis_merge : 2;
+		uint64_t layer = 2 * vh + vh * 3 * vh + 3 * vh + vh * vh + vh + 3 * vh * vf + 2 * vf + vh;
+		uint64_t w = vh * m * m;
+		return 3 * T * p * p * vh + L * layer + vh + w * w + w + w * h + h;
+	}
+	case SL_VISION_LLAMA4: {
+		uint64_t side = p ? a->vis_image / p : 0, pin = a->vis_proj_in, pout = a->vis_proj_out;
+		uint64_t layer = 4 * (vh * vh + vh) + vh * vf + vf + vf * vh + vh + 4 * vh;
+		return 3 * p * p * vh + vh + (side * side + 1) * vh + 4 * vh + L * layer + vf * pin + pout * pout + pout * h;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* jina-embeddings-v3 (XLMRobertaLoRA): per task, rank-r A and B on every Linear and Embedding. */
+static uint64_t task_loras(const struct sl_arch *a)
+{
+	if (!a->lora_tasks)
+		return 0;
+	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a), I = a->intermediate;
+	uint64_t layer = (h + q + 2 * kv) + (q + h) + (h + I) + (I + h); /* Wqkv, out_proj, fc1, fc2 */
+	uint64_t sum = a->layers * layer + (a->vocab + h) + (a->type_vocab + h) + (a->pooler ? 2 * h : 0);
+	return (uint64_t)a->lora_tasks * a->lora_rank * sum;
 }
 
 /* The parts of sl_arch_params, so that task heads can swap them. */
@@ -359,6 +638,7 @@ struct parts {
 	uint64_t pooler;     /* bert-style pooler */
 	uint64_t lm_head;    /* an untied LM head */
 	uint64_t decoder;    /* the decoder stack of an encoder-decoder (part of body) */
+	uint64_t vision;     /* a vision tower and its projector (part of body) */
 };
 
 static void count(const struct sl_arch *a, struct parts *p)
@@ -374,6 +654,10 @@ static void count(const struct sl_arch *a, struct parts *p)
 		if (E != h) /* electra embeddings_project, albert embedding_hidden_mapping_in; deberta embed_proj: no bias */
 			p->embeddings += a->family == SL_FAMILY_DEBERTA_V2 ? E * h : linear(a, E, h);
 		p->body = PL * (attention(a) + ffn(a) + layer_norms(a) * norm(a, h));
+		if (a->family == SL_FAMILY_MODERNBERT && PL) /* layer 0's attn_norm is nn.Identity */
+			p->body -= norm(a, h);
+		p->body += a->final_norm ? norm(a, h) : 0;
+		p->body += task_loras(a);
 		if (a->rel_buckets)   /* mpnet relative_attention_bias, once per encoder */
 			p->body += (uint64_t)a->rel_buckets * a->heads;
 		if (a->rel_emb)       /* deberta-v2 rel_embeddings (+ LayerNorm) */
@@ -388,8 +672,11 @@ static void count(const struct sl_arch *a, struct parts *p)
 		p->embeddings = V * E + pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0);
 		if (E != h)
 			p->embeddings += 2 * E * h; /* opt project_in / project_out, no bias */
-		p->body = L * (attention(a) + ffn(a) + layer_norms(a) * norm(a, h));
+		for (uint64_t i = 0; i < L; i++)
+			p->body += decoder_layer(a, i);
 		p->body += a->final_norm ? norm(a, h) : 0;
+		p->vision = vision(a);
+		p->body += p->vision;
 		p->lm_head = a->tied ? 0 : V * E + (a->lm_head_bias ? V : 0);
 		break;
 	}
@@ -493,14 +780,45 @@ uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t)
 	}
 }
 
+bool sl_arch_attn_layer(const struct sl_arch *a, uint32_t i)
+{
+	return a->family != SL_FAMILY_RWKV && attn_layer(a, i);
+}
+
+bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i)
+{
+	return moe_layer(a, i);
+}
+
+/* Layers that differ from one another (dense first layers, interleaved MoE, hybrid mixers, RWKV). */
+static bool mixed_layers(const struct sl_arch *a)
+{
+	return a->ssm_inner || a->family == SL_FAMILY_RWKV || a->moe_first || a->moe_every > 1;
+}
+
 void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ffn_out)
 {
 	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a), I = a->intermediate;
 	uint64_t w = a->gated_ffn ? 3 : 2;
-	*attn = h * q + 2 * h * kv + q * h;
+	*attn = a->kv_lora ? mla(a) : h * q + 2 * h * kv + q * h;
 	*ffn_out = w * h * I;
 	if (a->experts)
 		*ffn_out = a->experts * w * h * I + h * a->experts + (a->shared_ffn ? w * h * a->shared_ffn + h : 0);
+	if (!mixed_layers(a) || !a->layers || a->kind != SL_ARCH_DECODER)
+		return;
+	/* the average layer: the mixers (attention, state space, RWKV's) and feed-forwards summed over the layers */
+	uint64_t at = 0, ff = 0, dense = w * h * (a->experts && a->dense_ffn ? a->dense_ffn : I);
+	for (uint32_t i = 0; i < a->layers; i++) {
+		if (a->family == SL_FAMILY_RWKV) {
+			at += 4 * h * q;
+			ff += 2 * h * I + h * h;
+			continue;
+		}
+		at += attn_layer(a, i) ? *attn : ssm_mixer(a);
+		ff += moe_layer(a, i) ? *ffn_out : I ? dense : 0;
+	}
+	*attn = at / a->layers;
+	*ffn_out = ff / a->layers;
 }
 
 uint64_t sl_arch_largest_layer(const struct sl_arch *a)

@@ -38,9 +38,20 @@ static const char *const foreign[] = {
 	"vila", "flamingo", "idefics", "mamba", "rwkv", "retnet", "jamba", "medusa", "eagle", "reward", "rm", "prm",
 	"nemotron", "minitron", "sparse", "pruned", "sheared", "depth", "upscaled", "frankenmerge", "multimodal",
 	"omni", "audio", "flash",
+	/* a distillation into another base ("DeepSeek-R1-Distill-Qwen-3B" is no DeepSeek-R1): only names that hold it */
+	"distill",
 	/* Korean checkpoints of their own vocabulary around a familiar name: pko-t5 (50358 BBPE tokens, T5 v1.1
 	 * layout) is not t5-large, ke-t5 not t5-base, klue_nli_roberta_base not roberta-base (klue/roberta-base is) */
 	"pko", "ke", "klue",
+};
+
+/*
+ * Checkpoints of another architecture whose ids hold a table entry's name: the Alibaba gte v1.5 and
+ * multilingual encoders (model_type "new": rotary, GLU; 137M and 434M, not BERT's 109M and 335M).
+ * A value holding one of these as consecutive tokens is not resolved by name.
+ */
+static const char *const distinct[] = {
+	"gte-base-en-v1.5", "gte-large-en-v1.5", "gte-multilingual-base", "gte-multilingual-reranker-base",
 };
 
 static bool is_alpha(char c)
@@ -225,6 +236,35 @@ static bool contains_pair(const struct tokens *t, const char *word, const char *
 	return false;
 }
 
+/* Does the value hold key as consecutive tokens (ending in its last part) only where a bare version
+ * number follows ("starcoder" in "starcoder2-15b": "starcoder" "2" "15b")? Then it names a later series. */
+static bool later_version(const struct tokens *v, const struct name_key *key)
+{
+	if (!key || !key->n)
+		return false;
+	for (const char *p = key->t[key->n - 1]; *p; p++)
+		if (is_digit(*p))
+			return false; /* a name ending in a size or a number: its own version */
+	bool found = false;
+	for (size_t s = 0; s + key->n <= v->n; s++) {
+		if (s + key->n <= v->last_part)
+			continue;
+		size_t j = 0;
+		while (j < key->n && strcmp(v->t[s + j], key->t[j]) == 0)
+			j++;
+		if (j < key->n)
+			continue;
+		found = true;
+		const char *next = s + key->n < v->n ? v->t[s + key->n] : NULL;
+		bool version = next && is_digit(next[0]);
+		for (const char *p = next; version && *p; p++)
+			version = is_digit(*p) || *p == '.';
+		if (!version)
+			return false;
+	}
+	return found;
+}
+
 static enum sl_quant quant_of(const struct tokens *v)
 {
 	/* an 8-bit word wins over the 4-bit default of AWQ/GPTQ ("gptq-8bit", "GPTQ-Int8") */
@@ -250,6 +290,7 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 	struct tokens v;
 	tokenize(a, value, &v, true);
 	out->quant = quant_of(&v);
+	out->gguf = contains(&v, "gguf");
 
 	const struct sl_name_index *ix = c->name_index ? c->name_index : sl_catalog_name_index(a, c);
 	size_t best = 0;
@@ -275,6 +316,22 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 	}
 	if (!out->model)
 		return;
+	/* a checkpoint of another architecture named like an entry */
+	for (size_t i = 0; i < sizeof distinct / sizeof distinct[0]; i++) {
+		struct tokens d;
+		tokenize(a, distinct[i], &d, false);
+		struct name_key dk = {d.t, d.n};
+		if (holds(&v, dk.t, dk.n)) {
+			out->foreign = distinct[i];
+			out->model = out->other = NULL;
+			return;
+		}
+	}
+	if (later_version(&v, best_key)) {
+		out->foreign = "a later version";
+		out->model = out->other = NULL;
+		return;
+	}
 	/* a word for another architecture that the matched name does not contain */
 	for (size_t i = 0; i < v.n; i++)
 		if (is_foreign(v.t[i]) && !key_has(best_key, v.t[i])) {

@@ -79,82 +79,29 @@ static const cyaml_schema_value_t string_schema = {
 	CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 1, CYAML_UNLIMITED),
 };
 
-#define HF_U(k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct hf_config, k)
-#define HF_B(k) CYAML_FIELD_BOOL_PTR(#k, CYAML_FLAG_OPTIONAL, struct hf_config, k)
+/* The config keys as libcyaml fields (hfconfig.h HF_CONFIG_KEYS; "auto" is config.json's alone) */
+#define HF_CY_U(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
+#define HF_CY_A(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
+#define HF_CY_I(st, k) CYAML_FIELD_INT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
+#define HF_CY_B(st, k) CYAML_FIELD_BOOL_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
+#define HF_CY_S(st, k) CYAML_FIELD_STRING_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k, 1, CYAML_UNLIMITED),
+#define HF_CY_L(st, k) \
+	CYAML_FIELD_SEQUENCE(#k, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct st, k, &string_schema, 0, CYAML_UNLIMITED),
+#define HF_CY_CONFIG(k, t) HF_CY_##t(hf_config, k)
+#define HF_CY_VISION(k, t) HF_CY_##t(hf_vision, k)
+static const cyaml_schema_field_t vision_fields[] = {
+	HF_VISION_KEYS(HF_CY_VISION)
+	CYAML_FIELD_END,
+};
 static const cyaml_schema_field_t hf_fields[] = {
-	CYAML_FIELD_STRING_PTR("model_type", CYAML_FLAG_OPTIONAL, struct hf_config, model_type, 1, CYAML_UNLIMITED),
-	HF_U(vocab_size),
-	HF_U(hidden_size),
-	HF_U(d_model),
-	HF_U(n_embd),
-	HF_U(embedding_size),
-	HF_U(num_hidden_layers),
-	HF_U(num_layers),
-	HF_U(n_layer),
-	HF_U(num_decoder_layers),
-	HF_U(encoder_layers),
-	HF_U(decoder_layers),
-	HF_U(num_attention_heads),
-	HF_U(num_heads),
-	HF_U(n_head),
-	HF_U(encoder_attention_heads),
-	HF_U(num_key_value_heads),
-	HF_U(head_dim),
-	HF_U(d_kv),
-	HF_U(intermediate_size),
-	HF_U(d_ff),
-	HF_U(n_inner),
-	HF_U(encoder_ffn_dim),
-	HF_U(max_position_embeddings),
-	HF_U(n_positions),
-	HF_U(type_vocab_size),
-	HF_U(relative_attention_num_buckets),
-	CYAML_FIELD_STRING_PTR("feed_forward_proj", CYAML_FLAG_OPTIONAL, struct hf_config, feed_forward_proj, 1,
-			       CYAML_UNLIMITED),
-	CYAML_FIELD_BOOL_PTR("tie_word_embeddings", CYAML_FLAG_OPTIONAL, struct hf_config, tie_word_embeddings),
-	CYAML_FIELD_BOOL_PTR("scale_embedding", CYAML_FLAG_OPTIONAL, struct hf_config, scale_embedding),
-	HF_U(n_embed),
-	HF_U(dim),
-	HF_U(n_layers),
-	HF_U(n_heads),
-	HF_U(hidden_dim),
-	HF_U(ffn_dim),
-	HF_U(word_embed_proj_dim),
-	HF_U(num_kv_heads),
-	HF_U(n_head_kv),
-	HF_U(ffn_hidden_size),
-	HF_U(num_ln_in_parallel_attn),
-	HF_U(num_hidden_groups),
-	HF_U(position_buckets),
-	HF_U(conv_kernel_size),
-	CYAML_FIELD_INT_PTR("max_relative_positions", CYAML_FLAG_OPTIONAL, struct hf_config, max_relative_positions),
-	HF_U(num_local_experts),
-	HF_U(num_experts),
-	HF_U(num_experts_per_tok),
-	HF_U(moe_intermediate_size),
-	HF_U(shared_expert_intermediate_size),
-	HF_U(num_mel_bins),
-	HF_U(max_source_positions),
-	HF_U(max_target_positions),
-	HF_B(multi_query),
-	HF_B(new_decoder_architecture),
-	HF_B(parallel_attn),
-	HF_B(bias),
-	HF_B(position_biased_input),
-	HF_B(relative_attention),
-	HF_B(do_layer_norm_before),
-	HF_B(_remove_final_layer_norm),
-	HF_B(enable_bias),
-	HF_B(attention_bias),
-	HF_B(mlp_bias),
-	CYAML_FIELD_STRING_PTR("norm_rel_ebd", CYAML_FLAG_OPTIONAL, struct hf_config, norm_rel_ebd, 1, CYAML_UNLIMITED),
+	HF_CONFIG_KEYS(HF_CY_CONFIG)
 	/* rules/ YAML names the class as one string (config.json: architectures[0]) */
 	CYAML_FIELD_STRING_PTR("architecture", CYAML_FLAG_OPTIONAL, struct hf_config, architecture, 1,
 			       CYAML_UNLIMITED),
+	CYAML_FIELD_MAPPING_PTR("vision_config", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct hf_config,
+				vision_config, vision_fields),
 	CYAML_FIELD_END,
 };
-#undef HF_U
-#undef HF_B
 
 static const cyaml_schema_field_t model_fields[] = {
 	CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER, struct y_model, name, 1, CYAML_UNLIMITED),

@@ -21,76 +21,33 @@
 
 #define RULE "unknown-model"
 
-#define KEY(k, kind) {#k, kind, offsetof(struct hf_config, k)}
+#define HF_KIND_U HF_UINT
+#define HF_KIND_A HF_UINT_AUTO
+#define HF_KIND_I HF_INT
+#define HF_KIND_B HF_BOOL
+#define HF_KIND_S HF_STR
+#define HF_KIND_L HF_LIST
+#define KEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_config, k), HF_COUNT_##t(hf_config, k)},
+#define VKEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_vision, k), HF_COUNT_##t(hf_vision, k)},
+#define HF_COUNT_U(s, k) 0
+#define HF_COUNT_A(s, k) 0
+#define HF_COUNT_I(s, k) 0
+#define HF_COUNT_B(s, k) 0
+#define HF_COUNT_S(s, k) 0
+#define HF_COUNT_L(s, k) offsetof(struct s, k##_count)
 static const struct hf_key keys[] = {
-	KEY(model_type, HF_STR),
-	KEY(vocab_size, HF_UINT),
-	KEY(hidden_size, HF_UINT),
-	KEY(d_model, HF_UINT),
-	KEY(n_embd, HF_UINT),
-	KEY(embedding_size, HF_UINT),
-	KEY(num_hidden_layers, HF_UINT),
-	KEY(num_layers, HF_UINT),
-	KEY(n_layer, HF_UINT),
-	KEY(num_decoder_layers, HF_UINT),
-	KEY(encoder_layers, HF_UINT),
-	KEY(decoder_layers, HF_UINT),
-	KEY(num_attention_heads, HF_UINT),
-	KEY(num_heads, HF_UINT),
-	KEY(n_head, HF_UINT),
-	KEY(encoder_attention_heads, HF_UINT),
-	KEY(num_key_value_heads, HF_UINT),
-	KEY(head_dim, HF_UINT),
-	KEY(d_kv, HF_UINT),
-	KEY(intermediate_size, HF_UINT),
-	KEY(d_ff, HF_UINT),
-	KEY(n_inner, HF_UINT),
-	KEY(encoder_ffn_dim, HF_UINT),
-	KEY(max_position_embeddings, HF_UINT),
-	KEY(n_positions, HF_UINT),
-	KEY(type_vocab_size, HF_UINT),
-	KEY(relative_attention_num_buckets, HF_UINT),
-	KEY(feed_forward_proj, HF_STR),
-	KEY(tie_word_embeddings, HF_BOOL),
-	KEY(scale_embedding, HF_BOOL),
-	KEY(n_embed, HF_UINT),
-	KEY(dim, HF_UINT),
-	KEY(n_layers, HF_UINT),
-	KEY(n_heads, HF_UINT),
-	KEY(hidden_dim, HF_UINT),
-	KEY(ffn_dim, HF_UINT),
-	KEY(word_embed_proj_dim, HF_UINT),
-	KEY(num_kv_heads, HF_UINT),
-	KEY(n_head_kv, HF_UINT),
-	KEY(ffn_hidden_size, HF_UINT),
-	KEY(num_ln_in_parallel_attn, HF_UINT),
-	KEY(num_hidden_groups, HF_UINT),
-	KEY(position_buckets, HF_UINT),
-	KEY(conv_kernel_size, HF_UINT),
-	KEY(max_relative_positions, HF_INT),
-	KEY(num_local_experts, HF_UINT),
-	KEY(num_experts, HF_UINT),
-	KEY(num_experts_per_tok, HF_UINT),
-	KEY(moe_intermediate_size, HF_UINT),
-	KEY(shared_expert_intermediate_size, HF_UINT),
-	KEY(num_mel_bins, HF_UINT),
-	KEY(max_source_positions, HF_UINT),
-	KEY(max_target_positions, HF_UINT),
-	KEY(multi_query, HF_BOOL),
-	KEY(new_decoder_architecture, HF_BOOL),
-	KEY(parallel_attn, HF_BOOL),
-	KEY(bias, HF_BOOL),
-	KEY(position_biased_input, HF_BOOL),
-	KEY(relative_attention, HF_BOOL),
-	KEY(do_layer_norm_before, HF_BOOL),
-	KEY(_remove_final_layer_norm, HF_BOOL),
-	KEY(enable_bias, HF_BOOL),
-	KEY(attention_bias, HF_BOOL),
-	KEY(mlp_bias, HF_BOOL),
-	KEY(norm_rel_ebd, HF_STR),
-	{"architectures", HF_FIRST, offsetof(struct hf_config, architecture)},
+	HF_CONFIG_KEYS(KEY)
+	{"architectures", HF_FIRST, offsetof(struct hf_config, architecture), 0},
 };
+static const struct hf_key vision_keys[] = {HF_VISION_KEYS(VKEY)};
 #undef KEY
+#undef VKEY
+
+const struct hf_key *hf_vision_keys(size_t *n)
+{
+	*n = sizeof vision_keys / sizeof vision_keys[0];
+	return vision_keys;
+}
 
 const struct hf_key *hf_keys(size_t *n)
 {
@@ -108,7 +65,10 @@ const char *hf_family_list(void)
 	return "bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, albert, mpnet, t5, mt5, umt5, bart, mbart, "
 	       "pegasus, "
 	       "whisper, llama, mistral, qwen, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, granite, phi, phi3, "
-	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon";
+	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
+	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
+	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
+	       "qwen2_5_vl";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -126,7 +86,14 @@ static struct spelling spelling_of(enum sl_family f)
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
 	case SL_FAMILY_PEGASUS:
+	case SL_FAMILY_M2M_100:
 		return (struct spelling){"d_model", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim"};
+	case SL_FAMILY_NOMIC_BERT:
+		return (struct spelling){"n_embd", "n_layer", "n_head", "n_inner"};
+	case SL_FAMILY_EXAONE:
+	case SL_FAMILY_CHATGLM:
+		return (struct spelling){"hidden_size", "num_layers", "num_attention_heads",
+					 f == SL_FAMILY_CHATGLM ? "ffn_hidden_size" : "intermediate_size"};
 	case SL_FAMILY_WHISPER:
 		return (struct spelling){"d_model", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim"};
 	case SL_FAMILY_GPT2:
@@ -166,7 +133,276 @@ static bool flag(const bool *v, bool dflt)
 static bool ffn_4h(enum sl_family f)
 {
 	return f == SL_FAMILY_GPT2 || f == SL_FAMILY_GPT_BIGCODE || f == SL_FAMILY_GPTJ || f == SL_FAMILY_GPT_NEO ||
-	       f == SL_FAMILY_BLOOM || f == SL_FAMILY_FALCON;
+	       f == SL_FAMILY_BLOOM || f == SL_FAMILY_FALCON || f == SL_FAMILY_RWKV || f == SL_FAMILY_NOMIC_BERT;
+}
+
+bool hf_family_nests_text(enum sl_family f)
+{
+	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4;
+}
+
+/* Families whose layers mix tokens without attention heads: their config has none to read. */
+static bool headless(enum sl_family f)
+{
+	return f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_RWKV;
+}
+
+/* ceil(h / 16): MambaConfig / JambaConfig time_step_rank "auto" */
+static uint32_t dt_rank_auto(const uint32_t *v, uint32_t h)
+{
+	return v && *v ? *v : (h + 15) / 16;
+}
+
+/* The layers that attend within a sliding window: layer_types' "sliding_attention" entries, else every
+ * layer but each pattern-th (gemma3 sliding_window_pattern: (i + 1) % pattern != 0). */
+static uint32_t window_layers(const struct hf_config *c, uint32_t layers, uint32_t pattern)
+{
+	if (c->layer_types) {
+		uint32_t n = 0;
+		for (unsigned i = 0; i < c->layer_types_count && i < layers; i++)
+			n += c->layer_types[i] && strcmp(c->layer_types[i], "sliding_attention") == 0;
+		return n;
+	}
+	return pattern > 1 ? layers - layers / pattern : layers;
+}
+
+/* The vision tower of a vision-language config (its vision_config), or a missing key's name. */
+static const char *vision_switches(enum sl_family f, const struct hf_config *c, struct sl_arch *a)
+{
+	const struct hf_vision *v = c->vision_config;
+	if (!v || !hf_family_nests_text(f))
+		return NULL;
+	const uint32_t *layers = first(v->num_hidden_layers, v->depth, NULL, NULL);
+	const uint32_t *heads = first(v->num_attention_heads, v->num_heads, NULL, NULL);
+	if (!v->hidden_size)
+		return "vision_config.hidden_size";
+	if (!v->intermediate_size)
+		return "vision_config.intermediate_size";
+	if (!layers)
+		return f == SL_FAMILY_QWEN2_5_VL ? "vision_config.depth" : "vision_config.num_hidden_layers";
+	if (!v->patch_size)
+		return "vision_config.patch_size";
+	a->vis_hidden = *v->hidden_size;
+	a->vis_ffn = *v->intermediate_size;
+	a->vis_layers = *layers;
+	a->vis_heads = heads ? *heads : 0;
+	a->vis_patch = *v->patch_size;
+	if (f == SL_FAMILY_GEMMA3) {
+		if (!v->image_size)
+			return "vision_config.image_size";
+		a->vis_kind = SL_VISION_SIGLIP;
+		a->vis_image = *v->image_size;
+		a->vis_tokens = c->mm_tokens_per_image ? *c->mm_tokens_per_image : 256; /* Gemma3Config default */
+	} else if (f == SL_FAMILY_LLAMA4) {
+		if (!v->image_size || !v->projector_input_dim || !v->projector_output_dim)
+			return !v->image_size ? "vision_config.image_size" : "vision_config.projector_input_dim";
+		a->vis_kind = SL_VISION_LLAMA4;
+		a->vis_image = *v->image_size;
+		a->vis_proj_in = *v->projector_input_dim;
+		a->vis_proj_out = v->vision_output_dim ? *v->vision_output_dim : *v->projector_output_dim;
+		if (*v->projector_output_dim != a->vis_proj_out)
+			return "vision_config.vision_output_dim equal to projector_output_dim";
+	} else {
+		a->vis_kind = SL_VISION_QWEN2_5;
+		a->vis_temporal = v->temporal_patch_size ? *v->temporal_patch_size : 2;
+		a->vis_merge = v->spatial_merge_size ? *v->spatial_merge_size : 2;
+	}
+	return NULL;
+}
+
+/* Families whose biases their own keys decide (issue30_switches), not llama's attention_bias/mlp_bias. */
+static bool own_biases(enum sl_family f)
+{
+	return f == SL_FAMILY_GLM || f == SL_FAMILY_GLM4 || f == SL_FAMILY_CHATGLM || f == SL_FAMILY_DEEPSEEK_V2 ||
+	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
+	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA;
+}
+
+/*
+ * The layouts of the issue #30 families (docs/models.md), after the shape: each family's own
+ * spellings (the configuration_<family>.py defaults where a key is absent).
+ */
+static const char *issue30_switches(enum sl_family f, const struct hf_config *c, struct sl_arch *a)
+{
+	switch (f) {
+	case SL_FAMILY_GLM:
+	case SL_FAMILY_GLM4:
+		a->qkv_bias_only = flag(c->attention_bias, true); /* GlmConfig attention_bias=True: q/k/v only */
+		break;
+	case SL_FAMILY_CHATGLM:
+		/* ChatGLMConfig: multi_query_group_num key/value groups when multi_query_attention, kv_channels
+		 * per head, add_qkv_bias on query_key_value, ffn_hidden_size */
+		if (c->multi_query_group_num)
+			a->kv_heads = *c->multi_query_group_num;
+		if (c->kv_channels)
+			a->head_dim = *c->kv_channels;
+		a->qkv_bias_only = flag(c->add_qkv_bias, false);
+		break;
+	case SL_FAMILY_STARCODER2:
+		a->bias = flag(c->use_bias, true);
+		break;
+	case SL_FAMILY_DEEPSEEK_V2:
+	case SL_FAMILY_DEEPSEEK_V3: {
+		if (!c->kv_lora_rank)
+			return "kv_lora_rank";
+		if (!c->qk_rope_head_dim || !c->qk_nope_head_dim)
+			return !c->qk_rope_head_dim ? "qk_rope_head_dim" : "qk_nope_head_dim";
+		if (!c->v_head_dim)
+			return "v_head_dim";
+		a->kv_lora = *c->kv_lora_rank;
+		a->q_lora = c->q_lora_rank ? *c->q_lora_rank : 0;
+		a->rope_dim = *c->qk_rope_head_dim;
+		a->head_dim = *c->qk_nope_head_dim + *c->qk_rope_head_dim; /* the config's head_dim is the rope's */
+		a->v_head_dim = *c->v_head_dim;
+		a->kv_heads = a->heads;
+		a->bias = flag(c->attention_bias, false);
+		a->no_bias = SL_NOBIAS_MLP;
+		if (c->n_routed_experts) {
+			if (!c->moe_intermediate_size)
+				return "moe_intermediate_size";
+			a->experts = *c->n_routed_experts;
+			a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 1;
+			a->dense_ffn = a->intermediate;
+			a->intermediate = *c->moe_intermediate_size;
+			a->shared_ffn = c->n_shared_experts ? *c->n_shared_experts * a->intermediate : 0;
+			a->moe_first = c->first_k_dense_replace ? *c->first_k_dense_replace : 0;
+		}
+		break;
+	}
+	case SL_FAMILY_GPT_OSS: {
+		const uint32_t *e = first(c->num_local_experts, c->num_experts, NULL, NULL);
+		if (!e)
+			return "num_local_experts";
+		a->experts = *e;
+		a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 4; /* GptOssConfig default */
+		a->bias = flag(c->attention_bias, true);
+		if (c->sliding_window) {
+			a->window = *c->sliding_window;
+			a->window_layers = window_layers(c, a->layers, 2); /* alternating, sliding first */
+		}
+		break;
+	}
+	case SL_FAMILY_PHIMOE: {
+		const uint32_t *e = first(c->num_local_experts, c->num_experts, NULL, NULL);
+		if (!e)
+			return "num_local_experts";
+		a->experts = *e;
+		a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 2;
+		a->bias = flag(c->attention_bias, false);
+		a->no_bias = SL_NOBIAS_MLP;
+		a->lm_head_bias = flag(c->lm_head_bias, false);
+		break;
+	}
+	case SL_FAMILY_LLAMA4: {
+		/* Llama4TextConfig: num_local_experts experts of intermediate_size and a shared expert of the
+		 * same width in every interleave_moe_layer_step-th layer ((i + 1) % step == 0), dense layers of
+		 * intermediate_size_mlp */
+		if (!c->num_local_experts)
+			return "num_local_experts";
+		uint32_t step = c->interleave_moe_layer_step ? *c->interleave_moe_layer_step : 1;
+		a->experts = *c->num_local_experts;
+		a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 1;
+		a->shared_ffn = a->intermediate;
+		a->dense_ffn = c->intermediate_size_mlp ? *c->intermediate_size_mlp : a->intermediate;
+		a->moe_every = step;
+		a->moe_offset = step - 1;
+		break;
+	}
+	case SL_FAMILY_MAMBA:
+	case SL_FAMILY_FALCON_MAMBA:
+	case SL_FAMILY_MAMBA2: {
+		uint32_t expand = c->expand ? *c->expand : 2;
+		a->ssm_inner = f == SL_FAMILY_MAMBA2 || !c->intermediate_size ? expand * a->hidden : *c->intermediate_size;
+		a->intermediate = 0; /* no feed-forward: the mixer is the layer */
+		if (c->state_size)
+			a->ssm_state = *c->state_size;
+		if (c->conv_kernel)
+			a->ssm_conv = *c->conv_kernel;
+		a->ssm_proj_bias = flag(c->use_bias, false);
+		a->ssm_conv_bias = flag(c->use_conv_bias, true);
+		if (f == SL_FAMILY_MAMBA2) {
+			if (!c->num_heads)
+				return "num_heads";
+			a->ssm_heads = *c->num_heads;
+			a->ssm_groups = c->n_groups ? *c->n_groups : 1;
+		} else {
+			a->ssm_dt_rank = dt_rank_auto(c->time_step_rank, a->hidden);
+		}
+		a->heads = a->kv_heads = a->head_dim = 0;
+		break;
+	}
+	case SL_FAMILY_JAMBA:
+		if (!c->num_experts)
+			return "num_experts";
+		a->experts = *c->num_experts;
+		a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 2;
+		if (c->expert_layer_period)
+			a->moe_every = *c->expert_layer_period;
+		if (c->expert_layer_offset)
+			a->moe_offset = *c->expert_layer_offset;
+		if (c->attn_layer_period)
+			a->attn_every = *c->attn_layer_period;
+		if (c->attn_layer_offset)
+			a->attn_offset = *c->attn_layer_offset;
+		a->ssm_inner = (c->mamba_expand ? *c->mamba_expand : 2) * a->hidden;
+		if (c->mamba_d_state)
+			a->ssm_state = *c->mamba_d_state;
+		if (c->mamba_d_conv)
+			a->ssm_conv = *c->mamba_d_conv;
+		a->ssm_dt_rank = dt_rank_auto(c->mamba_dt_rank, a->hidden);
+		a->ssm_conv_bias = flag(c->mamba_conv_bias, true);
+		a->ssm_proj_bias = flag(c->mamba_proj_bias, false);
+		break;
+	case SL_FAMILY_RWKV:
+		/* the attention width as one head (rwkv_layer) */
+		a->heads = a->kv_heads = 1;
+		a->head_dim = c->attention_hidden_size ? *c->attention_hidden_size : a->hidden;
+		break;
+	case SL_FAMILY_MODERNBERT:
+		if (flag(c->norm_bias, false))
+			a->no_bias = 0;
+		a->bias = flag(c->attention_bias, false) || flag(c->mlp_bias, false);
+		a->no_bias |= (uint8_t)((flag(c->attention_bias, false) ? 0
+					 : SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V | SL_NOBIAS_O) |
+					(flag(c->mlp_bias, false) ? 0 : SL_NOBIAS_MLP));
+		a->max_pos = 0; /* rotary */
+		a->type_vocab = 0;
+		if (c->local_attention) {
+			/* ModernBertAttention: layer i attends globally when i % global_attn_every_n_layers == 0 */
+			uint32_t every = c->global_attn_every_n_layers ? *c->global_attn_every_n_layers : 3;
+			a->window = *c->local_attention;
+			a->window_layers = every ? a->layers - (a->layers + every - 1) / every : 0;
+		}
+		break;
+	case SL_FAMILY_NOMIC_BERT:
+		a->max_pos = 0; /* rotary */
+		a->gated_ffn = !c->activation_function || strcmp(c->activation_function, "swiglu") == 0;
+		a->bias = flag(c->qkv_proj_bias, false) || flag(c->mlp_fc1_bias, false) || flag(c->mlp_fc2_bias, false);
+		if (a->bias) /* one switch for both projections of each kind */
+			a->no_bias = (uint8_t)((flag(c->qkv_proj_bias, false)
+						? 0 : SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V | SL_NOBIAS_O) |
+					       (flag(c->mlp_fc1_bias, false) ? 0 : SL_NOBIAS_MLP));
+		break;
+	case SL_FAMILY_XLM_ROBERTA:
+		/* jina-embeddings-v3 (XLMRobertaLoRA): rotary positions, LoRA adapters per task kept with the weights */
+		if (c->position_embedding_type && strcmp(c->position_embedding_type, "rotary") == 0)
+			a->max_pos = 0;
+		if (c->lora_adaptations && c->lora_adaptations_count) {
+			a->lora_tasks = c->lora_adaptations_count;
+			a->lora_rank = c->lora_rank ? *c->lora_rank : 4;
+			a->fused_qkv = true; /* the flash implementation's Wqkv */
+		}
+		break;
+	case SL_FAMILY_GEMMA3:
+		if (c->sliding_window) {
+			a->window = *c->sliding_window;
+			a->window_layers = window_layers(c, a->layers, c->sliding_window_pattern ? *c->sliding_window_pattern : 6);
+		}
+		break;
+	default:
+		break;
+	}
+	return vision_switches(f, c, a);
 }
 
 /* The layout switches of the newer families (issue #11), after the shape. */
@@ -266,8 +502,12 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 	default:
 		break;
 	}
-	/* llama-style attention_bias / mlp_bias (granite, llama, ...) */
-	if (a->rmsnorm && a->kind == SL_ARCH_DECODER && (flag(c->attention_bias, false) || flag(c->mlp_bias, false))) {
+	const char *missing = issue30_switches(f, c, a);
+	if (missing)
+		return missing;
+	/* llama-style attention_bias / mlp_bias (granite, llama, ...); the families above read their own */
+	if (a->rmsnorm && a->kind == SL_ARCH_DECODER && !own_biases(f) &&
+	    (flag(c->attention_bias, false) || flag(c->mlp_bias, false))) {
 		a->bias = true;
 		a->qkv_bias_only = false;
 		a->no_bias = (uint8_t)((flag(c->attention_bias, false) ? 0
@@ -282,9 +522,11 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 	struct spelling sp = spelling_of(f);
 	sl_arch_init(a, f);
 
-	if (!c->vocab_size)
-		return "vocab_size";
-	a->vocab = *c->vocab_size;
+	const uint32_t *vocab = f == SL_FAMILY_CHATGLM ? first(c->padded_vocab_size, c->vocab_size, NULL, NULL)
+							 : c->vocab_size;
+	if (!vocab)
+		return f == SL_FAMILY_CHATGLM ? "padded_vocab_size" : "vocab_size";
+	a->vocab = *vocab;
 
 	const uint32_t *v = first(c->hidden_size, c->d_model, c->n_embd, first(c->n_embed, c->dim, NULL, NULL));
 	if (!v)
@@ -298,9 +540,9 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 
 	v = first(c->num_attention_heads, c->num_heads, c->n_head,
 		  first(c->encoder_attention_heads, c->n_heads, NULL, NULL));
-	if (!v)
+	if (!v && !headless(f))
 		return sp.heads;
-	a->heads = *v;
+	a->heads = v ? *v : 0;
 
 	if (a->kind == SL_ARCH_ENCDEC) {
 		v = first(c->num_decoder_layers, c->decoder_layers, NULL, NULL);
@@ -318,6 +560,8 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 
 	if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE)
 		v = c->moe_intermediate_size; /* the experts' width; intermediate_size is the dense layers' */
+	else if (f == SL_FAMILY_CHATGLM)
+		v = c->ffn_hidden_size;
 	else
 		v = first(c->intermediate_size, c->d_ff, c->n_inner, first(c->encoder_ffn_dim, c->ffn_dim, c->hidden_dim, NULL));
 	if (v && f == SL_FAMILY_QWEN)
@@ -326,8 +570,8 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 		a->intermediate = *v;
 	else if (ffn_4h(f))
 		a->intermediate = 4 * a->hidden; /* n_inner / intermediate_size null: 4 × hidden */
-	else
-		return sp.ffn;
+	else if (!headless(f) || f == SL_FAMILY_RWKV) /* RwkvConfig, NomicBertConfig: null is 4 × hidden */
+		return f == SL_FAMILY_CHATGLM ? "ffn_hidden_size" : sp.ffn;
 
 	v = first(c->max_position_embeddings, c->n_positions, NULL, NULL);
 	if (v)
@@ -337,7 +581,9 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 		a->max_pos = 1024; /* GPT2Config / BartConfig / PegasusConfig defaults */
 	else if (f == SL_FAMILY_GPT_NEO || f == SL_FAMILY_OPT)
 		a->max_pos = 2048; /* GPTNeoConfig / OPTConfig defaults */
-	else if (a->kind == SL_ARCH_ENCODER)
+	else if (f == SL_FAMILY_M2M_100)
+		a->max_pos = 1024; /* M2M100Config default */
+	else if (a->kind == SL_ARCH_ENCODER && f != SL_FAMILY_MODERNBERT && f != SL_FAMILY_NOMIC_BERT)
 		return "max_position_embeddings"; /* learned positions: the table size counts */
 
 	if (c->type_vocab_size && a->kind == SL_ARCH_ENCODER)
@@ -412,6 +658,93 @@ static void json_free(void *p)
 	json_decref(p);
 }
 
+/*
+ * The keys of table k from obj (from first, else obj, when first is given; "architectures" always from
+ * obj) into the record at out. A value of the wrong type is a diagnostic at its key: returns false.
+ */
+static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *obj, json_t *first_obj,
+		      const struct hf_key *k, size_t nkeys, void *out, struct sl_diags *diags)
+{
+	for (size_t i = 0; i < nkeys; i++) {
+		json_t *v = first_obj && k[i].kind != HF_FIRST ? json_object_get(first_obj, k[i].name) : NULL;
+		if (!v || json_is_null(v))
+			v = json_object_get(obj, k[i].name);
+		if (!v || json_is_null(v))
+			continue;
+		void *slot = (char *)out + k[i].offset;
+		bool ok = true;
+		switch (k[i].kind) {
+		case HF_UINT_AUTO:
+			if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+				*(const uint32_t **)slot = sl_arena_alloc(a, sizeof(uint32_t)); /* 0: auto */
+				break;
+			}
+			/* fall through */
+		case HF_UINT:
+			ok = json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= UINT32_MAX;
+			if (ok) {
+				uint32_t *u = sl_arena_alloc(a, sizeof *u);
+				*u = (uint32_t)json_integer_value(v);
+				*(const uint32_t **)slot = u;
+			}
+			break;
+		case HF_BOOL:
+			ok = json_is_boolean(v);
+			if (ok) {
+				bool *b = sl_arena_alloc(a, sizeof *b);
+				*b = json_is_true(v);
+				*(const bool **)slot = b;
+			}
+			break;
+		case HF_INT:
+			ok = json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
+			if (ok) {
+				int32_t *n = sl_arena_alloc(a, sizeof *n);
+				*n = (int32_t)json_integer_value(v);
+				*(const int32_t **)slot = n;
+			}
+			break;
+		case HF_STR:
+			ok = json_is_string(v);
+			if (ok)
+				*(const char **)slot = sl_arena_strdup(a, json_string_value(v));
+			break;
+		case HF_FIRST:
+			ok = json_is_array(v);
+			if (ok && json_is_string(json_array_get(v, 0)))
+				*(const char **)slot = sl_arena_strdup(a, json_string_value(json_array_get(v, 0)));
+			break;
+		case HF_LIST: {
+			ok = json_is_array(v) && json_array_size(v) <= UINT32_MAX;
+			size_t n = ok ? json_array_size(v) : 0;
+			const char **list = sl_arena_array(a, n ? n : 1, sizeof *list);
+			for (size_t j = 0; ok && j < n; j++) {
+				ok = json_is_string(json_array_get(v, j));
+				list[j] = ok ? sl_arena_strdup(a, json_string_value(json_array_get(v, j))) : NULL;
+			}
+			if (ok) {
+				*(const char ***)slot = list;
+				*(unsigned *)((char *)out + k[i].count) = (unsigned)n;
+			}
+			break;
+		}
+		}
+		if (!ok) {
+			sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, k[i].name), "'%s' must be %s",
+				     k[i].name,
+				     k[i].kind == HF_UINT        ? "a non-negative integer"
+				     : k[i].kind == HF_UINT_AUTO ? "a non-negative integer or \"auto\""
+				     : k[i].kind == HF_INT       ? "an integer"
+				     : k[i].kind == HF_BOOL      ? "true or false"
+				     : k[i].kind == HF_FIRST     ? "a list"
+				     : k[i].kind == HF_LIST      ? "a list of strings"
+								 : "a string");
+			return false;
+		}
+	}
+	return true;
+}
+
 const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path, struct sl_diags *diags)
 {
 	const char *dir = NULL, *file = path;
@@ -461,67 +794,22 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 		return NULL;
 	}
 
-	/* the multimodal gemma3: the language model's keys are under text_config (the vision tower is not counted) */
-	json_t *keys_from = root;
+	/* the multimodal configs (gemma3, qwen2_5_vl, llama4): the language model's keys under text_config
+	 * (else at the top), the vision tower's under vision_config */
 	json_t *text = json_object_get(root, "text_config");
-	if (fam == SL_FAMILY_GEMMA3 && json_is_object(text))
-		keys_from = text;
-
+	json_t *keys_from = hf_family_nests_text((enum sl_family)fam) && json_is_object(text) ? text : NULL;
 	struct hf_config cfg = {0};
 	size_t nkeys;
 	const struct hf_key *k = hf_keys(&nkeys);
-	for (size_t i = 0; i < nkeys; i++) {
-		json_t *v = json_object_get(k[i].kind == HF_FIRST ? root : keys_from, k[i].name);
-		if (!v || json_is_null(v))
-			continue;
-		void *slot = (char *)&cfg + k[i].offset;
-		bool ok = true;
-		switch (k[i].kind) {
-		case HF_UINT:
-			ok = json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= UINT32_MAX;
-			if (ok) {
-				uint32_t *u = sl_arena_alloc(a, sizeof *u);
-				*u = (uint32_t)json_integer_value(v);
-				*(const uint32_t **)slot = u;
-			}
-			break;
-		case HF_BOOL:
-			ok = json_is_boolean(v);
-			if (ok) {
-				bool *b = sl_arena_alloc(a, sizeof *b);
-				*b = json_is_true(v);
-				*(const bool **)slot = b;
-			}
-			break;
-		case HF_INT:
-			ok = json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
-			if (ok) {
-				int32_t *n = sl_arena_alloc(a, sizeof *n);
-				*n = (int32_t)json_integer_value(v);
-				*(const int32_t **)slot = n;
-			}
-			break;
-		case HF_STR:
-			ok = json_is_string(v);
-			if (ok)
-				*(const char **)slot = sl_arena_strdup(a, json_string_value(v));
-			break;
-		case HF_FIRST:
-			ok = json_is_array(v);
-			if (ok && json_is_string(json_array_get(v, 0)))
-				*(const char **)slot = sl_arena_strdup(a, json_string_value(json_array_get(v, 0)));
-			break;
-		}
-		if (!ok) {
-			sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, k[i].name), "'%s' must be %s",
-				     k[i].name,
-				     k[i].kind == HF_UINT   ? "a non-negative integer"
-				     : k[i].kind == HF_INT  ? "an integer"
-				     : k[i].kind == HF_BOOL ? "true or false"
-				     : k[i].kind == HF_FIRST ? "a list"
-							     : "a string");
+	if (!read_keys(a, src, root, keys_from, k, nkeys, &cfg, diags))
+		return NULL;
+	json_t *vis = json_object_get(root, "vision_config");
+	if (hf_family_nests_text((enum sl_family)fam) && json_is_object(vis)) {
+		struct hf_vision *vc = sl_arena_alloc(a, sizeof *vc);
+		k = hf_vision_keys(&nkeys);
+		if (!read_keys(a, src, vis, NULL, k, nkeys, vc, diags))
 			return NULL;
-		}
+		cfg.vision_config = vc;
 	}
 
 	struct sl_model *m = sl_arena_alloc(a, sizeof *m);

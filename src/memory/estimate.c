@@ -418,6 +418,15 @@ static void attn_block(const struct ctx *x, double n, double m, bool cross, stru
 		b += at;
 		L->transient = x->c->flash_bwd_bytes * (x->ab / 2) * n * hq;
 	}
+	if (x->a->kv_lora && !cross) {
+		/* multi-head latent attention (modular_deepseek_v3.py@000c33fd): q_a_proj's output through
+		 * q_a_layernorm (a float32 copy) into q_b_proj; kv_a_proj_with_mqa's latent through
+		 * kv_a_layernorm into kv_b_proj, and the rope key expanded to every head */
+		double ql = x->a->q_lora, kl = x->a->kv_lora, r = x->a->rope_dim;
+		if (ql > 0)
+			b += 4 * n * ql + lin_in(x, 1, 0, n, ql, x->ab);
+		b += 4 * n * kl + lin_in(x, 1, 0, n, kl, x->ab) + x->ab * n * (kl + r);
+	}
 	/* o_proj input: a contiguous copy of the attention output */
 	b += lin_in(x, 1, (x->lora & SL_LORA_O) ? 1 : 0, n, hq, x->ab);
 	if (x->p_hidden > 0)
@@ -486,6 +495,112 @@ static void ffn_block(const struct ctx *x, double n, struct layer *L)
 	double t = (gated ? 3 : 2) * x->fb * n * I;
 	if (t > L->transient)
 		L->transient = t;
+}
+
+/*
+ * A selective state-space mixer over n tokens with its norm, as the CUDA kernels that transformers
+ * calls in training keep tensors for backward (state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py
+ * MambaInnerFn: xz, x_dbl, the contiguous B and C, the scan's output and its float32 chunk states,
+ * conv1d_out and delta recomputed in backward (checkpoint_lvl 1); mamba_ssm/ops/triton/ssd_combined.py
+ * MambaSplitConv1dScanCombinedFn for Mamba2: zxbcdt, out_x and the gated norm's rstd). in_proj's input
+ * is kept by autograd outside the kernel while its weight trains. Jamba's mixer runs the pieces one by
+ * one (modeling_jamba.py cuda_kernels_forward): the conv input and output, delta, the scan's output and
+ * out_proj's input stay too, and its dt/B/C RMSNorms keep float32 copies.
+ */
+static void ssm_block(const struct ctx *x, double n, struct layer *L)
+{
+	const struct sl_arch *a = x->a;
+	double h = x->h, I = a->ssm_inner, N = a->ssm_state, R = a->ssm_dt_rank, ab = x->ab;
+	double b = norm_saved(x, n) + lin_in(x, 1, 0, n, h, x->nb);
+	if (a->ssm_heads) {
+		double G = a->ssm_groups ? a->ssm_groups : 1;
+		b += ab * n * (2 * I + 2 * G * N + a->ssm_heads + I) + 4 * n * G;
+	} else {
+		b += ab * n * (2 * I + R + 4 * N + I) + 4 * I * 2 * N * ceil(n / 2048);
+		if (a->ssm_dt_norms)
+			b += ab * n * 4 * I + 4 * n * (R + 2 * N);
+	}
+	L->saved += b;
+	double t = ab * n * 4 * I; /* conv1d_out and delta recomputed, dxz */
+	if (t > L->transient)
+		L->transient = t;
+}
+
+/*
+ * An RWKV-4 block over n tokens (modeling_rwkv.py RwkvBlock with the CUDA WKV kernel): ln1 and ln2,
+ * the time-shifted mixes into key, value and receptance (their inputs), k and v and the WKV output
+ * the kernel keeps, sigmoid(r), output's input; channel mixing: two mixed inputs, relu(k)² (its input
+ * and output), sigmoid(r), value's input.
+ */
+static void rwkv_block(const struct ctx *x, double n, struct layer *L)
+{
+	const struct sl_arch *a = x->a;
+	double h = x->h, A = (double)a->heads * (a->head_dim ? a->head_dim : a->hidden), I = x->I, ab = x->ab;
+	double b = 2 * norm_saved(x, n) + lin_in(x, 3, 0, n, h, ab) + ab * n * 4 * A + lin_in(x, 1, 0, n, A, ab);
+	b += lin_in(x, 2, 0, n, h, ab) + ab * n * (2 * I + h) + lin_in(x, 1, 0, n, I, ab);
+	L->saved += b;
+	double t = 3 * ab * n * I;
+	if (t > L->transient)
+		L->transient = t;
+}
+
+static void add_layer(struct layer *sum, const struct layer *one, double share)
+{
+	sum->saved += share * one->saved;
+	sum->attn += share * one->attn;
+	if (one->transient > sum->transient)
+		sum->transient = one->transient;
+}
+
+/*
+ * One decoder layer over n tokens. Layers that differ (dense first layers and interleaved MoE ones,
+ * hybrids of attention and state-space mixers, RWKV) give the average layer: each kind's saved
+ * tensors weighted by its share of the layers, the largest transients.
+ */
+static void decoder_layer(const struct ctx *x, double n, struct layer *L)
+{
+	const struct sl_arch *a = x->a;
+	if (a->family == SL_FAMILY_RWKV) {
+		rwkv_block(x, n, L);
+		return;
+	}
+	if (!a->ssm_inner && !a->moe_first && a->moe_every <= 1) {
+		attn_block(x, n, n, false, L);
+		ffn_block(x, n, L);
+		return;
+	}
+	double layers = a->layers ? a->layers : 1, n_attn = 0, n_moe = 0;
+	for (uint32_t i = 0; i < a->layers; i++) {
+		n_attn += sl_arch_attn_layer(a, i);
+		n_moe += sl_arch_moe_layer(a, i);
+	}
+	struct layer one = {0};
+	if (n_attn > 0) {
+		attn_block(x, n, n, false, &one);
+		add_layer(L, &one, n_attn / layers);
+	}
+	if (n_attn < layers) {
+		one = (struct layer){0};
+		ssm_block(x, n, &one);
+		add_layer(L, &one, (layers - n_attn) / layers);
+	}
+	if (n_moe > 0) {
+		one = (struct layer){0};
+		moe_block(x, n, &one);
+		add_layer(L, &one, n_moe / layers);
+	}
+	if (n_moe < layers && (a->intermediate || a->dense_ffn)) {
+		/* the dense layers' feed-forward: the same block over a dense arch of their width */
+		struct sl_arch dense = *a;
+		dense.experts = 0;
+		dense.intermediate = a->experts && a->dense_ffn ? a->dense_ffn : a->intermediate;
+		struct ctx dx = *x;
+		dx.a = &dense;
+		dx.I = dense.intermediate;
+		one = (struct layer){0};
+		ffn_block(&dx, n, &one);
+		add_layer(L, &one, (layers - n_moe) / layers);
+	}
 }
 
 /* Layer input a checkpointed layer keeps (reentrant torch.utils.checkpoint). */
@@ -591,8 +706,12 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	struct layer enc = {0}, dec = {0};
 	double L = a->layers, D = 0;
 	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
-	attn_block(x, n, n, false, &enc);
-	ffn_block(x, n, &enc);
+	if (a->kind == SL_ARCH_DECODER) {
+		decoder_layer(x, n, &enc);
+	} else {
+		attn_block(x, n, n, false, &enc);
+		ffn_block(x, n, &enc);
+	}
 	enc.saved += n * x->peft_tok;
 	if (encdec) {
 		D = a->dec_layers ? a->dec_layers : a->layers;
@@ -1461,8 +1580,8 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 
 	double layer = nograd_layer(&x, n);
 	double kv = 0;
-	if (a->kind == SL_ARCH_DECODER)
-		kv = 2 * (double)a->layers * n * x.kvd * x.ab; /* use_cache=True keeps k, v of every layer */
+	if (a->kind == SL_ARCH_DECODER) /* use_cache=True keeps k, v of every layer (state.c) */
+		kv = sl_arch_cache_bytes(a, n, x.ab, false);
 	else if (encdec)
 		kv = (2 * t * x.kvd + 2 * n * x.kvd) * x.ab * (a->dec_layers ? a->dec_layers : a->layers);
 	double logits = 0;
@@ -1506,6 +1625,12 @@ static void estimate_generate(const struct sl_arch *a, const struct sl_settings 
 	/* per sequence: k and v of every layer; an encoder-decoder caches its cross-attention over the prompt */
 	double kv_prompt = 2 * L * prompt * x.kvd * x.ab;
 	double kv_full = 2 * L * (prompt + fresh) * x.kvd * x.ab;
+	if (!encdec) {
+		/* sliding windows, the MLA cache (the latent under vLLM), recurrent states: state.c */
+		bool latent = s->gpu_mem_util_bp > 0;
+		kv_prompt = sl_arch_cache_bytes(a, prompt, x.ab, latent);
+		kv_full = sl_arch_cache_bytes(a, prompt + fresh, x.ab, latent);
+	}
 	double logits = 0;
 	if (has_vocab_logits(a, SL_TASK_CAUSAL_LM)) {
 		double lb = x.amp ? x.ab : x.wb;

@@ -161,11 +161,14 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 		struct sl_model *r = copy(a, nm.model, "name",
 					  sl_arena_printf(a, "rules/%s.yaml#%s", table ? "architectures" : "models", nm.model->name));
 		r->quant = nm.quant;
-		r->resolved_note = sl_arena_printf(a, "resolved by name as %s%s; give its config.json to be exact",
+		r->resolved_note = sl_arena_printf(a, "resolved by name as %s%s; give its config.json to be exact%s",
 						   nm.model->name,
 						   nm.quant == SL_QUANT_NF4    ? " with a 4-bit base, as the id says"
 						   : nm.quant == SL_QUANT_INT8 ? " with an 8-bit base, as the id says"
-									       : "");
+									       : "",
+						   nm.gguf ? "; a GGUF repack is llama.cpp's format, not trainable as it is "
+							     "(transformers dequantises it on load): estimated as its base"
+							   : "");
 		return r;
 	}
 

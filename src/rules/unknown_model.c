@@ -79,6 +79,14 @@ int sl_check_unknown_model(struct sl_check *cx)
 						  "its name fits both %s and %s, which differ in size: give the model's "
 						  "folder or config.json",
 						  nm.model->name, nm.other->name);
+		else if (sl_hub_is_repo_id(v->text) && !ev->hub)
+			/* a Hub id whose name gives no size sweeplint can read (a fine-tune's own name, a later
+			 * series, another architecture named like one): its config.json says what it is */
+			d->hint = sl_arena_printf(cx->arena,
+						  "%s%s: put its config.json in the Hugging Face cache "
+						  "('huggingface-cli download %s config.json'), give the file, or run with --fetch",
+						  nm.foreign ? "its name names " : "its name names no architecture sweeplint knows",
+						  nm.foreign ? nm.foreign : "", v->text);
 		else
 			d->hint = "give the model's folder or config.json, or see 'sweeplint models --search WORD' for "
 				  "the names sweeplint knows";

@@ -25,7 +25,7 @@ import time
 
 ROOT = os.getcwd()
 QWEN3 = open(os.path.join(ROOT, "fixtures/configs/qwen3/config.json"), "rb").read()
-MAMBA = json.dumps({"model_type": "mamba", "hidden_size": 768, "vocab_size": 50280}).encode()
+XLSTM = json.dumps({"model_type": "xlstm", "hidden_size": 768, "vocab_size": 50280}).encode()
 SHA = "0123456789abcdef0123456789abcdef01234567"
 SHA2 = "fedcba9876543210fedcba9876543210fedcba98"
 TOKEN = "hf_fake_token_for_tests"
@@ -94,8 +94,8 @@ class Hub(http.server.BaseHTTPRequestHandler):
             return self.send(200, b'{"model_type": "llama", "hidden_size": ', [("X-Repo-Commit", SHA)])
         if repo == "org/nocommit":
             return self.send(200, QWEN3)
-        if repo == "org/mamba":
-            return self.send(200, MAMBA, [("X-Repo-Commit", SHA)])
+        if repo == "org/xlstm":
+            return self.send(200, XLSTM, [("X-Repo-Commit", SHA)])
         return self.send(404, b"", [("X-Error-Code", "RepoNotFound")])
 
 
@@ -218,8 +218,8 @@ def main():
         t.ok(rc == 2 and "is not JSON" in err and nothing_cached(c, "org/badjson"), "bad JSON: refused", err)
         rc, out, err, _, _ = run(["models", "--fetch", "org/nocommit"], fresh("nocommit"))
         t.ok(rc == 2 and "X-Repo-Commit" in err, "no commit header: refused", err)
-        rc, out, err, _, _ = run(["models", "--fetch", "org/mamba"], fresh("mamba"))
-        t.ok(rc == 2 and "unsupported model_type 'mamba'" in err, "unsupported model_type: says so", err)
+        rc, out, err, _, _ = run(["models", "--fetch", "org/xlstm"], fresh("xlstm"))
+        t.ok(rc == 2 and "unsupported model_type 'xlstm'" in err, "unsupported model_type: says so", err)
 
         # offline, and no --fetch: no request at all
         rc, out, err, _, seen = run(["models", "--fetch", "org/ok"], fresh("offline"), {"HF_HUB_OFFLINE": "1"})

@@ -398,7 +398,7 @@ static void test_names(void **state)
 	for (int f = 0; f < SL_FAMILY__COUNT; f++)
 		assert_int_equal(sl_family_parse(sl_family_name((enum sl_family)f)), f);
 	assert_int_equal(sl_family_parse("xlm_roberta"), SL_FAMILY_XLM_ROBERTA);
-	assert_int_equal(sl_family_parse("mamba"), -1);
+	assert_int_equal(sl_family_parse("xlstm"), -1);
 	for (int t = 0; t < SL_TASK__COUNT; t++)
 		assert_int_equal(sl_task_parse(sl_task_name((enum sl_task)t)), t);
 	assert_int_equal(sl_task_parse("bi-encoder"), SL_TASK_BI_ENCODER);

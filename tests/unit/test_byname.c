@@ -114,6 +114,62 @@ static void test_by_base(void **state)
 	assert_non_null(strstr(m->resolved_note, "4-bit base"));
 }
 
+/* issue #30: ids of the 2025-2026 families resolve to their own entries, repacks to their base with the
+ * quantisation as a setting, a GGUF repack with a note that it is not trainable as it is */
+static void test_families_2026(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *id, *name;
+		enum sl_family family;
+		enum sl_quant quant;
+	} cases[] = {
+		{"allenai/OLMo-2-1124-7B-Instruct", "olmo-2-1124-7b", SL_FAMILY_OLMO2, SL_QUANT_NONE},
+		{"HuggingFaceTB/SmolLM3-3B", "smollm3-3b", SL_FAMILY_SMOLLM3, SL_QUANT_NONE},
+		{"bigcode/starcoder2-7b", "starcoder2-7b", SL_FAMILY_STARCODER2, SL_QUANT_NONE},
+		{"THUDM/glm-4-9b-chat", "glm-4-9b", SL_FAMILY_GLM, SL_QUANT_NONE},
+		{"THUDM/GLM-Z1-9B-0414", "glm-4-9b-0414", SL_FAMILY_GLM4, SL_QUANT_NONE},
+		{"internlm/internlm2_5-7b-chat", "internlm2.5-7b", SL_FAMILY_INTERNLM2, SL_QUANT_NONE},
+		{"LGAI-EXAONE/EXAONE-3.5-2.4B-Instruct", "exaone-3.5-2.4b", SL_FAMILY_EXAONE, SL_QUANT_NONE},
+		{"swiss-ai/Apertus-8B-Instruct-2509", "apertus-8b", SL_FAMILY_APERTUS, SL_QUANT_NONE},
+		{"deepseek-ai/DeepSeek-R1-0528", "deepseek-v3", SL_FAMILY_DEEPSEEK_V3, SL_QUANT_NONE},
+		{"deepseek-ai/DeepSeek-R1-0528-Qwen3-8B", "qwen3-8b", SL_FAMILY_QWEN3, SL_QUANT_NONE},
+		{"deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "deepseek-r1-distill-llama-8b", SL_FAMILY_LLAMA, SL_QUANT_NONE},
+		{"deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct", "deepseek-v2-lite", SL_FAMILY_DEEPSEEK_V2, SL_QUANT_NONE},
+		{"unsloth/gpt-oss-20b-unsloth-bnb-4bit", "gpt-oss-20b", SL_FAMILY_GPT_OSS, SL_QUANT_NF4},
+		{"microsoft/Phi-3.5-MoE-instruct", "phi-3.5-moe", SL_FAMILY_PHIMOE, SL_QUANT_NONE},
+		{"meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama-4-scout-17b-16e", SL_FAMILY_LLAMA4, SL_QUANT_NONE},
+		{"mistralai/Mamba-Codestral-7B-v0.1", "mamba-codestral-7b", SL_FAMILY_MAMBA2, SL_QUANT_NONE},
+		{"state-spaces/mamba-2.8b-hf", "mamba-2.8b", SL_FAMILY_MAMBA, SL_QUANT_NONE},
+		{"tiiuae/falcon-mamba-7b-instruct", "falcon-mamba-7b", SL_FAMILY_FALCON_MAMBA, SL_QUANT_NONE},
+		{"ai21labs/AI21-Jamba-Mini-1.5", "jamba-v0.1", SL_FAMILY_JAMBA, SL_QUANT_NONE},
+		{"RWKV/rwkv-4-430m-pile", "rwkv-4-430m", SL_FAMILY_RWKV, SL_QUANT_NONE},
+		{"Alibaba-NLP/gte-modernbert-base", "modernbert-base", SL_FAMILY_MODERNBERT, SL_QUANT_NONE},
+		{"facebook/nllb-200-distilled-600M", "nllb-200-distilled-600m", SL_FAMILY_M2M_100, SL_QUANT_NONE},
+		{"nomic-ai/nomic-embed-text-v1.5", "nomic-embed-text-v1.5", SL_FAMILY_NOMIC_BERT, SL_QUANT_NONE},
+		{"jinaai/jina-embeddings-v3", "jina-embeddings-v3", SL_FAMILY_XLM_ROBERTA, SL_QUANT_NONE},
+		{"unsloth/Qwen2.5-VL-7B-Instruct-bnb-4bit", "qwen2.5-vl-7b", SL_FAMILY_QWEN2_5_VL, SL_QUANT_NF4},
+		{"google/gemma-3-12b-it", "gemma-3-12b", SL_FAMILY_GEMMA3, SL_QUANT_NONE},
+		{"Qwen/Qwen2.5-7B-Instruct-AWQ", "qwen2.5-7b", SL_FAMILY_QWEN2, SL_QUANT_NF4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_model *m = resolve(f, cases[i].id);
+		if (!m || strcmp(m->name, cases[i].name) != 0)
+			print_error("%s resolved as %s, not %s\n", cases[i].id, m ? m->name : "nothing", cases[i].name);
+		assert_non_null(m);
+		assert_string_equal(m->name, cases[i].name);
+		assert_int_equal(m->arch.family, cases[i].family);
+		assert_int_equal(m->quant, cases[i].quant);
+		assert_null(strstr(m->resolved_note, "GGUF"));
+	}
+	/* a GGUF repack: its base, and the note says it is not trainable as it is */
+	const struct sl_model *m = resolve(f, "bartowski/Llama-3.2-3B-Instruct-GGUF");
+	assert_non_null(m);
+	assert_string_equal(m->name, "llama-3.2-3b");
+	assert_int_equal(m->quant, SL_QUANT_NONE);
+	assert_non_null(strstr(m->resolved_note, "a GGUF repack is llama.cpp's format, not trainable as it is"));
+}
+
 /* umt5 and pegasus (issue: corpus audit): the forms users write resolve to their own family, never to mt5 */
 static void test_umt5_pegasus(void **state)
 {
@@ -196,14 +252,12 @@ static void test_not_guessed(void **state)
 		/* vision, audio and multimodal checkpoints around a text model's name: another architecture */
 		"meta-llama/Llama-3.2-11B-Vision-Instruct",
 		"unsloth/Llama-3.2-11B-Vision-Instruct-bnb-4bit",
-		"Qwen/Qwen2.5-VL-7B-Instruct",
 		"Qwen/Qwen2-VL-7B-Instruct",
 		"Qwen/Qwen2-Audio-7B",
 		"Qwen/Qwen2.5-Omni-7B",
 		"microsoft/Phi-4-multimodal-instruct",  /* not phi-4 (14.7B) */
 		"microsoft/Phi-4-mini-flash-reasoning", /* phi4flash (SambaY), not phi-4-mini */
 		"microsoft/Phi-3.5-vision-instruct",
-		"microsoft/Phi-3.5-MoE-instruct",       /* not phi-3.5-mini */
 		"mistralai/Mistral-Small-3.1-24B-Instruct-2503", /* mistral3 with vision: not mistral-small-24b */
 		"mistralai/Mistral-Small-Instruct-2409",         /* 22B, another shape */
 		"llava-hf/llava-v1.6-mistral-7b-hf",
@@ -216,6 +270,14 @@ static void test_not_guessed(void **state)
 		"paust/pko-flan-t5-large",              /* not flan-t5-large */
 		"KETI-AIR/ke-t5-base",                  /* vocab 64128: not t5-base */
 		"chunwoolee0/klue_nli_roberta_base_model", /* klue/roberta-base (vocab 32000), not roberta-base */
+		/* issue #30: a later series around an earlier one's name, and other architectures named like an entry */
+		"bigcode/starcoder2-15b",               /* starcoder "2": not starcoder (15.5B) */
+		"bigcode/starcoder2-15b-instruct-v0.1",
+		"Alibaba-NLP/gte-base-en-v1.5",         /* model_type "new" (137M): not gte-base (109M) */
+		"Alibaba-NLP/gte-large-en-v1.5",        /* 434M: not gte-large (335M) */
+		"someone/DeepSeek-R1-Distill-Qwen-3B",  /* a distillation: not DeepSeek-R1 (671B) */
+		"google/gemma-3n-E4B-it",               /* gemma3n: not gemma-3-4b */
+		"fla-hub/rwkv7-1.5B-world",             /* RWKV-7 (remote code): not RWKV-4 */
 	};
 	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
 		const struct sl_model *m = resolve(f, none[i]);
@@ -287,6 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_hub_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_umt5_pegasus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_families_2026, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_base, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_words, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_guessed, setup, teardown),

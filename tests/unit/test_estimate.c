@@ -746,6 +746,104 @@ static void test_generate(void **state)
 	assert_int_equal(b.optimizer, 0);
 }
 
+/*
+ * Issue #30: the cache and state terms of the 2025-2026 families against hand computations
+ * (src/memory/state.c): MLA's per-head cache in transformers and its latent under vLLM, the fixed
+ * recurrent state of Mamba, Mamba2 and Jamba's SSM layers, sliding-window layers (gpt-oss, gemma3).
+ */
+static void test_cache_terms(void **state)
+{
+	struct env *e = *state;
+	/* DeepSeek-V2-Lite, 1000 tokens, bf16: 27 layers x 16 heads x (192 k + 128 v), or 27 x (512 + 64) */
+	const struct sl_arch *ds = fixture(e, "deepseek_v2");
+	assert_true(sl_arch_cache_bytes(ds, 1000, 2, false) == 27.0 * 1000 * 16 * (192 + 128) * 2);
+	assert_true(sl_arch_cache_bytes(ds, 1000, 2, true) == 27.0 * 1000 * (512 + 64) * 2);
+	/* mamba-130m: conv 1536 x 4 and ssm 1536 x 16 per layer, 24 layers, whatever the length */
+	const struct sl_arch *mb = fixture(e, "mamba");
+	assert_true(sl_arch_cache_bytes(mb, 10, 2, false) == 24.0 * (1536 * 4 + 1536 * 16) * 2);
+	assert_true(sl_arch_cache_bytes(mb, 100000, 2, false) == sl_arch_cache_bytes(mb, 10, 2, false));
+	/* Mamba-Codestral: conv over 8192 + 2·8·128 channels x 4, ssm 128 heads x 64 x 128; 64 layers */
+	const struct sl_arch *m2 = fixture(e, "mamba2");
+	assert_true(sl_arch_cache_bytes(m2, 5000, 2, false) == 64.0 * ((8192 + 2048) * 4 + 8192 * 128) * 2);
+	/* gpt-oss-20b at 1000 tokens: 12 full layers x 1000 + 12 sliding x 128, 2 x 8 heads x 64 each */
+	const struct sl_arch *go = fixture(e, "gpt_oss");
+	assert_int_equal(go->window, 128);
+	assert_int_equal(go->window_layers, 12);
+	assert_true(sl_arch_cache_bytes(go, 1000, 2, false) == (12.0 * 1000 + 12.0 * 128) * 2 * 8 * 64 * 2);
+	assert_true(sl_arch_cache_bytes(go, 100, 2, false) == 24.0 * 100 * 2 * 8 * 64 * 2); /* inside the window */
+	/* Jamba-v0.1 at 1000: 4 attention layers (8 kv heads x 128) and 28 Mamba layers (8192 x (4 + 16)) */
+	const struct sl_arch *jb = fixture(e, "jamba");
+	assert_true(sl_arch_cache_bytes(jb, 1000, 2, false) == (4.0 * 1000 * 2 * 8 * 128 + 28.0 * 8192 * 20) * 2);
+	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
+	struct sl_catalog *c = NULL;
+	struct sl_diags d;
+	sl_diags_init(&d, e->arena);
+	assert_int_equal(sl_catalog_load(e->arena, &c, &d), 0);
+	const struct sl_model *g3 = NULL;
+	for (size_t i = 0; i < c->narchs; i++)
+		if (strcmp(c->archs[i].name, "gemma-3-4b") == 0)
+			g3 = &c->archs[i];
+	assert_non_null(g3);
+	assert_int_equal(g3->arch.window_layers, 29);
+	assert_true(sl_arch_cache_bytes(&g3->arch, 4096, 2, false) == (5.0 * 4096 + 29.0 * 1024) * 2 * 4 * 256 * 2);
+
+	/* generation: the estimate's cache is that of every sequence at its longest */
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.mode = SL_MODE_GENERATE;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 2;
+	s.seq_len = 8;
+	s.max_new_tokens = 992;
+	struct sl_breakdown b;
+	sl_estimate(go, &s, h100, &e->calib, &b);
+	assert_int_equal(b.phase, SL_PHASE_DECODE);
+	assert_true(b.kv_cache == (uint64_t)(2 * sl_arch_cache_bytes(go, 1000, 2, false)));
+	sl_estimate(ds, &s, h100, &e->calib, &b);
+	assert_true(b.kv_cache == (uint64_t)(2 * sl_arch_cache_bytes(ds, 1000, 2, false)));
+	s.gpu_mem_util_bp = 9000; /* vLLM: the latent */
+	sl_estimate(ds, &s, h100, &e->calib, &b);
+	assert_true(b.kv_cache == (uint64_t)(2 * sl_arch_cache_bytes(ds, 1000, 2, true)));
+	s.gpu_mem_util_bp = 0;
+	sl_estimate(mb, &s, h100, &e->calib, &b);
+	assert_true(b.kv_cache == (uint64_t)(2 * 24.0 * (1536 * 4 + 1536 * 16) * 2));
+}
+
+/*
+ * Issue #30: the saved activations of one Mamba layer in training (MambaInnerFn, checkpoint_lvl 1) by
+ * hand: mamba-130m in bf16 without autocast, a full fine-tune, one sequence of 1024 tokens. RMSNorm
+ * keeps a float32 copy and its normalised output (6 B per element) and the rstd (4 B a token);
+ * in_proj keeps its input (2 B); the kernel keeps xz (2I), x_dbl (dt_rank + 2N), the contiguous B and
+ * C (2N) and the scan's output (I) in bf16, and float32 chunk states I x 2N per 2048 tokens. One more
+ * layer adds exactly that to the activations at the backward peak.
+ */
+static void test_ssm_activations(void **state)
+{
+	struct env *e = *state;
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_arch a = *fixture(e, "mamba"), a1;
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 1024;
+	struct sl_breakdown b, b1;
+	sl_estimate(&a, &s, h100, &e->calib, &b);
+	a1 = a;
+	a1.layers++;
+	sl_estimate(&a1, &s, h100, &e->calib, &b1);
+	assert_int_equal(b.phase, SL_PHASE_BACKWARD);
+	assert_int_equal(b1.phase, SL_PHASE_BACKWARD);
+	double n = 1024, h = 768, I = 1536, R = 48, N = 16;
+	double layer = n * h * 6 + n * 4 + 2 * n * h + 2 * n * (2 * I + R + 4 * N + I) + 4 * I * 2 * N * 1;
+	assert_true(layer == 16158720.0);
+	double got = (double)b1.activations - (double)b.activations;
+	assert_true(got > layer - 2 && got < layer + 2);
+}
+
 /* FSDP (docs/memory-model.md "FSDP"): shards over the group, gathered units, no float32 master in pure 16-bit */
 static void test_fsdp(void **state)
 {
@@ -1335,6 +1433,8 @@ int main(void)
 		cmocka_unit_test(test_moe),
 		cmocka_unit_test(test_whisper_frames),
 		cmocka_unit_test(test_generate),
+		cmocka_unit_test(test_cache_terms),
+		cmocka_unit_test(test_ssm_activations),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
