@@ -131,7 +131,9 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 			fprintf(o, ", lora r%u", s->lora_r);
 		if (s->quant != SL_QUANT_NONE)
 			fprintf(o, ", %s base", sl_quant_name(s->quant));
-		if (s->zero_stage)
+		if (s->fsdp != SL_FSDP_NONE)
+			fprintf(o, ", fsdp %s × %u GPUs", sl_fsdp_name(s->fsdp), s->num_gpus);
+		else if (s->zero_stage)
 			fprintf(o, ", zero-%u × %u GPUs", s->zero_stage, s->num_gpus);
 		fputc('\n', o);
 		fprintf(o, "%-12s", "seq_len");
@@ -156,6 +158,18 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 			}
 			fputc('\n', o);
 		}
+		/* the FSDP phases outside the step do not depend on the batch: when one does not fit, none does */
+		struct sl_breakdown b;
+		struct sl_settings s1 = m.s;
+		s1.batch_size = 1;
+		s1.seq_len = lens[0];
+		sl_estimate(&m.model->arch, &s1, m.gpu, &m.cat->calib, &b);
+		if (b.load_total > cap)
+			fprintf(o, "model loading needs %s (the whole model on the GPU before FSDP wraps it): no batch fits\n",
+				sl_mem_size(run, b.load_total));
+		if (b.save_total > cap)
+			fprintf(o, "checkpoint save needs %s (%s state dict): no batch fits\n", sl_mem_size(run, b.save_total),
+				sl_fsdp_sd_name(s1.fsdp_state_dict));
 		rc = 0;
 	}
 	if (fflush(o) != 0 || rc != 0) {
