@@ -396,6 +396,7 @@ struct sl_catalog {
 	struct sl_calib calib;
 	void *priv;                /* compiled alias patterns */
 	const struct sl_name_index *name_index; /* every entry's names as tokens (sl_catalog_name_index); NULL: made per match */
+	struct sl_arena *index_arena; /* the loader's arena: the first match by name makes name_index there (NULL: never) */
 };
 
 /* Settings of one run: every role of DESIGN §3 that the estimator reads. */

@@ -103,7 +103,7 @@ struct sl_key_rule {
 	const char *by;
 };
 
-struct sl_keywords; /* rules/words.yaml, read on the first key no pattern matches (words.c) */
+struct sl_keywords; /* rules/words.yaml, compiled at build time (src/sweep/words_table.h) */
 
 struct sl_keymap {
 	struct sl_key_rule *rules; /* in priority order: project rules first */
@@ -111,7 +111,7 @@ struct sl_keymap {
 	void *match_data;          /* pcre2_match_data * shared by matches */
 	void *match_context;       /* pcre2_match_context *: the match and depth limits below */
 	struct sl_arena *arena;    /* the keymap's arena: word matches allocate their rules there */
-	struct sl_keywords *words; /* NULL until first needed */
+	const struct sl_keywords *words; /* NULL until first needed (then the snapshot's) */
 	bool words_tried;          /* words loaded (or failed to: then no mapping by words) */
 };
 

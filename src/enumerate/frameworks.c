@@ -1,16 +1,19 @@
 /*
  * frameworks: the defaults of a training framework recognised from what the
- * sweep runs (rules/frameworks.yaml, embedded; read with ydoc once per run).
- * A framework is recognised by a key only its configs use (LLaMA-Factory's
- * finetuning_type) in a trainer config, a sweep parameter or a command
- * option, or by a command word (llamafactory-cli). Its defaults become a
- * settings list like a program's (struct sl_trainer, from_program), which
- * axes.c applies first, so every stated value replaces them.
+ * sweep runs (rules/frameworks.yaml). A framework is recognised by a key only
+ * its configs use (LLaMA-Factory's finetuning_type) in a trainer config, a
+ * sweep parameter or a command option, or by a command word (llamafactory-cli).
+ * Its defaults become a settings list like a program's (struct sl_trainer,
+ * from_program), which axes.c applies first, so every stated value replaces
+ * them. The file is checked at build time (gen_catalog), and what recognises
+ * each framework is in the snapshot: a run reads the embedded YAML, for the
+ * defaults' nodes, only when a framework is recognised.
  */
 #include "enumerate_internal.h"
 
 #include <string.h>
 
+#include "../memory/gen/snapshot.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"
@@ -20,15 +23,13 @@
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
 
-struct framework {
-	const char *name;
-	const struct sl_node *keys, *commands, *defaults; /* sequences / the defaults mapping */
-};
-
 struct sl_frameworks {
-	const struct sl_source *src;
-	struct framework *f;
+	const struct sl_framework_id *id; /* what recognises framework i */
 	size_t n;
+	/* the parsed file: src and each framework's defaults mapping; NULL until a framework is recognised */
+	const struct sl_source *src;
+	const struct sl_node **defaults;
+	struct sl_arena *arena;           /* where the file is parsed when it is needed */
 };
 
 static bool bad(struct sl_diags *diags, const struct sl_source *src, const struct sl_node *at, const char *what)
@@ -38,20 +39,28 @@ static bool bad(struct sl_diags *diags, const struct sl_source *src, const struc
 	return false;
 }
 
-static bool scalar_seq(const struct sl_node *n)
+/* A list of names (NULL: none) as strings; false when it is not one. */
+static bool names(struct sl_arena *a, const struct sl_node *n, const char *const **out, size_t *count)
 {
+	*out = NULL;
+	*count = 0;
 	if (!n)
 		return true;
 	if (n->kind != SL_NODE_SEQ)
 		return false;
-	for (size_t i = 0; i < n->n; i++)
+	const char **v = sl_arena_array(a, n->n ? n->n : 1, sizeof *v);
+	for (size_t i = 0; i < n->n; i++) {
 		if (n->items[i]->kind != SL_NODE_SCALAR || !*n->items[i]->text)
 			return false;
+		v[i] = n->items[i]->text;
+	}
+	*out = v;
+	*count = n->n;
 	return true;
 }
 
-static bool parse_one(const struct sl_source *src, const struct sl_node *m, struct framework *f,
-		      struct sl_diags *diags)
+static bool parse_one(struct sl_arena *a, const struct sl_source *src, const struct sl_node *m,
+		      struct sl_framework_id *f, const struct sl_node **defaults, struct sl_diags *diags)
 {
 	if (m->kind != SL_NODE_MAP)
 		return bad(diags, src, m, "a framework is a mapping of name, source, keys, commands and defaults");
@@ -61,24 +70,19 @@ static bool parse_one(const struct sl_source *src, const struct sl_node *m, stru
 	if (!source || source->kind != SL_NODE_SCALAR || !*source->text)
 		return bad(diags, src, source ? source : m, "a framework needs the source of its defaults");
 	f->name = name->text;
-	f->keys = sl_map_get(m, "keys");
-	f->commands = sl_map_get(m, "commands");
-	f->defaults = sl_map_get(m, "defaults");
-	if (!scalar_seq(f->keys) || !scalar_seq(f->commands))
+	if (!names(a, sl_map_get(m, "keys"), &f->keys, &f->nkeys) ||
+	    !names(a, sl_map_get(m, "commands"), &f->commands, &f->ncommands))
 		return bad(diags, src, m, "keys and commands are lists of names");
-	if (!f->defaults || f->defaults->kind != SL_NODE_MAP || !f->defaults->n)
-		return bad(diags, src, f->defaults ? f->defaults : m, "defaults is a mapping of key: value");
-	if ((!f->keys || !f->keys->n) && (!f->commands || !f->commands->n))
+	*defaults = sl_map_get(m, "defaults");
+	if (!*defaults || (*defaults)->kind != SL_NODE_MAP || !(*defaults)->n)
+		return bad(diags, src, *defaults ? *defaults : m, "defaults is a mapping of key: value");
+	if (!f->nkeys && !f->ncommands)
 		return bad(diags, src, m, "a framework needs keys or commands that recognise it");
 	return true;
 }
 
-struct sl_frameworks *sl_frameworks_new(struct sl_arena *a, struct sl_diags *diags)
+struct sl_frameworks *sl_frameworks_parse(struct sl_arena *a, struct sl_source *src, struct sl_diags *diags)
 {
-	const struct sl_blob *b = sl_data_get("frameworks.yaml");
-	if (!b)
-		return NULL;
-	struct sl_source *src = sl_source_from_bytes(a, "rules/frameworks.yaml", b->bytes, b->len);
 	struct sl_ydoc *doc = sl_ydoc_parse(a, src, NULL, diags);
 	const struct sl_node *list = doc->ok && doc->root && doc->root->kind == SL_NODE_MAP
 					     ? sl_map_get(doc->root, "frameworks")
@@ -88,15 +92,61 @@ struct sl_frameworks *sl_frameworks_new(struct sl_arena *a, struct sl_diags *dia
 		return NULL;
 	}
 	struct sl_frameworks *fw = sl_arena_alloc(a, sizeof *fw);
-	fw->src = src;
-	fw->f = sl_arena_array(a, list->n ? list->n : 1, sizeof *fw->f);
-	for (size_t i = 0; i < list->n; i++) {
-		if (!parse_one(src, list->items[i], &fw->f[fw->n], diags))
+	struct sl_framework_id *id = sl_arena_array(a, list->n ? list->n : 1, sizeof *id);
+	fw->defaults = sl_arena_array(a, list->n ? list->n : 1, sizeof *fw->defaults);
+	for (size_t i = 0; i < list->n; i++)
+		if (!parse_one(a, src, list->items[i], &id[i], &fw->defaults[i], diags))
 			return NULL;
-		fw->n++;
-	}
+	fw->id = id;
+	fw->n = list->n;
+	fw->src = src;
+	fw->arena = a;
 	return fw;
 }
+
+const struct sl_framework_id *sl_frameworks_ids(const struct sl_frameworks *fw, size_t *n)
+{
+	*n = fw->n;
+	return fw->id;
+}
+
+#ifndef SL_SNAPSHOT_GENERATOR
+struct sl_frameworks *sl_frameworks_new(struct sl_arena *a, struct sl_diags *diags)
+{
+	(void)diags; /* checked at build time */
+	struct sl_frameworks *fw = sl_arena_alloc(a, sizeof *fw);
+	fw->id = sl_snapshot.frameworks;
+	fw->n = sl_snapshot.nframeworks;
+	fw->arena = a;
+	return fw;
+}
+
+/* The defaults' nodes: the embedded file parsed on the first recognised framework (the lazily filled cache). */
+static const struct sl_node *defaults_of(const struct sl_frameworks *fw, size_t i)
+{
+	struct sl_frameworks *m = (struct sl_frameworks *)fw;
+	if (!m->defaults) {
+		const struct sl_blob *b = sl_data_get("frameworks.yaml");
+		struct sl_diags quiet;
+		sl_diags_init(&quiet, m->arena);
+		struct sl_frameworks *parsed =
+			b ? sl_frameworks_parse(m->arena, sl_source_from_bytes(m->arena, "rules/frameworks.yaml", b->bytes, b->len),
+						&quiet)
+			  : NULL;
+		/* the snapshot was made from this file: the same frameworks in the same order */
+		if (!parsed || parsed->n != m->n)
+			return NULL;
+		m->src = parsed->src;
+		m->defaults = parsed->defaults;
+	}
+	return m->defaults[i];
+}
+#else
+static const struct sl_node *defaults_of(const struct sl_frameworks *fw, size_t i)
+{
+	return fw->defaults ? fw->defaults[i] : NULL;
+}
+#endif
 
 /* The last part of a dotted key ("model_args.finetuning_type" -> "finetuning_type"), dashes dropped. */
 static const char *last_part(const char *key)
@@ -108,34 +158,34 @@ static const char *last_part(const char *key)
 	return key;
 }
 
-static bool in_list(const struct sl_node *seq, const char *s)
+static bool in_list(const char *const *list, size_t n, const char *s)
 {
-	for (size_t i = 0; seq && i < seq->n; i++)
-		if (strcmp(seq->items[i]->text, s) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
 			return true;
 	return false;
 }
 
 /* What recognises f in this sweep (in words), or NULL. */
-static const char *recognise(struct sl_arena *a, const struct framework *f, const struct sl_sweep *sw,
+static const char *recognise(struct sl_arena *a, const struct sl_framework_id *f, const struct sl_sweep *sw,
 			     const struct sl_trainer *const *configs, size_t nconfigs)
 {
 	for (size_t i = 0; i < nconfigs; i++)
 		for (size_t j = 0; j < configs[i]->n; j++)
-			if (in_list(f->keys, last_part(configs[i]->entries[j].key)))
+			if (in_list(f->keys, f->nkeys, last_part(configs[i]->entries[j].key)))
 				return sl_arena_printf(a, "%s in %s", last_part(configs[i]->entries[j].key),
 						       configs[i]->src->display);
 	for (size_t i = 0; sw && i < sw->nparams; i++)
-		if (in_list(f->keys, last_part(sw->params[i].path)))
+		if (in_list(f->keys, f->nkeys, last_part(sw->params[i].path)))
 			return sl_arena_printf(a, "sweep parameter %s", sw->params[i].path);
 	for (size_t i = 0; sw && i < sw->ncmd; i++) {
 		const struct sl_cmd_item *c = &sw->cmd[i];
-		if (c->kind == SL_CMD_OPTION && c->key && in_list(f->keys, last_part(c->key)))
+		if (c->kind == SL_CMD_OPTION && c->key && in_list(f->keys, f->nkeys, last_part(c->key)))
 			return sl_arena_printf(a, "command option %s", c->key);
 		if (c->kind == SL_CMD_LITERAL && c->node && c->node->kind == SL_NODE_SCALAR) {
 			const char *slash = strrchr(c->node->text, '/');
 			const char *word = slash ? slash + 1 : c->node->text;
-			if (in_list(f->commands, word))
+			if (in_list(f->commands, f->ncommands, word))
 				return sl_arena_printf(a, "command %s", word);
 		}
 	}
@@ -150,9 +200,10 @@ size_t sl_frameworks_defaults(struct sl_arena *a, const struct sl_frameworks *fw
 		return 0;
 	size_t n = 0;
 	for (size_t i = 0; i < fw->n; i++) {
-		const struct framework *f = &fw->f[i];
+		const struct sl_framework_id *f = &fw->id[i];
 		const char *by = recognise(a, f, sw, configs, nconfigs);
-		if (!by)
+		const struct sl_node *defaults = by ? defaults_of(fw, i) : NULL;
+		if (!defaults)
 			continue;
 		if (!*out)
 			*out = sl_arena_array(a, fw->n, sizeof **out);
@@ -160,9 +211,9 @@ size_t sl_frameworks_defaults(struct sl_arena *a, const struct sl_frameworks *fw
 		t->path = fw->src->path;
 		t->src = fw->src;
 		t->from_program = true;
-		t->entries = sl_arena_array(a, f->defaults->n, sizeof *t->entries);
-		for (size_t k = 0; k < f->defaults->n; k++) {
-			const struct sl_pair *p = &f->defaults->pairs[k];
+		t->entries = sl_arena_array(a, defaults->n, sizeof *t->entries);
+		for (size_t k = 0; k < defaults->n; k++) {
+			const struct sl_pair *p = &defaults->pairs[k];
 			struct sl_cfg_entry *e = &t->entries[t->n++];
 			e->key = p->key->text;
 			e->node = p->value;

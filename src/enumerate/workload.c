@@ -3,8 +3,9 @@
  * it, inferred from the keys it writes — a learning rate, an optimizer,
  * epochs or steps mean training; generation keys (num_beams, max_new_tokens,
  * temperature, ...) without any of those mean generation; do_eval/do_predict
- * alone mean evaluation. The patterns are rules/workload.yaml (embedded),
- * read with ydoc and compiled with PCRE2 into the run arena.
+ * alone mean evaluation. The patterns are rules/workload.yaml, parsed and
+ * compiled at build time (gen_catalog: the snapshot's serialised codes); a run
+ * decodes them, and parses the embedded file only when this PCRE2 cannot.
  */
 #include "enumerate_internal.h"
 
@@ -12,6 +13,7 @@
 #include <pcre2.h>
 #include <string.h>
 
+#include "../memory/gen/snapshot.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"
@@ -21,6 +23,7 @@
 
 enum { W_TRAIN, W_GENERATE, W_EVAL, W__COUNT };
 static const char *const list_names[W__COUNT] = {"train", "generate", "eval"};
+_Static_assert(W__COUNT == SL_WORKLOAD_LISTS, "snapshot.h counts the lists");
 
 struct sl_workload {
 	pcre2_code **codes[W__COUNT];
@@ -38,12 +41,16 @@ static void free_md(void *p)
 	pcre2_match_data_free(p);
 }
 
-struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags)
+static void match_data(struct sl_arena *a, struct sl_workload *w)
 {
-	const struct sl_blob *b = sl_data_get("workload.yaml");
-	if (!b)
-		return NULL;
-	struct sl_source *src = sl_source_from_bytes(a, "rules/workload.yaml", b->bytes, b->len);
+	w->md = pcre2_match_data_create(4, NULL);
+	if (!w->md)
+		sl_oom();
+	sl_arena_defer(a, free_md, w->md);
+}
+
+struct sl_workload *sl_workload_parse(struct sl_arena *a, struct sl_source *src, struct sl_diags *diags)
+{
 	struct sl_ydoc *doc = sl_ydoc_parse(a, src, NULL, diags);
 	if (!doc->ok || !doc->root || doc->root->kind != SL_NODE_MAP)
 		return NULL;
@@ -73,12 +80,40 @@ struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags)
 			w->codes[k][w->n[k]++] = code;
 		}
 	}
-	w->md = pcre2_match_data_create(4, NULL);
-	if (!w->md)
-		sl_oom();
-	sl_arena_defer(a, free_md, w->md);
+	match_data(a, w);
 	return w;
 }
+
+size_t sl_workload_codes(const struct sl_workload *w, int list, void *const **codes)
+{
+	*codes = (void *const *)w->codes[list];
+	return w->n[list];
+}
+
+#ifndef SL_SNAPSHOT_GENERATOR
+struct sl_workload *sl_workload_new(struct sl_arena *a, struct sl_diags *diags)
+{
+	const struct sl_snapshot *s = &sl_snapshot;
+	size_t total = 0;
+	for (int k = 0; k < W__COUNT; k++)
+		total += s->workload_n[k];
+	void **codes = sl_arena_array(a, total ? total : 1, sizeof *codes);
+	if (sl_snapshot_decode(a, s->workload_codes, s->workload_codes_len, total, codes)) {
+		struct sl_workload *w = sl_arena_alloc(a, sizeof *w);
+		size_t at = 0;
+		for (int k = 0; k < W__COUNT; k++) {
+			w->codes[k] = (pcre2_code **)codes + at;
+			w->n[k] = s->workload_n[k];
+			at += s->workload_n[k];
+		}
+		match_data(a, w);
+		return w;
+	}
+	/* another PCRE2 at run time: the embedded file, compiled here */
+	const struct sl_blob *b = sl_data_get("workload.yaml");
+	return b ? sl_workload_parse(a, sl_source_from_bytes(a, "rules/workload.yaml", b->bytes, b->len), diags) : NULL;
+}
+#endif
 
 /* The list key matches (W_*), or -1; leading dashes and ^ are not part of the name. */
 static int classify(const struct sl_workload *w, const char *key)

@@ -616,7 +616,7 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 	/* rules/calibration.yaml belongs to the estimator (calib.c) */
 	int crc = sl_calib_parse_embedded(a, &cat->calib, diags);
 #ifndef SL_SNAPSHOT_GENERATOR
-	cat->name_index = sl_catalog_name_index(a, cat);
+	cat->index_arena = a; /* the name index is made by the first match by name (most runs have none) */
 #endif
 
 	*out = cat;
@@ -701,7 +701,7 @@ int sl_catalog_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, st
 		pv->gpu_aliases[i] = (struct alias_set){.codes = codes + k, .n = s->gpus[i].naliases};
 		k += s->gpus[i].naliases;
 	}
-	cat->name_index = sl_catalog_name_index(a, cat);
+	cat->index_arena = a; /* the name index is made by the first match by name (most runs have none) */
 	*out = cat;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * words: key -> role by the key's words, for keys no pattern of the key map
- * matches as written (rules/words.yaml, embedded; read with ydoc on the first
- * such key). Step 1 re-spells the key from its words (per-device-train-batch-size
+ * matches as written (rules/words.yaml; gen_catalog parses it with
+ * sl_keywords_parse at build time into the snapshot's table, words_table.h).
+ * Step 1 re-spells the key from its words (per-device-train-batch-size
  * -> per_device_train_batch_size, MODEL_NAME -> model_name) and tries the key
  * map's patterns again; step 2 matches the role vocabulary: every `need` group
  * met by one of its phrases, every other word allowed (`may`, `ignore`), and no
@@ -12,41 +13,17 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
-#include "sweeplint/data.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/source.h"
 #include "sweeplint/ydoc.h"
+#include "words_table.h"
+#ifndef SL_SNAPSHOT_GENERATOR
+#include "../memory/gen/snapshot.h"
+#endif
 
 #define MAX_WORDS 24     /* a key with more words is not matched by words */
-#define MAX_PHRASE 6     /* words in one phrase */
-
-struct phrase {
-	const char *w[MAX_PHRASE];
-	size_t n;
-};
-
-struct group {
-	struct phrase *p;
-	size_t n;
-};
-
-struct entry {
-	struct sl_key_rule rule; /* role, if_true, if_false, add; pattern names the entry */
-	struct group *need;
-	size_t nneed;
-	const char **may;
-	size_t nmay;
-};
-
-struct sl_keywords {
-	struct entry *e;
-	size_t n;
-	const char **ignore;
-	size_t nignore;
-	const char **known; /* every word of a need phrase: a parent part's word counts only then */
-	size_t nknown, capknown;
-};
+#define MAX_PHRASE SL_WORDS_MAX_PHRASE
 
 /* ---- splitting ------------------------------------------------------------------------- */
 
@@ -99,12 +76,18 @@ static bool has(const char *const *list, size_t n, const char *w)
 	return false;
 }
 
-static void know(struct sl_arena *a, struct sl_keywords *kw, const char *w)
+/* The words of need phrases, gathered while parsing. */
+struct known {
+	const char **v;
+	size_t n, cap;
+};
+
+static void know(struct sl_arena *a, struct known *k, const char *w)
 {
-	if (has(kw->known, kw->nknown, w))
+	if (has(k->v, k->n, w))
 		return;
-	kw->known = sl_arena_reserve(a, kw->known, kw->nknown, &kw->capknown, kw->nknown + 1, sizeof *kw->known);
-	kw->known[kw->nknown++] = w;
+	k->v = sl_arena_reserve(a, k->v, k->n, &k->cap, k->n + 1, sizeof *k->v);
+	k->v[k->n++] = w;
 }
 
 static bool bad(struct sl_diags *diags, const struct sl_source *src, const struct sl_node *at, const char *what)
@@ -115,7 +98,7 @@ static bool bad(struct sl_diags *diags, const struct sl_source *src, const struc
 }
 
 /* A list of words (a flow sequence of scalars); false on anything else. */
-static bool word_list(struct sl_arena *a, const struct sl_node *seq, const char ***out, size_t *n)
+static bool word_list(struct sl_arena *a, const struct sl_node *seq, const char *const **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -123,17 +106,18 @@ static bool word_list(struct sl_arena *a, const struct sl_node *seq, const char 
 		return true;
 	if (seq->kind != SL_NODE_SEQ)
 		return false;
-	*out = sl_arena_array(a, seq->n ? seq->n : 1, sizeof **out);
+	const char **v = sl_arena_array(a, seq->n ? seq->n : 1, sizeof *v);
 	for (size_t i = 0; i < seq->n; i++) {
 		if (seq->items[i]->kind != SL_NODE_SCALAR || !*seq->items[i]->text)
 			return false;
-		(*out)[(*n)++] = seq->items[i]->text;
+		v[(*n)++] = seq->items[i]->text;
 	}
+	*out = v;
 	return true;
 }
 
-static bool parse_entry(struct sl_arena *a, struct sl_keywords *kw, const struct sl_source *src,
-			const struct sl_node *m, struct entry *e, struct sl_diags *diags)
+static bool parse_entry(struct sl_arena *a, struct known *kn, const struct sl_source *src,
+			const struct sl_node *m, struct sl_words_entry *e, struct sl_diags *diags)
 {
 	if (m->kind != SL_NODE_MAP)
 		return bad(diags, src, m, "an entry is a mapping of role, need and may");
@@ -156,20 +140,22 @@ static bool parse_entry(struct sl_arena *a, struct sl_keywords *kw, const struct
 	const struct sl_node *need = sl_map_get(m, "need");
 	if (!need || need->kind != SL_NODE_SEQ || !need->n)
 		return bad(diags, src, need ? need : m, "an entry needs a list of need groups");
-	e->need = sl_arena_array(a, need->n, sizeof *e->need);
+	struct sl_words_group *groups = sl_arena_array(a, need->n, sizeof *groups);
+	e->need = groups;
 	struct sl_buf desc;
 	sl_buf_init(&desc, a);
 	for (size_t g = 0; g < need->n; g++) {
-		const char **ph;
+		const char *const *ph;
 		size_t nph;
 		if (!word_list(a, need->items[g], &ph, &nph) || !nph)
 			return bad(diags, src, need->items[g], "a need group is a list of phrases");
-		struct group *gr = &e->need[e->nneed++];
-		gr->p = sl_arena_array(a, nph, sizeof *gr->p);
+		struct sl_words_group *gr = &groups[e->nneed++];
+		struct sl_words_phrase *phrases = sl_arena_array(a, nph, sizeof *phrases);
+		gr->p = phrases;
 		sl_buf_adds(&desc, g ? " + " : "");
 		for (size_t i = 0; i < nph; i++) {
 			/* a phrase: words separated by spaces */
-			struct phrase *p = &gr->p[gr->n++];
+			struct sl_words_phrase *p = &phrases[gr->n++];
 			const char *s = ph[i];
 			while (*s) {
 				while (*s == ' ')
@@ -180,7 +166,7 @@ static bool parse_entry(struct sl_arena *a, struct sl_keywords *kw, const struct
 				if (p->n == MAX_PHRASE)
 					return bad(diags, src, need->items[g]->items[i], "a phrase has at most 6 words");
 				p->w[p->n++] = sl_arena_strndup(a, s, l);
-				know(a, kw, p->w[p->n - 1]);
+				know(a, kn, p->w[p->n - 1]);
 				s += l;
 			}
 			if (!p->n)
@@ -213,19 +199,23 @@ struct sl_keywords *sl_keywords_parse(struct sl_arena *a, const char *name, cons
 		bad(diags, src, roles, "no roles list");
 		return NULL;
 	}
-	kw->e = sl_arena_array(a, roles->n ? roles->n : 1, sizeof *kw->e);
+	struct sl_words_entry *entries = sl_arena_array(a, roles->n ? roles->n : 1, sizeof *entries);
+	struct known kn = {0};
 	for (size_t i = 0; i < roles->n; i++) {
-		if (!parse_entry(a, kw, src, roles->items[i], &kw->e[kw->n], diags))
+		if (!parse_entry(a, &kn, src, roles->items[i], &entries[kw->n], diags))
 			return NULL;
 		kw->n++;
 	}
+	kw->e = entries;
+	kw->known = kn.v;
+	kw->nknown = kn.n;
 	return kw;
 }
 
 /* ---- matching -------------------------------------------------------------------------- */
 
 /* Mark the words of phrase p among w[0..n) not yet used; false (nothing marked) when one is missing. */
-static bool take(const struct phrase *p, const char **w, size_t n, bool *used)
+static bool take(const struct sl_words_phrase *p, const char **w, size_t n, bool *used)
 {
 	size_t at[MAX_PHRASE];
 	for (size_t k = 0; k < p->n; k++) {
@@ -248,7 +238,7 @@ static bool take(const struct phrase *p, const char **w, size_t n, bool *used)
 	return true;
 }
 
-static bool entry_matches(const struct sl_keywords *kw, const struct entry *e, const char **w, size_t n)
+static bool entry_matches(const struct sl_keywords *kw, const struct sl_words_entry *e, const char **w, size_t n)
 {
 	bool used[MAX_WORDS] = {0};
 	for (size_t g = 0; g < e->nneed; g++) {
@@ -278,17 +268,15 @@ static bool same_reading(const struct sl_key_rule *x, const struct sl_key_rule *
 	       (!x->if_true || strcmp(x->if_true, y->if_true) == 0);
 }
 
-static struct sl_keywords *keywords(const struct sl_keymap *km)
+/* The vocabulary: the build-time table (the snapshot), unless a test gave the map its own. */
+static const struct sl_keywords *keywords(const struct sl_keymap *km)
 {
 	struct sl_keymap *m = (struct sl_keymap *)km; /* the lazily filled cache of a shared map */
-	if (!m->words_tried && m->arena) {
+	if (!m->words_tried) {
 		m->words_tried = true;
-		const struct sl_blob *b = sl_data_get("words.yaml");
-		struct sl_diags quiet;
-		sl_diags_init(&quiet, m->arena);
-		/* embedded and checked by the unit tests: a problem here leaves mapping by words off */
-		if (b)
-			m->words = sl_keywords_parse(m->arena, "rules/words.yaml", b->bytes, b->len, &quiet);
+#ifndef SL_SNAPSHOT_GENERATOR
+		m->words = sl_snapshot.words;
+#endif
 	}
 	return m->words;
 }
@@ -330,7 +318,7 @@ const struct sl_key_rule *sl_keywords_match(const struct sl_keymap *km, const ch
 	for (size_t i = 0; i < n; i++)
 		if (seg[i] == seg[n - 1] || has(kw->known, kw->nknown, w[i]))
 			use[nu++] = w[i];
-	const struct entry *hit = NULL;
+	const struct sl_words_entry *hit = NULL;
 	for (size_t i = 0; i < kw->n; i++) {
 		if (!entry_matches(kw, &kw->e[i], use, nu))
 			continue;

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-FILES = ["models.yaml", "gpus.yaml", "calibration.yaml", "keys.yaml"]
+FILES = ["models.yaml", "gpus.yaml", "calibration.yaml", "keys.yaml", "words.yaml", "workload.yaml", "frameworks.yaml"]
 
 
 def line_col(text, offset):
@@ -36,6 +36,10 @@ def main():
         ("models.yaml", "aliases: ['bge[-_]?m3'", "aliases: ['bge[-_?m3'", "invalid alias pattern 'bge[-_?m3'", 10),
         ("calibration.yaml", "unit: MiB", "unit: KiB", "has unit 'KiB', expected 'MiB'", None),
         ("keys.yaml", "role: eval_batch_size", "role: eval_batch", 'unknown role "eval_batch"', None),
+        ("words.yaml", "role: eval_batch_size", "role: eval_batchsize", "an entry needs a known role", 6),
+        ("words.yaml", "may: [per, device, gpu, micro, size]", "may: per", "may is a list of words", 5),
+        ("workload.yaml", "'(^|[._-])(do_eval|", "'(^|[._-](do_eval|", "not a PCRE2 pattern", 0),
+        ("frameworks.yaml", "keys: [sft_type]", "keys: sft_type", "keys and commands are lists of names", None),
     ]
     print("1..%d" % (len(cases) + 1))
     for n, (name, old, new, message, col_shift) in enumerate(cases, 1):

@@ -1,14 +1,16 @@
 /*
- * gen_catalog: the build-time snapshot of the embedded catalogs and key map
- * (snapshot.h). It loads rules/models.yaml, gpus.yaml, calibration.yaml and
- * keys.yaml with the loaders sweeplint itself uses (sl_catalog_load_from,
- * sl_calib_parse, sl_keymap_parse), fails on any diagnostic (printed as
+ * gen_catalog: the build-time snapshot of the embedded catalogs, key map, key
+ * vocabulary, workload patterns and framework recognisers (snapshot.h). It
+ * loads rules/models.yaml, gpus.yaml, calibration.yaml, keys.yaml, words.yaml,
+ * workload.yaml and frameworks.yaml with the loaders sweeplint itself uses
+ * (sl_catalog_load_from, sl_calib_parse, sl_keymap_parse, sl_keywords_parse,
+ * sl_workload_parse, sl_frameworks_parse), fails on any diagnostic (printed as
  * path:line:col, so a bad catalog fails the build), and writes what they
  * loaded as static const C initialisers, with the compiled alias and key
  * patterns serialised by pcre2_serialize_encode. A native program: it owns
  * its arena and prints only its diagnostics (stderr).
  *
- * usage: gen_catalog OUT.c MODELS.yaml GPUS.yaml CALIBRATION.yaml KEYS.yaml
+ * usage: gen_catalog OUT.c MODELS.yaml GPUS.yaml CALIBRATION.yaml KEYS.yaml WORDS.yaml WORKLOAD.yaml FRAMEWORKS.yaml
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
@@ -291,22 +293,115 @@ static void put_calib(FILE *f, const struct sl_calib *c)
 	fputs("\n};\n\n", f);
 }
 
+static void put_rule(FILE *f, const struct sl_key_rule *r);
+
 static void put_keys(FILE *f, const struct sl_keymap *km)
 {
 	fputs("static const struct sl_key_rule keys[] = {\n", f);
 	for (size_t i = 0; i < km->n; i++) {
-		const struct sl_key_rule *r = &km->rules[i];
-		fputs("\t{.pattern = ", f);
-		put_str(f, r->pattern);
-		fprintf(f, ",\n\t .role = %d /* %s */, .if_true = ", (int)r->role, sl_role_name(r->role));
-		put_str(f, r->if_true);
-		fputs(", .if_false = ", f);
-		put_str(f, r->if_false);
-		fprintf(f, ", .add = %d, .origin = ", r->add);
-		put_str(f, r->origin);
-		fputs(", .code = NULL},\n", f);
+		fputs("\t", f);
+		put_rule(f, &km->rules[i]);
+		fputs(",\n", f);
 	}
 	fputs(km->n ? "};\n\n" : "\t{0},\n};\n\n", f);
+}
+
+/* A string array `name` (nothing when n is 0: the reference is NULL then). */
+static void put_strs(FILE *f, const char *name, const char *const *v, size_t n)
+{
+	if (!n)
+		return;
+	fprintf(f, "static const char *const %s[] = {", name);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		put_str(f, v[i]);
+	}
+	fputs("};\n", f);
+}
+
+static void put_rule(FILE *f, const struct sl_key_rule *r)
+{
+	fputs("{.pattern = ", f);
+	put_str(f, r->pattern);
+	fprintf(f, ",\n\t .role = %d /* %s */, .if_true = ", (int)r->role, sl_role_name(r->role));
+	put_str(f, r->if_true);
+	fputs(", .if_false = ", f);
+	put_str(f, r->if_false);
+	fprintf(f, ", .add = %d, .origin = ", r->add);
+	put_str(f, r->origin);
+	fputs(", .code = NULL}", f);
+}
+
+/* rules/words.yaml as sl_keywords_parse read it: phrases, groups, entries, then the table */
+static void put_words(FILE *f, const struct sl_keywords *kw)
+{
+	char name[64];
+	for (size_t i = 0; i < kw->n; i++) {
+		const struct sl_words_entry *e = &kw->e[i];
+		for (size_t g = 0; g < e->nneed; g++) {
+			fprintf(f, "static const struct sl_words_phrase words%zu_need%zu[] = {\n", i, g);
+			for (size_t k = 0; k < e->need[g].n; k++) {
+				const struct sl_words_phrase *p = &e->need[g].p[k];
+				fputs("\t{{", f);
+				for (size_t w = 0; w < p->n; w++) {
+					fputs(w ? ", " : "", f);
+					put_str(f, p->w[w]);
+				}
+				fprintf(f, "}, %zu},\n", p->n);
+			}
+			fputs("};\n", f);
+		}
+		fprintf(f, "static const struct sl_words_group words%zu_need[] = {", i);
+		for (size_t g = 0; g < e->nneed; g++)
+			fprintf(f, "%s{words%zu_need%zu, %zu}", g ? ", " : "", i, g, e->need[g].n);
+		fputs("};\n", f);
+		snprintf(name, sizeof name, "words%zu_may", i);
+		put_strs(f, name, e->may, e->nmay);
+	}
+	fputs("static const struct sl_words_entry words_entries[] = {\n", f);
+	for (size_t i = 0; i < kw->n; i++) {
+		const struct sl_words_entry *e = &kw->e[i];
+		fputs("\t{.rule = ", f);
+		put_rule(f, &e->rule);
+		fprintf(f, ",\n\t .need = words%zu_need, .nneed = %zu, ", i, e->nneed);
+		if (e->nmay)
+			fprintf(f, ".may = words%zu_may, .nmay = %zu},\n", i, e->nmay);
+		else
+			fputs(".may = NULL, .nmay = 0},\n", f);
+	}
+	fputs(kw->n ? "};\n" : "\t{0},\n};\n", f);
+	put_strs(f, "words_ignore", kw->ignore, kw->nignore);
+	put_strs(f, "words_known", kw->known, kw->nknown);
+	fprintf(f, "static const struct sl_keywords words = {.e = words_entries, .n = %zu, .ignore = %s, .nignore = %zu,\n"
+		   "\t.known = %s, .nknown = %zu};\n\n",
+		kw->n, kw->nignore ? "words_ignore" : "NULL", kw->nignore, kw->nknown ? "words_known" : "NULL", kw->nknown);
+}
+
+/* What recognises each framework of rules/frameworks.yaml (its defaults stay in the YAML). */
+static void put_frameworks(FILE *f, const struct sl_frameworks *fw)
+{
+	char name[64];
+	size_t n = 0;
+	const struct sl_framework_id *ids = sl_frameworks_ids(fw, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_framework_id *id = &ids[i];
+		snprintf(name, sizeof name, "framework%zu_keys", i);
+		put_strs(f, name, id->keys, id->nkeys);
+		snprintf(name, sizeof name, "framework%zu_commands", i);
+		put_strs(f, name, id->commands, id->ncommands);
+	}
+	fputs("static const struct sl_framework_id frameworks[] = {\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_framework_id *id = &ids[i];
+		fputs("\t{.name = ", f);
+		put_str(f, id->name);
+		if (id->nkeys)
+			fprintf(f, ", .keys = framework%zu_keys, .nkeys = %zu", i, id->nkeys);
+		if (id->ncommands)
+			fprintf(f, ", .commands = framework%zu_commands, .ncommands = %zu", i, id->ncommands);
+		fputs("},\n", f);
+	}
+	fputs(n ? "};\n\n" : "\t{0},\n};\n\n", f);
 }
 
 /* pcre2_serialize_encode of codes[0..n) as an aligned byte array `name`; returns its length. */
@@ -337,8 +432,10 @@ static size_t put_codes(FILE *f, const char *name, const pcre2_code **codes, siz
 
 int main(int argc, char **argv)
 {
-	if (argc != 6) {
-		fputs("usage: gen_catalog OUT.c MODELS.yaml GPUS.yaml CALIBRATION.yaml KEYS.yaml\n", stderr);
+	if (argc != 9) {
+		fputs("usage: gen_catalog OUT.c MODELS.yaml GPUS.yaml CALIBRATION.yaml KEYS.yaml WORDS.yaml WORKLOAD.yaml "
+		      "FRAMEWORKS.yaml\n",
+		      stderr);
 		return 2;
 	}
 	struct sl_arena *a = sl_arena_new();
@@ -349,6 +446,9 @@ int main(int argc, char **argv)
 	struct sl_source *gpus = read_file(a, argv[3]);
 	struct sl_source *calsrc = read_file(a, argv[4]);
 	struct sl_source *keysrc = read_file(a, argv[5]);
+	struct sl_source *wordsrc = read_file(a, argv[6]);
+	struct sl_source *worksrc = read_file(a, argv[7]);
+	struct sl_source *fwsrc = read_file(a, argv[8]);
 
 	struct sl_calib calib;
 	sl_calib_parse(a, calsrc->display, calsrc->bytes, calsrc->len, &calib, &d);
@@ -358,7 +458,16 @@ int main(int argc, char **argv)
 	struct sl_keymap *km = NULL;
 	if (!d.n)
 		km = sl_keymap_parse(a, keysrc->display, keysrc->bytes, keysrc->len, &d);
-	if (print_diags(&d) || !cat || !km) {
+	const struct sl_keywords *kw = NULL;
+	if (!d.n)
+		kw = sl_keywords_parse(a, wordsrc->display, wordsrc->bytes, wordsrc->len, &d);
+	const struct sl_workload *work = NULL;
+	if (!d.n)
+		work = sl_workload_parse(a, worksrc, &d);
+	const struct sl_frameworks *fw = NULL;
+	if (!d.n)
+		fw = sl_frameworks_parse(a, fwsrc, &d);
+	if (print_diags(&d) || !cat || !km || !kw || !work || !fw) {
 		fprintf(stderr, "gen_catalog: the catalogs above do not load: fix them and rebuild\n");
 		sl_arena_free(a);
 		return 1;
@@ -382,6 +491,19 @@ int main(int argc, char **argv)
 	const pcre2_code **kcodes = sl_arena_array(a, km->n + 1, sizeof *kcodes);
 	for (size_t i = 0; i < km->n; i++)
 		kcodes[i] = km->rules[i].code;
+	size_t work_n[SL_WORKLOAD_LISTS], nwork = 0;
+	for (int l = 0; l < SL_WORKLOAD_LISTS; l++) {
+		void *const *c;
+		work_n[l] = sl_workload_codes(work, l, &c);
+		nwork += work_n[l];
+	}
+	const pcre2_code **wcodes = sl_arena_array(a, nwork + 1, sizeof *wcodes);
+	nwork = 0;
+	for (int l = 0; l < SL_WORKLOAD_LISTS; l++) {
+		void *const *c;
+		for (size_t i = 0, n = sl_workload_codes(work, l, &c); i < n; i++)
+			wcodes[nwork++] = c[i];
+	}
 
 	char *tmp = sl_arena_printf(a, "%s.tmp", argv[1]);
 	FILE *f = fopen(tmp, "w");
@@ -390,16 +512,21 @@ int main(int argc, char **argv)
 		sl_arena_free(a);
 		return 1;
 	}
-	fprintf(f, "/* generated by src/memory/gen/gen_catalog.c from %s, %s, %s and %s — do not edit */\n",
-		argv[2], argv[3], argv[4], argv[5]);
+	fprintf(f, "/* generated by src/memory/gen/gen_catalog.c from %s, %s, %s, %s, %s, %s and %s — do not edit */\n",
+		argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8]);
 	fputs("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#include \"snapshot.h\"\n\n", f);
 	put_models(f, "model", cat->models, cat->nmodels);
 	put_models(f, "arch", cat->archs, cat->narchs);
 	put_gpus(f, cat);
 	put_calib(f, &calib);
 	put_keys(f, km);
+	put_words(f, kw);
+	put_frameworks(f, fw);
 	size_t alias_len = put_codes(f, "alias_codes", codes, ncodes);
 	size_t key_len = put_codes(f, "key_codes", kcodes, km->n);
+	size_t work_len = put_codes(f, "workload_codes", wcodes, nwork);
+	size_t nfw = 0;
+	sl_frameworks_ids(fw, &nfw);
 	fprintf(f,
 		"const struct sl_snapshot sl_snapshot = {\n"
 		"\t.models = models,\n\t.nmodels = %zu,\n"
@@ -409,8 +536,13 @@ int main(int argc, char **argv)
 		"\t.keys = keys,\n\t.nkeys = %zu,\n"
 		"\t.alias_codes = alias_codes,\n\t.alias_codes_len = %zu,\n"
 		"\t.key_codes = key_codes,\n\t.key_codes_len = %zu,\n"
+		"\t.words = &words,\n"
+		"\t.workload_codes = workload_codes,\n\t.workload_codes_len = %zu,\n"
+		"\t.workload_n = {%zu, %zu, %zu},\n"
+		"\t.frameworks = frameworks,\n\t.nframeworks = %zu,\n"
 		"};\n",
-		cat->nmodels, cat->narchs, cat->ngpus, km->n, alias_len, key_len);
+		cat->nmodels, cat->narchs, cat->ngpus, km->n, alias_len, key_len, work_len, work_n[0], work_n[1], work_n[2],
+		nfw);
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad || rename(tmp, argv[1]) != 0) {
 		perror(argv[1]);

@@ -1,6 +1,6 @@
 /*
- * snapshot (private to the loaders of src/memory and src/sweep/roles.c): the
- * embedded rules/models.yaml, gpus.yaml, calibration.yaml and keys.yaml as
+ * snapshot (private to the loaders of src/memory and src/sweep/roles.c, words.c): the
+ * embedded rules/models.yaml, gpus.yaml, calibration.yaml, keys.yaml and words.yaml as
  * gen_catalog loaded and checked them at build time with the loaders below,
  * emitted as static const data (the generated snapshot_data.c) with every
  * alias and key pattern compiled and serialised by pcre2_serialize_encode.
@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../sweep/words_table.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/roles.h"
 
@@ -38,6 +39,14 @@ struct sl_snapshot {
 	/* pcre2_serialize_encode of the key patterns, in rule order */
 	const unsigned char *key_codes;
 	size_t key_codes_len;
+	const struct sl_keywords *words;   /* rules/words.yaml as sl_keywords_parse reads it */
+	/* rules/workload.yaml: pcre2_serialize_encode of its train, generate and eval patterns, in order */
+	const unsigned char *workload_codes;
+	size_t workload_codes_len;
+	size_t workload_n[3];              /* patterns per list (SL_WORKLOAD_LISTS) */
+	/* rules/frameworks.yaml: what recognises each framework (its defaults are read when one is) */
+	const struct sl_framework_id *frameworks;
+	size_t nframeworks;
 };
 
 /* The snapshot of the embedded files (generated: snapshot_data.c). */
@@ -77,5 +86,26 @@ struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const ch
 
 /* sl_keymap_new from a snapshot (the same fallbacks as sl_catalog_from_snapshot). */
 struct sl_keymap *sl_keymap_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, struct sl_diags *diags);
+
+/* rules/workload.yaml (src/enumerate/workload.c): its lists parsed and compiled, and list k's codes. */
+#define SL_WORKLOAD_LISTS 3
+struct sl_source;
+struct sl_workload;
+struct sl_frameworks;
+struct sl_workload *sl_workload_parse(struct sl_arena *a, struct sl_source *src, struct sl_diags *diags);
+size_t sl_workload_codes(const struct sl_workload *w, int list, void *const **codes);
+
+/* A framework of rules/frameworks.yaml as what recognises it (src/enumerate/frameworks.c). */
+struct sl_framework_id {
+	const char *name;
+	const char *const *keys;     /* a key (the last dotted part) only its configs use */
+	size_t nkeys;
+	const char *const *commands; /* a command word that runs it */
+	size_t ncommands;
+};
+
+/* rules/frameworks.yaml parsed (src kept: the defaults are its nodes); what recognises each framework. */
+struct sl_frameworks *sl_frameworks_parse(struct sl_arena *a, struct sl_source *src, struct sl_diags *diags);
+const struct sl_framework_id *sl_frameworks_ids(const struct sl_frameworks *fw, size_t *n);
 
 #endif
