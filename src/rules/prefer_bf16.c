@@ -20,6 +20,7 @@ int sl_check_prefer_bf16(struct sl_check *cx)
 	const struct sl_eval *ev = sl_memrule_eval(cx);
 	if (!ev || !ev->gpu->bf16)
 		return 0;
+	bool named = ev->gpu->source != NULL; /* a catalog GPU; a raw size has no source (memory.h) */
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		for (size_t j = 0; j < ax->n; j++) {
@@ -32,10 +33,17 @@ int sl_check_prefer_bf16(struct sl_check *cx)
 			sl_eval_settings(ev, idx, &s, &m);
 			if (s.amp != SL_AMP_FP16)
 				continue;
-			struct sl_diag *d = sl_memrule_emit(cx, ax, v,
-							    "%s uses fp16 mixed precision on %s, which supports bf16: bf16 "
-							    "takes the same memory and needs no loss scaling",
-							    sl_eval_value_name(cx->arena, ax, v), ev->gpu->name);
+			/* a size (--gpu 48GiB) says nothing of the architecture: its bf16 is assumed, never claimed */
+			struct sl_diag *d =
+				named ? sl_memrule_emit(cx, ax, v,
+							"%s uses fp16 mixed precision on %s, which supports bf16: bf16 "
+							"takes the same memory and needs no loss scaling",
+							sl_eval_value_name(cx->arena, ax, v), ev->gpu->name)
+				      : sl_memrule_emit(cx, ax, v,
+							"%s uses fp16 mixed precision on %s: if that GPU supports bf16 "
+							"(compute capability 8.0 and later: A100, H100, RTX 30xx/40xx), bf16 "
+							"takes the same memory and needs no loss scaling",
+							sl_eval_value_name(cx->arena, ax, v), ev->gpu->name);
 			d->hint = "use bf16: true instead of fp16: true";
 		}
 	}
