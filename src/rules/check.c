@@ -88,7 +88,17 @@ struct sl_run *sl_run_new(void)
 	run->resolver = sl_scalar_resolver_new(a);
 	sl_diags_init(&run->diags, a);
 
-	struct sl_suppress *s = sl_arena_alloc(a, sizeof *s);
+	run->suppress = sl_arena_alloc(a, sizeof *run->suppress); /* compiled at the first directive (suppress()) */
+	return run;
+}
+
+/* The directive patterns, compiled when a comment first names sweeplint (most files have none). */
+static const struct sl_suppress *suppress(struct sl_run *run)
+{
+	struct sl_suppress *s = run->suppress;
+	if (s->directive)
+		return s;
+	struct sl_arena *a = run->arena;
 	/*
 	 * The marker, the keywords and the rule names are read without regard to
 	 * case (`# SWEEPLINT: DISABLE=OOM` is `# sweeplint: disable=oom`, as flake8
@@ -105,8 +115,16 @@ struct sl_run *sl_run_new(void)
 	if (!s->md)
 		sl_oom();
 	sl_arena_defer(a, free_match_data, s->md);
-	run->suppress = s;
-	return run;
+	return s;
+}
+
+/* Whether [p, p + n) names sweeplint in any case: every directive, and every near miss, does. */
+static bool names_sweeplint(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 9 <= n; i++)
+		if (strncasecmp(p + i, "sweeplint", 9) == 0)
+			return true;
+	return false;
 }
 
 void sl_run_free(struct sl_run *run)
@@ -471,8 +489,10 @@ static const struct sl_rule *rule_caseless(const char *name)
 static void read_directive(struct sl_file *f, struct directives *ds, size_t c, size_t eol, bool alone)
 {
 	struct sl_arena *a = f->arena;
-	struct sl_suppress *s = f->run->suppress;
 	const char *bytes = f->src->bytes;
+	if (!names_sweeplint(bytes + c, eol - c))
+		return; /* an ordinary comment */
+	const struct sl_suppress *s = suppress(f->run);
 	int rc = pcre2_match(s->directive, (PCRE2_SPTR)bytes + c, eol - c, 0, 0, s->md, NULL);
 	if (rc < 0) {
 		if (pcre2_match(s->nocolon, (PCRE2_SPTR)bytes + c, eol - c, 0, 0, s->md, NULL) >= 0)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../memory/gen/snapshot.h"
 #include "sweeplint/arena.h"
 
 /* The implicit resolvers in the order PyYAML registers them, then our own patterns. */
@@ -73,10 +74,18 @@ static const char *const patterns[RE__COUNT] = {
 			    "|[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\\.[0-9]+)?)\\z",
 };
 
+_Static_assert(RE__COUNT == SL_RESOLVER_PATTERNS, "snapshot.h counts the resolver's patterns");
+
 struct sl_scalar_resolver {
 	struct sl_arena *arena;
-	pcre2_code *re[RE__COUNT]; /* compiled on first use: most files need a few (a check ran 10 compiles, 0.33 M instructions) */
+	pcre2_code *re[RE__COUNT]; /* the snapshot's, decoded; else compiled on first use (10 compiles cost a check 0.33 M instructions) */
+	pcre2_match_data *md;      /* for matches whose groups nobody reads; made on first use */
 };
+
+static void free_md(void *p)
+{
+	pcre2_match_data_free(p);
+}
 
 static void free_code(void *p)
 {
@@ -87,6 +96,13 @@ struct sl_scalar_resolver *sl_scalar_resolver_new(struct sl_arena *a)
 {
 	struct sl_scalar_resolver *r = sl_arena_alloc(a, sizeof *r);
 	r->arena = a;
+#ifndef SL_SNAPSHOT_GENERATOR
+	/* compiled at build time (the snapshot); compiled at first use when this PCRE2 cannot decode them */
+	void *codes[RE__COUNT];
+	if (sl_snapshot_decode(a, sl_snapshot.resolver_codes, sl_snapshot.resolver_codes_len, RE__COUNT, codes))
+		for (int i = 0; i < RE__COUNT; i++)
+			r->re[i] = codes[i];
+#endif
 	return r;
 }
 
@@ -106,17 +122,24 @@ static const pcre2_code *re(const struct sl_scalar_resolver *r, enum re_id id)
 	return m->re[id];
 }
 
+size_t sl_scalar_resolver_codes(const struct sl_scalar_resolver *r, const void **codes)
+{
+	for (int i = 0; i < RE__COUNT; i++)
+		codes[i] = re(r, (enum re_id)i);
+	return RE__COUNT;
+}
+
 /* Match re against s[0..n); when md is not NULL it receives the groups. */
 static bool match(const struct sl_scalar_resolver *r, enum re_id id, const char *s, size_t n,
 		  pcre2_match_data *md)
 {
-	pcre2_match_data *own = md ? NULL : pcre2_match_data_create(1, NULL);
-	if (!md && !own)
-		sl_oom();
-	int rc = pcre2_match(re(r, id), (PCRE2_SPTR)s, n, 0, 0, md ? md : own, NULL);
-	if (own)
-		pcre2_match_data_free(own);
-	return rc >= 0;
+	struct sl_scalar_resolver *m = (struct sl_scalar_resolver *)r;
+	if (!md && !m->md) {
+		if (!(m->md = pcre2_match_data_create(1, NULL)))
+			sl_oom();
+		sl_arena_defer(m->arena, free_md, m->md);
+	}
+	return pcre2_match(re(r, id), (PCRE2_SPTR)s, n, 0, 0, md ? md : m->md, NULL) >= 0;
 }
 
 const char *sl_vtype_name(enum sl_vtype t)
@@ -629,7 +652,10 @@ struct sl_value sl_scalar_resolve(const struct sl_scalar_resolver *r, const char
 		if (tag_error)
 			*tag_error = true;
 	}
-	if (v.type == SL_V_STR && match(r, RE_HUMAN_NUMBER, text, len, NULL))
+	/* every RE_HUMAN_NUMBER spelling starts with a digit or '.', after an optional sign */
+	size_t at = len && (text[0] == '-' || text[0] == '+');
+	if (v.type == SL_V_STR && at < len && ((text[at] >= '0' && text[at] <= '9') || text[at] == '.') &&
+	    match(r, RE_HUMAN_NUMBER, text, len, NULL))
 		v.looks_numeric = true;
 	return v;
 }

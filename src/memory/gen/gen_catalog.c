@@ -1,6 +1,7 @@
 /*
  * gen_catalog: the build-time snapshot of the embedded catalogs, key map, key
- * vocabulary, workload patterns and framework recognisers (snapshot.h). It
+ * vocabulary, workload patterns, framework recognisers and the YAML 1.1
+ * resolver's compiled patterns (snapshot.h). It
  * loads rules/models.yaml, gpus.yaml, calibration.yaml, keys.yaml, words.yaml,
  * workload.yaml and frameworks.yaml with the loaders sweeplint itself uses
  * (sl_catalog_load_from, sl_calib_parse, sl_keymap_parse, sl_keywords_parse,
@@ -25,6 +26,7 @@
 #include "sweeplint/diag.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/roles.h"
+#include "sweeplint/scalar.h"
 #include "sweeplint/source.h"
 
 #define MAX_BYTES (16u << 20)
@@ -497,6 +499,8 @@ int main(int argc, char **argv)
 		work_n[l] = sl_workload_codes(work, l, &c);
 		nwork += work_n[l];
 	}
+	const void *rcodes[SL_RESOLVER_PATTERNS];
+	size_t nres = sl_scalar_resolver_codes(sl_scalar_resolver_new(a), rcodes);
 	const pcre2_code **wcodes = sl_arena_array(a, nwork + 1, sizeof *wcodes);
 	nwork = 0;
 	for (int l = 0; l < SL_WORKLOAD_LISTS; l++) {
@@ -525,6 +529,7 @@ int main(int argc, char **argv)
 	size_t alias_len = put_codes(f, "alias_codes", codes, ncodes);
 	size_t key_len = put_codes(f, "key_codes", kcodes, km->n);
 	size_t work_len = put_codes(f, "workload_codes", wcodes, nwork);
+	size_t res_len = put_codes(f, "resolver_codes", (const pcre2_code **)rcodes, nres);
 	size_t nfw = 0;
 	sl_frameworks_ids(fw, &nfw);
 	fprintf(f,
@@ -540,9 +545,10 @@ int main(int argc, char **argv)
 		"\t.workload_codes = workload_codes,\n\t.workload_codes_len = %zu,\n"
 		"\t.workload_n = {%zu, %zu, %zu},\n"
 		"\t.frameworks = frameworks,\n\t.nframeworks = %zu,\n"
+		"\t.resolver_codes = resolver_codes,\n\t.resolver_codes_len = %zu,\n"
 		"};\n",
 		cat->nmodels, cat->narchs, cat->ngpus, km->n, alias_len, key_len, work_len, work_n[0], work_n[1], work_n[2],
-		nfw);
+		nfw, res_len);
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad || rename(tmp, argv[1]) != 0) {
 		perror(argv[1]);

@@ -1,6 +1,8 @@
 /*
- * snapshot (private to the loaders of src/memory and src/sweep/roles.c, words.c): the
- * embedded rules/models.yaml, gpus.yaml, calibration.yaml, keys.yaml and words.yaml as
+ * snapshot (private to the loaders of src/memory, src/sweep/roles.c and words.c,
+ * src/enumerate/workload.c and frameworks.c, src/yaml/scalar.c): rules/models.yaml,
+ * gpus.yaml, calibration.yaml, keys.yaml, words.yaml, workload.yaml and frameworks.yaml
+ * (and the YAML resolver's patterns) as
  * gen_catalog loaded and checked them at build time with the loaders below,
  * emitted as static const data (the generated snapshot_data.c) with every
  * alias and key pattern compiled and serialised by pcre2_serialize_encode.
@@ -47,6 +49,9 @@ struct sl_snapshot {
 	/* rules/frameworks.yaml: what recognises each framework (its defaults are read when one is) */
 	const struct sl_framework_id *frameworks;
 	size_t nframeworks;
+	/* pcre2_serialize_encode of the YAML 1.1 resolver's patterns (src/yaml/scalar.c), in its order */
+	const unsigned char *resolver_codes;
+	size_t resolver_codes_len;
 };
 
 /* The snapshot of the embedded files (generated: snapshot_data.c). */
@@ -86,6 +91,11 @@ struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const ch
 
 /* sl_keymap_new from a snapshot (the same fallbacks as sl_catalog_from_snapshot). */
 struct sl_keymap *sl_keymap_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, struct sl_diags *diags);
+
+/* The YAML 1.1 resolver's patterns, each compiled (src/yaml/scalar.c): codes[0..SL_RESOLVER_PATTERNS). */
+#define SL_RESOLVER_PATTERNS 10
+struct sl_scalar_resolver;
+size_t sl_scalar_resolver_codes(const struct sl_scalar_resolver *r, const void **codes);
 
 /* rules/workload.yaml (src/enumerate/workload.c): its lists parsed and compiled, and list k's codes. */
 #define SL_WORKLOAD_LISTS 3
