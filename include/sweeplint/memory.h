@@ -387,11 +387,11 @@ struct sl_calib {
 struct sl_name_index;
 
 struct sl_catalog {
-	struct sl_model *models;
+	const struct sl_model *models; /* read-only: the build-time snapshot's own table, or the parsed files' */
 	size_t nmodels;
-	struct sl_model *archs;    /* the architecture table (rules/architectures.yaml): matched by name only */
+	const struct sl_model *archs;  /* the architecture table (rules/architectures.yaml): matched by name only */
 	size_t narchs;
-	struct sl_gpu *gpus;
+	const struct sl_gpu *gpus;
 	size_t ngpus;
 	struct sl_calib calib;
 	void *priv;                /* compiled alias patterns */

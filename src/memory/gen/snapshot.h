@@ -8,9 +8,10 @@
  * alias and key pattern compiled and serialised by pcre2_serialize_encode.
  * sl_catalog_load, sl_calib_load and sl_keymap_new start from it instead of
  * parsing YAML; the parsers stay for given sources, for tests and as the
- * fallback. The snapshot is read-only and owned by the binary: loaders copy
- * what callers may change (catalog entries, key rules) into the run arena,
- * and the decoded patterns are the arena's.
+ * fallback. The snapshot is read-only and owned by the binary: the catalog's
+ * entries are its tables (const in struct sl_catalog), loaders copy what callers
+ * may change (key rules) into the run arena, and the decoded patterns are the
+ * arena's.
  */
 #ifndef SWEEPLINT_MEMORY_GEN_SNAPSHOT_H
 #define SWEEPLINT_MEMORY_GEN_SNAPSHOT_H
