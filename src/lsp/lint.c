@@ -14,6 +14,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/config.h"
+#include "sweeplint/hub.h"
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
 
@@ -84,6 +85,10 @@ struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path
 		.severity_set = o->base->severity_set,
 	};
 	sl_config_apply(run, &base, config);
+	/* each lint is a run of --fetch's budget; the hub (the server's) keeps its answers across lints, so a
+	 * failed download is not asked again on every change (hub.h) */
+	if (run->opt.fetch && run->opt.hub)
+		sl_hub_new_run(run->opt.hub);
 	struct sl_source *src = sl_source_from_bytes(a, path ? path : "-", text, len);
 	src->display = display;
 	l->file = sl_run_check_source(run, src);

@@ -1,7 +1,10 @@
 /*
  * hub: config.json from the Hugging Face Hub into the standard cache
  * (include/sweeplint/hub.h). libcurl is dlopen()ed when the first download
- * is asked for; its header gives the types and option numbers only.
+ * is asked for; its header gives the types and option numbers only. The
+ * token file is read at the first request (never when nothing is fetched),
+ * each run's requests are bounded in count and time, and a failure is
+ * remembered (hub.h); the cache is written by hub_cache.c.
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -12,12 +15,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sweeplint/arena.h"
 #include "sweeplint/hub.h"
 #include "sweeplint/json_bound.h"
 #include "sweeplint/memory.h"
+#include "sweeplint/source.h"
 
 #ifdef SL_HAVE_CURL_H
 /* CURLOPT_PROTOCOLS (a bit mask) works in every libcurl the dlopen may find; its _STR successor only from 7.85 */
@@ -33,7 +38,20 @@ struct sl_hub_answer {
 	const char *repo;
 	const char *path; /* NULL: failed */
 	const char *why;
+	double retry_at;  /* a failure after a request: asked again from this time on (CLOCK_MONOTONIC s) */
+	unsigned run;     /* retry_at 0: a failure that made no request, asked again in a later run */
 };
+
+/* Whose failure a request's is: this id's, the endpoint's (every id would fail), the run's budget's. */
+enum fail_kind { FAIL_ID, FAIL_ENDPOINT, FAIL_BUDGET };
+
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* --- environment ---------------------------------------------------------- */
 
@@ -48,29 +66,6 @@ static bool truthy(const char *v)
 			  strcasecmp(v, "on") == 0);
 }
 
-/* The first line of a token file, trimmed; NULL when none. */
-static const char *token_file(struct sl_arena *a, const struct sl_hub_env *e)
-{
-	const char *path = set(e->token_path) ? e->token_path
-			   : set(e->hf_home)  ? sl_arena_printf(a, "%s/token", e->hf_home)
-			   : set(e->home)     ? sl_arena_printf(a, "%s/.cache/huggingface/token", e->home)
-					      : NULL;
-	FILE *f = path ? fopen(path, "r") : NULL;
-	if (!f)
-		return NULL;
-	char line[512];
-	const char *tok = NULL;
-	if (fgets(line, sizeof line, f)) {
-		size_t n = strcspn(line, "\r\n");
-		while (n > 0 && isspace((unsigned char)line[n - 1]))
-			n--;
-		if (n > 0)
-			tok = sl_arena_strndup(a, line, n);
-	}
-	fclose(f);
-	return tok;
-}
-
 /* A token goes into a header: printable, no spaces or line breaks. */
 static bool header_safe(const char *s)
 {
@@ -78,6 +73,45 @@ static bool header_safe(const char *s)
 		if (!isgraph((unsigned char)*s))
 			return false;
 	return true;
+}
+
+/*
+ * The token a request sends: HF_TOKEN, else the first line of the token file, read here, at the first
+ * request that sends it (never at start-up), once per hub, from a regular file of at most
+ * SL_HUB_MAX_TOKEN_BYTES only (a FIFO a secret manager mounts there is never opened, let alone drained;
+ * sl_source_read opens O_NONBLOCK and checks with fstat what it opened). NULL when none; h->token_note
+ * says why a file that is there was not used.
+ */
+static const char *hub_token(struct sl_hub *h)
+{
+	if (h->token || h->token_read || !h->token_path)
+		return h->token;
+	h->token_read = true;
+	int err = 0;
+	struct stat st;
+	/* a FIFO or device is not even opened (a one-shot secret pipe stays the secret manager's); a file
+	 * swapped in after this look is refused by sl_source_read's own fstat */
+	if (stat(h->token_path, &st) == 0 && !S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? EISDIR : SL_SOURCE_ENOTREG;
+	struct sl_source *src = err ? NULL : sl_source_read(h->arena, h->token_path, SL_HUB_MAX_TOKEN_BYTES, &err);
+	if (!src) {
+		if (err != ENOENT)
+			h->token_note = sl_arena_printf(h->arena, "the token file %s was not read: %s", h->token_path,
+							err == EFBIG ? "larger than a token file is"
+								     : sl_source_strerror(err));
+		return NULL;
+	}
+	size_t n = strcspn(src->bytes, "\r\n");
+	while (n > 0 && isspace((unsigned char)src->bytes[n - 1]))
+		n--;
+	const char *tok = n ? sl_arena_strndup(h->arena, src->bytes, n) : NULL;
+	if (tok && !header_safe(tok)) {
+		h->token_note = sl_arena_printf(h->arena, "the token in %s was not used: it holds characters a header "
+						"cannot carry", h->token_path);
+		tok = NULL;
+	}
+	h->token = tok;
+	return tok;
 }
 
 struct sl_hub *sl_hub_new(struct sl_arena *a, const char *cache, const struct sl_hub_env *e)
@@ -92,9 +126,12 @@ struct sl_hub *sl_hub_new(struct sl_arena *a, const char *cache, const struct sl
 	while (n > 0 && ep[n - 1] == '/')
 		n--;
 	h->endpoint = sl_arena_strndup(a, ep, n);
-	h->token = set(e->token) ? sl_arena_strdup(a, e->token) : token_file(a, e);
-	if (h->token && !header_safe(h->token))
-		h->token = NULL;
+	/* HF_TOKEN as given; the token file only named here: read by the first request (hub_token) */
+	h->token = set(e->token) && header_safe(e->token) ? sl_arena_strdup(a, e->token) : NULL;
+	h->token_path = set(e->token_path) ? sl_arena_strdup(a, e->token_path)
+			: set(e->hf_home)  ? sl_arena_printf(a, "%s/token", e->hf_home)
+			: set(e->home)     ? sl_arena_printf(a, "%s/.cache/huggingface/token", e->home)
+					   : NULL;
 	h->cache = set(cache) ? sl_arena_strdup(a, cache) : NULL;
 	h->offline = truthy(e->offline);
 	char *end = NULL;
@@ -128,25 +165,6 @@ bool sl_hub_is_repo_id(const char *s)
 	return true;
 }
 
-/* --- the cache ------------------------------------------------------------- */
-
-/* <cache>/models--ORG--NAME */
-static const char *repo_dir(struct sl_hub *h, const char *repo)
-{
-	char *name = sl_arena_printf(h->arena, "models--%s", repo);
-	char *slash = strchr(name, '/');
-	if (slash) {
-		size_t tail = strlen(slash + 1);
-		char *out = sl_arena_alloc(h->arena, strlen(name) + 2);
-		size_t head = (size_t)(slash - name);
-		memcpy(out, name, head);
-		memcpy(out + head, "--", 2);
-		memcpy(out + head + 2, slash + 1, tail + 1);
-		name = out;
-	}
-	return sl_arena_printf(h->arena, "%s/%s", h->cache, name);
-}
-
 /* --- the download ------------------------------------------------------------ */
 
 /* Without libcurl's header (meson -Dfetch=disabled, or not installed) nothing below but the refusal is built. */
@@ -160,45 +178,6 @@ static bool is_commit(const char *s, size_t n)
 		if (!isxdigit((unsigned char)s[i]))
 			return false;
 	return true;
-}
-
-/* mkdir -p; 0 or an errno. */
-static int make_dirs(struct sl_arena *a, const char *path)
-{
-	char *p = sl_arena_strdup(a, path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			return errno;
-		*s = '/';
-	}
-	if (mkdir(p, 0755) != 0 && errno != EEXIST)
-		return errno;
-	return 0;
-}
-
-/* Write bytes to path through a temporary file and rename (readers never see half a file); 0 or an errno. */
-static int write_atomic(struct sl_arena *a, const char *path, const char *bytes, size_t len)
-{
-	const char *tmp = sl_arena_printf(a, "%s.sweeplint-%ld.tmp", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f)
-		return errno;
-	bool ok = fwrite(bytes, 1, len, f) == len;
-	int err = ok ? 0 : errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		err = errno;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = false;
-		err = errno;
-	}
-	if (!ok)
-		unlink(tmp);
-	return ok ? 0 : (err ? err : EIO);
 }
 
 struct curl_api {
@@ -338,25 +317,33 @@ static const char *status_why(struct sl_hub *h, const char *repo, long code, con
 						  repo, code)
 				: sl_arena_printf(a,
 						  "'%s' is gated or private (HTTP %ld): set HF_TOKEN to a token with "
-						  "access to it",
-						  repo, code);
+						  "access to it%s%s",
+						  repo, code, h->token_note ? "; " : "", h->token_note ? h->token_note : "");
 	if (code == 429)
 		return sl_arena_printf(a, "%s is rate-limiting requests (HTTP 429): try again later", h->endpoint);
 	return sl_arena_printf(a, "%s answered HTTP %ld for '%s'", h->endpoint, code, repo);
 }
 
-/* GET config.json; the body (malloc'd, in r) on 200. NULL on success, else the sentence. */
-static const char *download(struct sl_hub *h, struct curl_api *c, const char *repo, struct response *r)
+/*
+ * GET config.json within timeout_ms; the body (malloc'd, in r) on 200. NULL on success, else the sentence,
+ * with *kind saying whose failure it is: the endpoint's (no connection, no answer within the whole
+ * HF_HUB_DOWNLOAD_TIMEOUT, a broken transfer, HTTP 5xx or 429: the other ids would fail the same way),
+ * the run's budget's (no answer within what was left of it), or this id's.
+ */
+static const char *download(struct sl_hub *h, struct curl_api *c, const char *repo, long timeout_ms,
+			    struct response *r, enum fail_kind *kind)
 {
 	struct sl_arena *a = h->arena;
+	*kind = FAIL_ID;
 	const char *url = sl_arena_printf(a, "%s/%s/resolve/main/config.json", h->endpoint, repo);
 	CURL *e = c->easy_init();
 	if (!e)
 		return "libcurl could not start a request";
 	char err[CURL_ERROR_SIZE] = {0};
 	struct curl_slist *hdrs = NULL;
-	if (h->token)
-		hdrs = c->slist_append(hdrs, sl_arena_printf(a, "Authorization: Bearer %s", h->token));
+	const char *token = hub_token(h); /* read now: this request sends it */
+	if (token)
+		hdrs = c->slist_append(hdrs, sl_arena_printf(a, "Authorization: Bearer %s", token));
 	long protos = CURLPROTO_HTTP | CURLPROTO_HTTPS;
 	c->easy_setopt(e, CURLOPT_URL, url);
 	c->easy_setopt(e, CURLOPT_ERRORBUFFER, err);
@@ -365,8 +352,8 @@ static const char *download(struct sl_hub *h, struct curl_api *c, const char *re
 	c->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS, protos);
 	c->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
 	c->easy_setopt(e, CURLOPT_MAXREDIRS, MAX_REDIRS);
-	c->easy_setopt(e, CURLOPT_CONNECTTIMEOUT, h->timeout_s);
-	c->easy_setopt(e, CURLOPT_TIMEOUT, h->timeout_s);
+	c->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	c->easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 	c->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)h->max_bytes);
 	c->easy_setopt(e, CURLOPT_USERAGENT, "sweeplint (config.json only; --fetch)");
 	c->easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
@@ -383,11 +370,17 @@ static const char *download(struct sl_hub *h, struct curl_api *c, const char *re
 	if (r->too_big || rc == CURLE_FILESIZE_EXCEEDED)
 		return sl_arena_printf(a, "the config.json %s sent for '%s' is larger than %zu bytes: refused",
 				       h->endpoint, repo, h->max_bytes);
+	if (rc == CURLE_TOO_MANY_REDIRECTS)
+		return sl_arena_printf(a, "%s redirected more than %ld times for '%s'", h->endpoint, MAX_REDIRS, repo);
+	bool cut = rc == CURLE_OPERATION_TIMEDOUT && timeout_ms < h->timeout_s * 1000;
+	*kind = cut ? FAIL_BUDGET : rc != CURLE_OK || code >= 500 || code == 429 ? FAIL_ENDPOINT : FAIL_ID;
+	if (cut)
+		return sl_arena_printf(a, "no complete answer from %s within the %.1f s left of this run's %ld s of "
+				       "fetching (HF_HUB_DOWNLOAD_TIMEOUT; a later run fetches it)",
+				       h->endpoint, (double)timeout_ms / 1000, h->timeout_s);
 	if (rc == CURLE_OPERATION_TIMEDOUT)
 		return sl_arena_printf(a, "no complete answer from %s within %ld s (HF_HUB_DOWNLOAD_TIMEOUT)",
 				       h->endpoint, h->timeout_s);
-	if (rc == CURLE_TOO_MANY_REDIRECTS)
-		return sl_arena_printf(a, "%s redirected more than %ld times for '%s'", h->endpoint, MAX_REDIRS, repo);
 	if (rc != CURLE_OK)
 		return sl_arena_printf(a, "cannot get '%s' from %s: %s", repo, h->endpoint,
 				       err[0] ? err : c->easy_strerror(rc));
@@ -396,15 +389,17 @@ static const char *download(struct sl_hub *h, struct curl_api *c, const char *re
 	return NULL;
 }
 
-static const char *fetch(struct sl_hub *h, const char *repo, const char *dir, const char **why)
+/* Download repo's config.json into the cache (sl_hf_cache_store); its path, or NULL with *why (*kind as download's). */
+static const char *fetch(struct sl_hub *h, const char *repo, long timeout_ms, const char **why, enum fail_kind *kind)
 {
 	struct sl_arena *a = h->arena;
+	*kind = FAIL_ID;
 	struct curl_api *c = curl_load(h, why);
 	if (!c)
 		return NULL;
 	struct response r = {.max = h->max_bytes};
 	const char *path = NULL;
-	*why = download(h, c, repo, &r);
+	*why = download(h, c, repo, timeout_ms, &r, kind);
 	if (!*why) {
 		json_error_t jerr;
 		json_t *root = sl_json_loadb_bounded(r.body ? r.body : "", r.len, 0, SL_JSON_MAX_VALUES, &jerr);
@@ -420,19 +415,10 @@ static const char *fetch(struct sl_hub *h, const char *repo, const char *dir, co
 		*why = sl_arena_printf(a, "%s did not say which commit it sent for '%s' (no X-Repo-Commit header)",
 				       h->endpoint, repo);
 	if (!*why) {
-		const char *snap = sl_arena_printf(a, "%s/snapshots/%s", dir, r.commit);
-		int e = make_dirs(a, snap);
-		if (!e)
-			e = make_dirs(a, sl_arena_printf(a, "%s/refs", dir));
-		const char *file = sl_arena_printf(a, "%s/config.json", snap);
-		if (!e)
-			e = write_atomic(a, file, r.body, r.len);
-		if (!e)
-			e = write_atomic(a, sl_arena_printf(a, "%s/refs/main", dir), r.commit, strlen(r.commit));
-		if (e)
-			*why = sl_arena_printf(a, "cannot write the Hugging Face cache %s: %s", dir, strerror(e));
-		else
-			path = file;
+		const char *store_why = NULL;
+		path = sl_hf_cache_store(a, h->cache, repo, r.commit, r.body ? r.body : "", r.len, &store_why);
+		if (!path)
+			*why = sl_arena_printf(a, "cannot write the Hugging Face cache: %s", store_why);
 	}
 	free(r.body);
 	return path;
@@ -449,9 +435,10 @@ const char *sl_hub_unavailable(struct sl_arena *a)
 
 #define BUILT_WITHOUT "this sweeplint was built without --fetch (meson -Dfetch=disabled, or no libcurl header)"
 
-static const char *fetch(struct sl_hub *h, const char *repo, const char *dir, const char **why)
+static const char *fetch(struct sl_hub *h, const char *repo, long timeout_ms, const char **why, enum fail_kind *kind)
 {
-	(void)h, (void)repo, (void)dir;
+	(void)h, (void)repo, (void)timeout_ms;
+	*kind = FAIL_BUDGET; /* nothing to remember: asked again (and refused again) in a later run */
 	*why = BUILT_WITHOUT;
 	return NULL;
 }
@@ -464,34 +451,101 @@ const char *sl_hub_unavailable(struct sl_arena *a)
 
 #endif
 
+void sl_hub_new_run(struct sl_hub *h)
+{
+	h->run++;
+	h->run_started = 0;
+	h->run_fetches = 0;
+}
+
+static struct sl_hub_answer *answer_of(const struct sl_hub *h, const char *repo)
+{
+	for (size_t i = 0; h && i < h->nanswers; i++)
+		if (strcmp(h->answers[i].repo, repo) == 0)
+			return &h->answers[i];
+	return NULL;
+}
+
+/*
+ * Within this run's budget, a request for repo (*retry_at set for a failure that made one); else why
+ * not. The budget: SL_HUB_MAX_FETCHES requests and HF_HUB_DOWNLOAD_TIMEOUT seconds in all, counted
+ * from the run's first request; an endpoint that failed as a whole is not asked for SL_HUB_RETRY_S.
+ */
+static const char *fetch_budgeted(struct sl_hub *h, const char *repo, const char **why, double *retry_at)
+{
+	struct sl_arena *a = h->arena;
+	double now = now_s();
+	*retry_at = 0;
+	if (h->down_why && now < h->down_until) {
+		*why = sl_arena_printf(a, "not fetched: the request for '%s' failed first (%s); %s is not asked again "
+				       "for %d s",
+				       h->down_repo, h->down_why, h->endpoint, SL_HUB_RETRY_S);
+		return NULL;
+	}
+	if (h->run_fetches >= SL_HUB_MAX_FETCHES) {
+		*why = sl_arena_printf(a, "not fetched: this run made %d requests already, the most one run makes "
+				       "(downloads are cached: a later run fetches it)",
+				       SL_HUB_MAX_FETCHES);
+		return NULL;
+	}
+	double spent = h->run_started > 0 ? now - h->run_started : 0;
+	long left_ms = (long)((double)h->timeout_s * 1000 - spent * 1000);
+	if (left_ms < 100) {
+		*why = sl_arena_printf(a, "not fetched: this run spent its %ld s of fetching (HF_HUB_DOWNLOAD_TIMEOUT) "
+				       "(downloads are cached: a later run fetches it)",
+				       h->timeout_s);
+		return NULL;
+	}
+	if (h->run_started <= 0)
+		h->run_started = now;
+	h->run_fetches++;
+	enum fail_kind kind = FAIL_ID;
+	const char *path = fetch(h, repo, left_ms, why, &kind);
+	if (!path && kind != FAIL_BUDGET) {
+		*retry_at = now_s() + SL_HUB_RETRY_S;
+		if (kind == FAIL_ENDPOINT) {
+			h->down_until = *retry_at;
+			h->down_why = *why;
+			h->down_repo = sl_arena_strdup(a, repo);
+		}
+	}
+	return path;
+}
+
 const char *sl_hub_config(struct sl_hub *h, const char *repo, const char **why)
 {
-	for (size_t i = 0; i < h->nanswers; i++)
-		if (strcmp(h->answers[i].repo, repo) == 0) {
-			*why = h->answers[i].why;
-			return h->answers[i].path;
-		}
+	struct sl_hub_answer *prev = answer_of(h, repo);
+	/* a success stands; a failure until its retry time (one that made no request: for this run) */
+	if (prev && (prev->path || (prev->retry_at > 0 ? now_s() < prev->retry_at : prev->run == h->run))) {
+		*why = prev->why;
+		return prev->path;
+	}
 	const char *path = NULL;
+	double retry_at = 0;
 	*why = NULL;
 	if (!sl_hub_is_repo_id(repo)) {
 		*why = sl_arena_printf(h->arena, "'%s' is not a Hugging Face model id", repo);
 	} else {
-		const char *dir = h->cache ? repo_dir(h, repo) : NULL;
-		path = dir ? sl_hf_cache_config(h->arena, h->cache, repo) : NULL;
-		if (!dir)
+		path = h->cache ? sl_hf_cache_config(h->arena, h->cache, repo) : NULL;
+		if (!h->cache)
 			*why = "no Hugging Face cache folder (set HF_HOME or HF_HUB_CACHE) to download into";
 		else if (!path && h->offline)
 			*why = sl_arena_printf(h->arena, "HF_HUB_OFFLINE is set and '%s' is not in the cache %s", repo,
 					       h->cache);
 		else if (!path)
-			path = fetch(h, repo, dir, why);
+			path = fetch_budgeted(h, repo, why, &retry_at);
+	}
+	struct sl_hub_answer now = {prev ? prev->repo : sl_arena_strdup(h->arena, repo), path, *why, retry_at, h->run};
+	if (prev) {
+		*prev = now;
+		return path;
 	}
 	if (h->nanswers == h->cap) {
 		size_t cap = h->cap ? 2 * h->cap : 8;
 		h->answers = sl_arena_grow(h->arena, h->answers, h->nanswers, cap, sizeof *h->answers);
 		h->cap = cap;
 	}
-	h->answers[h->nanswers++] = (struct sl_hub_answer){sl_arena_strdup(h->arena, repo), path, *why};
+	h->answers[h->nanswers++] = now;
 	return path;
 }
 
@@ -505,9 +559,10 @@ const char *sl_hub_why(const struct sl_hub *h, const char *repo)
 
 void sl_hub_fail(struct sl_hub *h, const char *repo, const char *why)
 {
-	for (size_t i = 0; h && i < h->nanswers; i++)
-		if (strcmp(h->answers[i].repo, repo) == 0) {
-			h->answers[i].path = NULL;
-			h->answers[i].why = sl_arena_strdup(h->arena, why);
-		}
+	struct sl_hub_answer *ans = answer_of(h, repo);
+	if (!ans)
+		return;
+	ans->path = NULL;
+	ans->why = sl_arena_strdup(h->arena, why);
+	ans->retry_at = now_s() + SL_HUB_RETRY_S; /* the cached file is what it is: not read again meanwhile */
 }

@@ -81,13 +81,15 @@ const char *sl_hf_cache_config(struct sl_arena *a, const char *hf_cache, const c
 	}
 	const char *repo = b.buf;
 
-	/* refs/main holds the commit whose snapshot is current */
+	/* refs/main holds the commit whose snapshot is current: read only from a regular file of at most
+	 * 127 bytes (O_NONBLOCK, fstat: a FIFO there never blocks the run) */
 	char hash[128];
-	FILE *f = fopen(sl_arena_printf(a, "%s/refs/main", repo), "r");
-	if (!f)
+	int err = 0;
+	struct sl_source *ref = sl_source_read(a, sl_arena_printf(a, "%s/refs/main", repo), sizeof hash - 1, &err);
+	if (!ref)
 		return NULL;
-	size_t n = fread(hash, 1, sizeof hash - 1, f);
-	fclose(f);
+	size_t n = ref->len;
+	memcpy(hash, ref->bytes, n);
 	while (n && (hash[n - 1] == '\n' || hash[n - 1] == '\r' || hash[n - 1] == ' '))
 		n--;
 	hash[n] = '\0';

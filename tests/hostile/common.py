@@ -20,6 +20,17 @@ ROOT = os.getcwd()
 Result = collections.namedtuple("Result", "rc out err wall rss cpu")
 
 
+def hostile_dir():
+    """../shared/hostile (the reproducers of the hostile passes): beside the source tree (as CI checks it
+    out), beside the main checkout of a git worktree, or $SWEEPLINT_HOSTILE_DIR; None without it."""
+    cands = [os.environ.get("SWEEPLINT_HOSTILE_DIR", ""), os.path.join(ROOT, "..", "shared", "hostile")]
+    p = subprocess.run(["git", "-C", ROOT, "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                       capture_output=True, text=True)
+    if p.returncode == 0:  # a worktree: beside the main checkout
+        cands.append(os.path.join(os.path.dirname(os.path.dirname(p.stdout.strip())), "shared", "hostile"))
+    return next((os.path.abspath(c) for c in cands if c and os.path.isfile(os.path.join(c, "README.md"))), None)
+
+
 def sanitized(argv_value):
     return argv_value not in ("", "none", "false")
 

@@ -47,15 +47,6 @@ def check(name, ok, why="", todo=None, skip=None):
     results.append((name, ok, why, todo, skip))
 
 
-def hostile_dir():
-    cands = [os.environ.get("SWEEPLINT_HOSTILE_DIR", ""), os.path.join(ROOT, "..", "shared", "hostile")]
-    p = subprocess.run(["git", "-C", ROOT, "rev-parse", "--path-format=absolute", "--git-common-dir"],
-                       capture_output=True, text=True)
-    if p.returncode == 0:  # a worktree: beside the main checkout
-        cands.append(os.path.join(os.path.dirname(os.path.dirname(p.stdout.strip())), "shared", "hostile"))
-    return next((os.path.abspath(c) for c in cands if c and os.path.isfile(os.path.join(c, "README.md"))), None)
-
-
 def readme_commands(text):
     """[(item, shell command)] from the README's table: each backticked span that runs sweeplint, and a bare
     file name after one (run with that command's options; plain `sweeplint FILE` after a `(cd ...)` one)."""
@@ -160,7 +151,7 @@ def pyyaml_verdicts(paths):
 
 
 def main():
-    src = hostile_dir()
+    src = common.hostile_dir()
     if not src:
         print("1..0 # SKIP no ../shared/hostile beside the source tree (CI checks it out there)")
         return 77
