@@ -1,12 +1,13 @@
 /*
  * program: follow the program a sweep runs. Find it (`program:`, the script
  * in `command:` behind python -m / accelerate launch / torchrun / deepspeed,
- * a shell script and the python command it runs), then read its literal
- * settings statically — argparse defaults, dataclass field defaults, keyword
- * literals of TrainingArguments / LoraConfig / BitsAndBytesConfig /
- * from_pretrained / Lightning Trainer — with the user's python3 running
- * ast.parse in a bounded subprocess (src/program/pyread.py: parse only, the
- * program is never imported or executed). The settings come back as a
+ * a shell script and the python command it runs), then evaluate it
+ * statically — the values that reach TrainingArguments / LoraConfig /
+ * BitsAndBytesConfig / from_pretrained / Lightning Trainer ..., through
+ * names, calls, modules and the configs it loads, and its argparse and
+ * dataclass declarations — with the user's python3 running ast.parse and
+ * an abstract evaluator in a bounded subprocess (src/program/py*.py: parse
+ * only, the program is never imported or executed). The settings come back as a
  * trainer config (trainer.h) whose entries carry their file:line:col and how
  * they were read, so the eval overlays them below every value the sweep
  * states. Everything lives in the run arena.
@@ -25,9 +26,11 @@ struct sl_scalar_resolver;
 /* Bounds of one program read (a finding-free note past them, never a crash). */
 #define SL_PROGRAM_MAX_BYTES ((size_t)256 << 10)   /* a bigger program is not parsed (KiB in messages) */
 #define SL_PROGRAM_TIMEOUT_MS 10000                /* wall time for one python3 parse */
-#define SL_PROGRAM_MAX_AS ((unsigned long)2 << 30) /* RLIMIT_AS of the parser process */
+/* RLIMIT_AS of the evaluator process: its RSS stays under the 64 MB every run is bounded by (python3
+ * starts in 15 MB of address space; a 33 KB program parsed and evaluated takes 18 MB; a 178 KB program of
+ * 10,000 one-line ifs takes python's parser alone 69 MB: refused by MemoryError, a note) */
+#define SL_PROGRAM_MAX_AS ((unsigned long)60 << 20)
 #define SL_PROGRAM_MAX_OUTPUT ((size_t)4 << 20)    /* JSON the parser may print */
-#define SL_PROGRAM_MAX_MODULES 8                   /* local modules read beside the program */
 
 /* How a program was found. */
 struct sl_program_ref {
@@ -43,6 +46,7 @@ struct sl_pyconfig {
 	unsigned line;              /* where it is named */
 	const char *how;            /* "OmegaConf.load(\"conf.yaml\")", "argparse default of --config" */
 	const char *dest;           /* the argparse dest that names it (a sweep value replaces it), or NULL */
+	const char *from;           /* the Python file naming it (its folder is searched first) */
 };
 
 /* A keyword whose value a program reads from a config object: from_pretrained(cfg.model.name). */
@@ -51,15 +55,49 @@ struct sl_pyref {
 	const char *path;           /* the config key it reads: "model.name" */
 	const char *how;            /* "AutoModel.from_pretrained reads cfg.model.name" */
 	unsigned line;
+	const char *from;           /* the Python file it is written in (as shown) */
 };
 
-/* The literal settings read from one Python file. */
+/*
+ * A sweep parameter whose value reaches one of the program's sinks (pysinks.py): in this sweep it is
+ * that setting, whatever its name (`enc` reaching SentenceTransformer(...) is the model). With cases,
+ * the setting is a function of the parameter (a branch `"org/a" if cfg.kind == "A" else "org/b"`, a
+ * lookup MODELS[cfg.size], a guard `if cfg.use_lora:`): one case per sweep value.
+ */
+struct sl_param_case {
+	const struct sl_node *when;   /* the sweep value (a scalar node made from the evaluator's JSON) */
+	const struct sl_node *to;     /* the setting's value in those runs (in the program or a config), or NULL */
+	const struct sl_source *src;  /* the file `to` is in */
+	bool unset;                   /* those runs do not make the setting (the guard is false) */
+	const char *unknown;          /* the value is not known (why), with to == NULL and !unset */
+	const char *chain;            /* how `to` got there, or NULL */
+};
+
+struct sl_param_role {
+	const char *param;            /* the sweep parameter's dotted path */
+	const char *key;              /* the setting it is, as the sinks name it: "model_name_or_path", "lora.r" */
+	const char *how;              /* "SentenceTransformer(\"...\") at train.py:12" */
+	const char *chain;            /* how the parameter's value got there ("name = args.enc at train.py:10"), or NULL */
+	const struct sl_param_case *cases; /* a value map (NULL: the parameter's value is the setting's) */
+	size_t ncases;
+};
+
+/* The settings read from one Python program and the local modules it imports (one evaluation). */
 struct sl_pyread {
-	struct sl_trainer *settings; /* entries with `how` set; NULL when nothing could be read */
+	struct sl_trainer *settings; /* those written in the program's own file; NULL when nothing could be read */
+	struct sl_trainer **groups;  /* every setting read, lowest precedence first, one trainer per run of the
+	                              * same source (a module, the program, a config it loads, the command) */
+	size_t ngroups;
+	size_t ndeclared;           /* groups[0..ndeclared): declarations read by their names (argparse defaults,
+	                             * dataclass fields); the others are values that reach a sink */
+	struct sl_param_role *roles; /* sweep parameters that reach a sink */
+	size_t nroles;
 	int trains;                 /* 1: builds an optimizer or trainer; 0: only generate/vLLM; -1: unknown */
-	const char **imports;       /* modules it imports ("pkg.mod"), for following local ones */
+	const char **imports;       /* modules it imports ("pkg.mod") */
 	size_t nimports;
-	const char **notes;         /* what was not read and why ("12: argparse default of --lr is computed") */
+	const char **modules;       /* the local modules evaluated, as "name (path)" */
+	size_t nmodules;
+	const char **notes;         /* what was not read and why ("train.py:12: argparse default of --lr is computed") */
 	size_t nnotes;
 	const char *error;          /* the whole file was not read: why (python3 absent, syntax error, too big) */
 	struct sl_pyconfig *configs; /* config files it loads by a literal name */
@@ -69,6 +107,35 @@ struct sl_pyread {
 	const char *hydra_path;     /* @hydra.main(config_path=, config_name=) / initialize + compose, or NULL */
 	const char *hydra_name;
 	unsigned hydra_line;
+	const char *hydra_from;     /* the Python file naming it */
+	/* wandb.config: the keys code a call reaches reads ("*": all of them at once), and those only code no
+	 * call reaches reads (possible reads) */
+	const char **wandb_reads;
+	size_t nwandb_reads;
+	const char **wandb_maybe;
+	size_t nwandb_maybe;
+	bool complete;              /* every local module it imports was read and the evaluation ran to its end */
+};
+
+struct json_t;
+
+/*
+ * The evaluator's inputs and the answers to its requests (follow.c): the request line, and a function
+ * answering a need for a config file or the Hydra composition. The answers' trainers are kept in served
+ * (a setting the evaluator reads from one points at its entry); argv holds the literal command options
+ * whose values a setting may come from.
+ */
+struct sl_pyeval_io {
+	const char *request;        /* JSON object text; NULL: "{}" */
+	/* kind "config" or "hydra", req the need's request object; returns a new JSON reply or NULL */
+	struct json_t *(*answer)(void *ctx, const char *kind, const struct json_t *req);
+	void *ctx;
+	struct sl_trainer **served; /* config id -> the trainer it was read into (answer appends) */
+	size_t nserved;
+	const struct sl_source **argv_src; /* argv index -> the source and node of that option's value */
+	const struct sl_node **argv_node;
+	size_t nargv;
+	const char *root;           /* the project folder: no module outside it is read */
 };
 
 struct sl_program_opts {
@@ -95,6 +162,10 @@ const char *sl_path_tidy(struct sl_arena *a, const char *path);
 
 /* Read the literal settings of the Python file at path (see above). Never NULL. */
 struct sl_pyread *sl_pyread_file(struct sl_arena *a, const char *path, const struct sl_program_opts *o);
+
+/* The same with the sweep's parameters and a file server (io, may be NULL): follow.c's evaluation. */
+struct sl_pyread *sl_pyread_eval(struct sl_arena *a, const char *path, const struct sl_program_opts *o,
+				 struct sl_pyeval_io *io);
 
 /* The same over bytes in memory (tests): written to a temporary file the parser reads. */
 struct sl_pyread *sl_pyread_bytes(struct sl_arena *a, const char *display, const char *bytes, size_t len,
@@ -135,11 +206,20 @@ struct sl_program {
 	int trains;                 /* 1 / 0 / -1 as in sl_pyread */
 	const char **notes;         /* for -v: what was found, read, and left unread */
 	size_t nnotes;
+	const struct sl_param_role *roles; /* sweep parameters the program makes a setting of (sinks) */
+	size_t nroles;
+	/*
+	 * Whether the sweep's values reach the runs: 0 when the command passes no ${args} (nor
+	 * ${args_no_hyphens} / ${args_json}) and the program, read whole, reads no wandb.config (or reads
+	 * it only in code no call reaches: behind a flag that is false); 1 when they do; -1 when not known.
+	 */
+	int reaches;
+	const char *reach_why;      /* with reaches == 0: "its command has no ${args} and ..." */
 };
 
 /*
- * Follow sw's program: find it, read it and the local modules it imports
- * (at most SL_PROGRAM_MAX_MODULES, found under its project folder). Returns
+ * Follow sw's program: find it and evaluate it with the local modules it imports (pyeval.py: at most
+ * 32, under its project folder), answering its requests for the config files it loads. Returns
  * NULL when the sweep names no program; otherwise notes say what happened
  * (not found, python3 absent, a syntax error) and settings may be empty.
  * A program that only runs inference (generate / vLLM, no optimizer or

@@ -25,6 +25,7 @@ struct sl_cfg_entry {
 	const struct sl_node *node;  /* the value (spans into the config's source) */
 	bool is_auto;                /* DeepSpeed "auto": filled from TrainingArguments, not a setting */
 	const char *how;             /* read from a program (program.h): "argparse default of --lr"; else NULL */
+	const char *chain;           /* with how: the steps that brought the value there ("SEQ = 96 at cfg.py:3"), or NULL */
 };
 
 struct sl_trainer {

@@ -7,11 +7,16 @@
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
 
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/source.h"
 #include "sweeplint/sweep.h"
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
@@ -22,10 +27,18 @@ struct follow {
 	const struct sl_program_opts *o;
 	struct sl_program *p;
 	size_t cap_notes;
-	const char *seen[SL_PROGRAM_MAX_MODULES + 1];
-	size_t nseen;
 	const char *loaded[32];            /* config files already overlaid */
 	size_t nloaded;
+	/* configs read for the evaluator (file -> trainer), and the Hydra composition it asked for */
+	const char *read_path[32];
+	struct sl_trainer *read_cfg[32];
+	size_t nread;
+	struct sl_hydra hydra;
+	bool hydra_done;
+	const char *hydra_file;
+	unsigned hydra_line;
+	const char *hydra_dirname;
+	struct sl_pyeval_io io;
 };
 
 static void note(struct follow *F, const char *s)
@@ -58,40 +71,11 @@ static const char *join(struct sl_arena *a, const char *dir, const char *rel)
 	return sl_arena_printf(a, "%s/%s", dir, rel);
 }
 
-/* The file of a local module ("pkg.mod" -> DIR/pkg/mod.py or DIR/pkg/mod/__init__.py), or NULL. */
-static const char *module_file(struct sl_arena *a, const char *dir, const char *mod)
-{
-	char *rel = sl_arena_strdup(a, mod);
-	for (char *c = rel; *c; c++)
-		if (*c == '.')
-			*c = '/';
-	const char *base = join(a, dir, rel);
-	const char *p = sl_arena_printf(a, "%s.py", base);
-	if (is_file(p))
-		return p;
-	p = sl_arena_printf(a, "%s/__init__.py", base);
-	return is_file(p) ? p : NULL;
-}
-
-static bool seen(struct follow *F, const char *path)
-{
-	for (size_t i = 0; i < F->nseen; i++)
-		if (strcmp(F->seen[i], path) == 0)
-			return true;
-	return false;
-}
-
 static void add_settings(struct follow *F, struct sl_trainer *t)
 {
 	struct sl_program *p = F->p;
 	p->settings = sl_arena_grow(F->a, p->settings, p->nsettings, p->nsettings + 1, sizeof *p->settings);
 	p->settings[p->nsettings++] = t;
-}
-
-static void add_notes(struct follow *F, const struct sl_pyread *r, const char *display)
-{
-	for (size_t i = 0; i < r->nnotes; i++)
-		note(F, sl_arena_printf(F->a, "%s:%s", display, r->notes[i]));
 }
 
 /* The sweep parameter with this name and one value (constant, or a one-value list): its node, else NULL. */
@@ -115,13 +99,65 @@ static const struct sl_node *single_value(const struct sl_sweep *sw, const char 
 }
 
 /* A config file named by path, looked up beside the file that names it, the project root, the sweep. */
-static void load_config(struct follow *F, const char *path, const char *from_dir, const char *why)
+static const char *find_config(struct follow *F, const char *path, const char *from_dir)
 {
 	const char *dirs[4] = {from_dir, F->p->ref.root, F->o->sweep_dir, F->o->config_dir};
-	const char *file = NULL;
-	for (size_t i = 0; i < 4 && !file; i++)
+	if (path[0] == '/')
+		return is_file(path) ? sl_path_tidy(F->a, path) : NULL;
+	for (size_t i = 0; i < 4; i++)
 		if (dirs[i] && is_file(join(F->a, dirs[i], path)))
-			file = sl_path_tidy(F->a, join(F->a, dirs[i], path));
+			return sl_path_tidy(F->a, join(F->a, dirs[i], path));
+	return NULL;
+}
+
+/* Is the realpath of file inside root (the containment rule of docs/reliability.md)? */
+static bool inside_root(struct sl_arena *a, const char *root, const char *file)
+{
+	char *real = realpath(file, NULL);
+	if (!real)
+		return false;
+	char *rr = realpath(root, NULL);
+	bool in = false;
+	if (rr) {
+		size_t n = strlen(rr);
+		in = strncmp(real, rr, n) == 0 && (real[n] == '/' || real[n] == '\0' || (n == 1 && rr[0] == '/'));
+	}
+	(void)a;
+	free(real);
+	free(rr);
+	return in;
+}
+
+/* The config in file, read once (NULL with *why when it cannot be read, or is outside the project). */
+static struct sl_trainer *read_config(struct follow *F, const char *file, const char **why)
+{
+	for (size_t i = 0; i < F->nread; i++)
+		if (strcmp(F->read_path[i], file) == 0) {
+			if (!F->read_cfg[i])
+				*why = "cannot be read";
+			return F->read_cfg[i];
+		}
+	struct sl_trainer *t = NULL;
+	if (F->io.root && !inside_root(F->a, F->io.root, file)) {
+		*why = "outside the project folder: not read";
+	} else {
+		struct sl_diags quiet;
+		sl_diags_init(&quiet, F->a);
+		if (sl_trainer_load(F->a, file, NULL, F->o->res, &quiet, &t) < 0) {
+			*why = quiet.n ? quiet.v[0].message : "not a mapping";
+			t = NULL;
+		}
+	}
+	if (F->nread < sizeof F->read_path / sizeof F->read_path[0]) {
+		F->read_path[F->nread] = file;
+		F->read_cfg[F->nread++] = t;
+	}
+	return t;
+}
+
+static void load_config(struct follow *F, const char *path, const char *from_dir, const char *why)
+{
+	const char *file = find_config(F, path, from_dir);
 	if (!file) {
 		note(F, sl_arena_printf(F->a, "config %s (%s): not found", path, why));
 		return;
@@ -132,23 +168,23 @@ static void load_config(struct follow *F, const char *path, const char *from_dir
 	if (F->nloaded == sizeof F->loaded / sizeof F->loaded[0])
 		return;
 	F->loaded[F->nloaded++] = file;
-	struct sl_diags quiet;
-	sl_diags_init(&quiet, F->a);
-	struct sl_trainer *t = NULL;
-	if (sl_trainer_load(F->a, file, NULL, F->o->res, &quiet, &t) < 0) {
-		note(F, sl_arena_printf(F->a, "config %s (%s) not read: %s", file, why,
-					quiet.n ? quiet.v[0].message : "not a mapping"));
+	const char *bad = NULL;
+	const struct sl_trainer *t = read_config(F, file, &bad);
+	if (!t) {
+		note(F, sl_arena_printf(F->a, "config %s (%s) not read: %s", file, why, bad));
 		return;
 	}
 	note(F, sl_arena_printf(F->a, "config %s (%s): %zu value%s", file, why, t->n, t->n == 1 ? "" : "s"));
 	/* each value says how the program came to read it */
+	struct sl_trainer *c = sl_arena_alloc(F->a, sizeof *c);
+	*c = *t;
 	struct sl_cfg_entry *es = sl_arena_array(F->a, t->n ? t->n : 1, sizeof *es);
 	for (size_t i = 0; i < t->n; i++) {
 		es[i] = t->entries[i];
 		es[i].how = why;
 	}
-	t->entries = es;
-	add_settings(F, t);
+	c->entries = es;
+	add_settings(F, c);
 }
 
 /* The config files one Python file loads by a literal name; an argparse default the sweep replaces is not. */
@@ -158,8 +194,9 @@ static void load_named_configs(struct follow *F, const struct sl_pyread *r, cons
 		const struct sl_pyconfig *c = &r->configs[i];
 		if (c->dest && sl_sweep_param(F->sw, c->dest))
 			continue; /* the sweep's value names the file (load_sweep_configs) */
-		load_config(F, c->path, sl_path_dir(F->a, file),
-			    sl_arena_printf(F->a, "%s at %s:%u", c->how, file, c->line));
+		const char *from = c->from ? c->from : file;
+		load_config(F, c->path, sl_path_dir(F->a, from),
+			    sl_arena_printf(F->a, "%s at %s:%u", c->how, from, c->line));
 	}
 }
 
@@ -231,20 +268,29 @@ static void ignore_param(struct follow *F, const char *name)
 	p->ignore_params[p->nignore_params++] = name;
 }
 
-/* The Hydra config a file composes, with the sweep's group choices. */
-static void compose_hydra(struct follow *F, const struct sl_pyread *r, const char *file)
+/*
+ * The Hydra config `name` under config_path (relative to the file naming it) composes, with the
+ * sweep's group choices, into F->hydra (once); 0, or -1 when it cannot be composed (a note says why).
+ */
+static int compose_hydra_at(struct follow *F, const char *config_path, const char *name, const char *file,
+			    unsigned line)
 {
+	if (F->hydra_done)
+		return F->hydra.nconfigs ? 0 : -1;
+	F->hydra_done = true;
+	F->hydra_file = file;
+	F->hydra_line = line;
 	/* the decorator's config_path; .sweeplint.yaml config_dir when the program gives none */
-	const char *dir = r->hydra_path ? join(F->a, sl_path_dir(F->a, file), r->hydra_path) : F->o->config_dir;
+	const char *dir = config_path ? join(F->a, sl_path_dir(F->a, file), config_path) : F->o->config_dir;
 	if (!dir) {
 		note(F, sl_arena_printf(F->a, "hydra: %s:%u gives no literal config_path (set config_dir in .sweeplint.yaml)",
-					file, r->hydra_line));
-		return;
+					file, line));
+		return -1;
 	}
 	dir = sl_path_tidy(F->a, dir);
 	if (!is_dir(dir)) {
-		note(F, sl_arena_printf(F->a, "hydra: config folder %s (%s:%u) not found", dir, file, r->hydra_line));
-		return;
+		note(F, sl_arena_printf(F->a, "hydra: config folder %s (%s:%u) not found", dir, file, line));
+		return -1;
 	}
 	struct sl_hydra_choice ch[64];
 	size_t n = 0;
@@ -270,16 +316,26 @@ static void compose_hydra(struct follow *F, const struct sl_pyread *r, const cha
 		    is_dir(sl_arena_printf(F->a, "%s/%s", dir, c->key)))
 			ch[n++] = (struct sl_hydra_choice){.group = c->key, .option = c->value};
 	}
-	struct sl_hydra h;
-	int rc = sl_hydra_compose(F->a, dir, r->hydra_name, ch, n, F->o->res, &h);
-	for (size_t i = 0; i < h.nnotes; i++)
-		note(F, h.notes[i]);
-	if (rc < 0)
+	int rc = sl_hydra_compose(F->a, dir, name, ch, n, F->o->res, &F->hydra);
+	for (size_t i = 0; i < F->hydra.nnotes; i++)
+		note(F, F->hydra.notes[i]);
+	if (rc < 0) {
+		F->hydra.nconfigs = 0;
+		return -1;
+	}
+	F->hydra_dirname = sl_arena_printf(F->a, "%s/%s.yaml", dir, name);
+	return 0;
+}
+
+/* The composition, over the configs loaded: after the evaluation (which may have asked for it already). */
+static void compose_hydra(struct follow *F, const struct sl_pyread *r, const char *file)
+{
+	if (compose_hydra_at(F, r->hydra_path, r->hydra_name, r->hydra_from ? r->hydra_from : file, r->hydra_line) < 0)
 		return;
-	note(F, sl_arena_printf(F->a, "hydra: %s/%s.yaml composed from %zu file%s (%s:%u)", dir, r->hydra_name,
-				h.nconfigs, h.nconfigs == 1 ? "" : "s", file, r->hydra_line));
-	for (size_t i = 0; i < h.nconfigs; i++)
-		add_settings(F, h.configs[i]);
+	note(F, sl_arena_printf(F->a, "hydra: %s composed from %zu file%s (%s:%u)", F->hydra_dirname,
+				F->hydra.nconfigs, F->hydra.nconfigs == 1 ? "" : "s", F->hydra_file, F->hydra_line));
+	for (size_t i = 0; i < F->hydra.nconfigs; i++)
+		add_settings(F, F->hydra.configs[i]);
 }
 
 /* The entry a config path names among the settings read so far (the last one; a unique suffix match), or NULL. */
@@ -313,10 +369,11 @@ static const struct sl_cfg_entry *lookup(struct follow *F, const char *path, con
 }
 
 /* Keywords read from a config object (from_pretrained(cfg.model.name)): the value the configs give them. */
-static void resolve_refs(struct follow *F, const struct sl_pyread *r, const char *file)
+static void resolve_refs(struct follow *F, const struct sl_pyread *r, const char *main_file)
 {
 	for (size_t i = 0; i < r->nrefs; i++) {
 		const struct sl_pyref *ref = &r->refs[i];
+		const char *file = ref->from ? ref->from : main_file;
 		if (sl_sweep_param(F->sw, ref->path)) {
 			note(F, sl_arena_printf(F->a, "%s:%u: %s: the sweep's %s gives it", file, ref->line, ref->how,
 						ref->path));
@@ -340,6 +397,229 @@ static void resolve_refs(struct follow *F, const struct sl_pyread *r, const char
 	}
 }
 
+/* ---- the evaluator's request and the files it asks for ---- */
+
+static const char *shown_path(struct sl_arena *a, const char *abs);
+
+
+/* A YAML scalar (or a list of them) as the JSON value Python reads it as; NULL for anything else. */
+static json_t *node_json(const struct sl_node *n, unsigned depth)
+{
+	if (n->kind == SL_NODE_SEQ && depth == 0) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n->n; i++) {
+			json_t *x = node_json(n->items[i], 1);
+			if (!x) {
+				json_decref(arr);
+				return NULL;
+			}
+			json_array_append_new(arr, x);
+		}
+		return arr;
+	}
+	if (n->kind != SL_NODE_SCALAR)
+		return NULL;
+	switch (n->value.type) {
+	case SL_V_INT:
+		return n->value.big ? NULL : json_integer((json_int_t)n->value.i);
+	case SL_V_FLOAT:
+		return isfinite(n->value.f) ? json_real(n->value.f) : NULL;
+	case SL_V_BOOL:
+		return json_boolean(n->value.b);
+	case SL_V_NULL:
+		return json_null();
+	default:
+		return json_stringn(n->text, n->text_len); /* NULL for text that is not UTF-8 */
+	}
+}
+
+static json_t *config_json(const struct sl_trainer *t)
+{
+	json_t *vals = json_array();
+	for (size_t i = 0; i < t->n; i++) {
+		json_t *v = node_json(t->entries[i].node, 0);
+		if (v)
+			json_array_append_new(vals, json_pack("[so]", t->entries[i].key, v));
+	}
+	return json_pack("{s:s,s:o}", "display", t->src->display, "values", vals);
+}
+
+static void serve(struct follow *F, struct sl_trainer *t)
+{
+	F->io.served = sl_arena_grow(F->a, F->io.served, F->io.nserved, F->io.nserved + 1, sizeof *F->io.served);
+	F->io.served[F->io.nserved++] = t;
+}
+
+/* The evaluator asks for a config file (by the path the program gives) or the Hydra composition. */
+static json_t *answer(void *ctx, const char *kind, const json_t *req)
+{
+	struct follow *F = ctx;
+	const char *from = json_string_value(json_object_get(req, "from"));
+	if (strcmp(kind, "config") == 0) {
+		const char *path = json_string_value(json_object_get(req, "path"));
+		if (!path || !from)
+			return NULL;
+		const char *file = find_config(F, path, sl_path_dir(F->a, shown_path(F->a, from)));
+		if (!file)
+			return json_pack("{s:s}", "error", "not found");
+		const char *why = NULL;
+		struct sl_trainer *t = read_config(F, file, &why);
+		if (!t)
+			return json_pack("{s:s}", "error", why ? why : "not read");
+		serve(F, t);
+		return json_pack("{s:[o]}", "configs", config_json(t));
+	}
+	if (strcmp(kind, "hydra") == 0) {
+		const char *name = json_string_value(json_object_get(req, "config_name"));
+		if (!name || !from)
+			return NULL;
+		const char *cp = json_string_value(json_object_get(req, "config_path"));
+		if (compose_hydra_at(F, cp ? sl_arena_strdup(F->a, cp) : NULL, sl_arena_strdup(F->a, name),
+				     shown_path(F->a, from), 0) < 0)
+			return json_pack("{s:s}", "error", "not composed");
+		json_t *cs = json_array();
+		for (size_t i = 0; i < F->hydra.nconfigs; i++) {
+			serve(F, F->hydra.configs[i]);
+			json_array_append_new(cs, config_json(F->hydra.configs[i]));
+		}
+		json_t *groups = json_array();
+		for (size_t i = 0; i < F->p->nignore_params; i++)
+			json_array_append_new(groups, json_string(F->p->ignore_params[i]));
+		return json_pack("{s:o,s:o}", "configs", cs, "groups", groups);
+	}
+	return NULL;
+}
+
+/* How the command passes the sweep's parameters: "hyphens" (${args}), "no_hyphens", "json", or NULL. */
+static const char *args_mode(const struct sl_sweep *sw)
+{
+	if (sw->default_command)
+		return "hyphens";
+	const char *mode = NULL;
+	for (size_t i = 0; i < sw->ncmd; i++)
+		switch (sw->cmd[i].kind) {
+		case SL_CMD_ARGS:
+		case SL_CMD_ARGS_NO_BOOLEAN_FLAGS:
+			return "hyphens";
+		case SL_CMD_ARGS_NO_HYPHENS:
+			mode = "no_hyphens";
+			break;
+		case SL_CMD_ARGS_JSON:
+		case SL_CMD_ARGS_JSON_FILE:
+			if (!mode)
+				mode = "json";
+			break;
+		default:
+			break;
+		}
+	return mode;
+}
+
+static void add_argv(struct follow *F, json_t *argv, const char *key, const char *value, const struct sl_source *src,
+		     const struct sl_node *node)
+{
+	json_t *item = json_pack("[ssI]", key, value, (json_int_t)F->io.nargv); /* NULL: not UTF-8 */
+	if (!item)
+		return;
+	size_t at = F->io.nargv;
+	F->io.argv_src = sl_arena_grow(F->a, F->io.argv_src, at, at + 1, sizeof *F->io.argv_src);
+	F->io.argv_node = sl_arena_grow(F->a, F->io.argv_node, at, at + 1, sizeof *F->io.argv_node);
+	F->io.argv_src[at] = src;
+	F->io.argv_node[at] = node;
+	F->io.nargv++;
+	json_array_append_new(argv, item);
+}
+
+/* The request: the project root, the sweep's parameters and how they reach the program, the command's options. */
+static const char *build_request(struct follow *F, unsigned long budget)
+{
+	const struct sl_sweep *sw = F->sw;
+	json_t *req = json_object();
+	json_object_set_new(req, "root", json_string(F->io.root));
+	json_t *params = json_object();
+	for (size_t i = 0; i < sw->nparams; i++) {
+		const struct sl_param *p = &sw->params[i];
+		if (p->is_dict)
+			continue;
+		json_t *vals = NULL;
+		if (p->dist == SL_DIST_CONSTANT && p->value) {
+			json_t *x = node_json(p->value, 0);
+			if (x)
+				vals = json_pack("[o]", x);
+		} else if ((p->dist == SL_DIST_CATEGORICAL || p->dist == SL_DIST_CATEGORICAL_W_PROBABILITIES) && p->values &&
+			 p->values->kind == SL_NODE_SEQ && p->values->n <= 256) {
+			vals = json_array();
+			for (size_t k = 0; k < p->values->n; k++) {
+				json_t *x = node_json(p->values->items[k], 0);
+				if (!x) {
+					json_decref(vals);
+					vals = NULL;
+					break;
+				}
+				json_array_append_new(vals, x);
+			}
+		}
+		json_object_set_new(params, p->path,
+				    vals ? json_pack("{s:o}", "values", vals) : json_pack("{s:b}", "range", 1));
+	}
+	json_object_set_new(req, "params", params);
+	const char *mode = args_mode(sw);
+	json_object_set_new(req, "args", mode ? json_string(mode) : json_null());
+	json_t *argv = json_array();
+	for (size_t i = 0; i < sw->ncmd; i++) {
+		const struct sl_cmd_item *c = &sw->cmd[i];
+		if (c->kind == SL_CMD_OPTION && c->key && c->value && !c->value_is_macro && c->value_node)
+			add_argv(F, argv, c->key, c->value, sw->doc->src, c->value_node);
+	}
+	const struct sl_trainer *sh = F->p->ref.shell;
+	for (size_t i = 0; sh && i < sh->n; i++)
+		if (sh->entries[i].node->kind == SL_NODE_SCALAR)
+			add_argv(F, argv, sh->entries[i].key, sh->entries[i].node->text, sh->src, sh->entries[i].node);
+	json_object_set_new(req, "argv", argv);
+	json_object_set_new(req, "budget", json_integer((json_int_t)budget));
+	char *text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	const char *out = text ? sl_arena_strdup(F->a, text) : "{}";
+	free(text);
+	return out;
+}
+
+/* A path as shown: relative to the working folder when below it. */
+static const char *shown_path(struct sl_arena *a, const char *abs)
+{
+	char cwd[4096];
+	if (abs[0] == '/' && getcwd(cwd, sizeof cwd)) {
+		char *rc = realpath(cwd, NULL);
+		if (rc) {
+			size_t n = strlen(rc);
+			bool below = strncmp(abs, rc, n) == 0 && abs[n] == '/';
+			free(rc);
+			if (below)
+				return sl_arena_strdup(a, abs + n + 1);
+		}
+	}
+	return sl_arena_strdup(a, abs);
+}
+
+/*
+ * Whether the sweep's values reach the runs (sl_program.reaches): not when the command passes no
+ * ${args*} and the program, read whole and to the end, reads no wandb.config where a call reaches.
+ */
+static void judge_reach(struct follow *F, const struct sl_pyread *r)
+{
+	struct sl_program *p = F->p;
+	const struct sl_sweep *sw = F->sw;
+	p->reaches = -1;
+	if (args_mode(sw) || r->nwandb_reads) {
+		p->reaches = 1;
+		return;
+	}
+	if (r->error || !r->complete || r->nwandb_maybe || sw->nparams == 0)
+		return;
+	p->reaches = 0;
+	p->reach_why = "its command has no ${args} and the program reads no wandb.config";
+}
+
 struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o)
 {
 	struct sl_program_ref ref;
@@ -350,6 +630,7 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	F.p = sl_arena_alloc(a, sizeof *F.p);
 	F.p->ref = ref;
 	F.p->trains = -1;
+	F.p->reaches = -1;
 	if (!ok) {
 		if (ref.how)
 			note(&F, sl_arena_printf(a, "program not followed: %s", ref.how));
@@ -364,72 +645,60 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 		return F.p;
 	}
 	note(&F, sl_arena_printf(a, "program %s (%s)", ref.path, ref.how));
-	struct sl_pyread *main_r = sl_pyread_file(a, ref.path, o);
-	F.seen[F.nseen++] = ref.path;
-	if (main_r->error) {
-		note(&F, sl_arena_printf(a, "program not read: %s", main_r->error));
+	/* one evaluation of the program and the local modules it imports */
+	char *root = realpath(ref.root ? ref.root : sl_path_dir(a, ref.path), NULL);
+	F.io.root = root ? sl_arena_strdup(a, root) : sl_path_dir(a, ref.path);
+	free(root);
+	F.io.answer = answer;
+	F.io.ctx = &F;
+	F.io.request = build_request(&F, 0);
+	struct sl_pyread *r = sl_pyread_eval(a, ref.path, o, &F.io);
+	if (r->error) {
+		note(&F, sl_arena_printf(a, "program not read: %s", r->error));
 		load_command_configs(&F);
 		load_sweep_configs(&F);
 		if (ref.shell && ref.shell->n)
 			add_settings(&F, ref.shell);
 		return F.p;
 	}
-	add_notes(&F, main_r, ref.path);
-	int trains = main_r->trains;
-	/* local modules it imports: found beside it or under its project folder, read before it (lower precedence) */
-	struct sl_pyread *mods[SL_PROGRAM_MAX_MODULES];
-	const char *mod_files[SL_PROGRAM_MAX_MODULES];
-	size_t nmods = 0;
-	const char *dirs[2] = {sl_path_dir(a, ref.path), ref.root};
-	/* bounded by the modules tried (F.seen's room), not only those read: a module that fails to parse
-	 * counts too (12 broken modules wrote past seen[]: shared/hostile/turn3/follow-seen-overflow) */
-	for (size_t i = 0; i < main_r->nimports && F.nseen < SL_PROGRAM_MAX_MODULES + 1; i++) {
-		const char *file = NULL;
-		for (size_t d = 0; d < 2 && !file; d++)
-			if (dirs[d])
-				file = module_file(a, dirs[d], main_r->imports[i]);
-		if (!file || seen(&F, file))
-			continue;
-		F.seen[F.nseen++] = file;
-		struct sl_pyread *r = sl_pyread_file(a, file, o);
-		if (r->error) {
-			note(&F, sl_arena_printf(a, "module %s not read: %s", main_r->imports[i], r->error));
-			continue;
-		}
-		add_notes(&F, r, file);
-		if (r->trains == 1 || (r->trains == 0 && trains == -1))
-			trains = r->trains;
-		mods[nmods] = r;
-		mod_files[nmods++] = file;
-		if (r->settings && r->settings->n) {
-			add_settings(&F, r->settings);
-			note(&F, sl_arena_printf(a, "module %s (%s): %zu literal setting%s", main_r->imports[i], file,
-						 r->settings->n, r->settings->n == 1 ? "" : "s"));
-		}
+	for (size_t i = 0; i < r->nnotes; i++)
+		note(&F, r->notes[i]);
+	F.p->trains = r->trains;
+	F.p->roles = r->roles;
+	F.p->nroles = r->nroles;
+	judge_reach(&F, r);
+	/* the literal declarations (argparse defaults, dataclass fields) of the modules and the program */
+	size_t g = 0;
+	for (; g < r->ndeclared; g++)
+		add_settings(&F, r->groups[g]);
+	for (size_t i = 0; i < r->nmodules; i++) {
+		/* "name (path)": its literal settings are the groups read from that path */
+		const char *open = strrchr(r->modules[i], '(');
+		size_t n = 0;
+		for (size_t k = 0; open && k < r->ngroups; k++)
+			if (strncmp(r->groups[k]->src->display, open + 1, strlen(open + 1) - 1) == 0 &&
+			    strlen(r->groups[k]->src->display) == strlen(open + 1) - 1)
+				n += r->groups[k]->n;
+		if (n)
+			note(&F, sl_arena_printf(a, "module %s: %zu setting%s", r->modules[i], n, n == 1 ? "" : "s"));
 	}
-	F.p->trains = trains;
-	if (main_r->settings && main_r->settings->n)
-		add_settings(&F, main_r->settings);
-	/* the configs they load, over the literals; Hydra; a config the sweep names; a shell script's options */
-	for (size_t i = 0; i < nmods; i++)
-		load_named_configs(&F, mods[i], mod_files[i]);
-	load_named_configs(&F, main_r, ref.path);
-	for (size_t i = 0; i < nmods; i++)
-		if (mods[i]->hydra_name)
-			compose_hydra(&F, mods[i], mod_files[i]);
-	if (main_r->hydra_name)
-		compose_hydra(&F, main_r, ref.path);
+	/* the configs they load, over the literals; Hydra; a config the command or a sweep value names */
+	load_named_configs(&F, r, ref.path);
+	if (r->hydra_name)
+		compose_hydra(&F, r, ref.path);
 	load_command_configs(&F);
 	load_sweep_configs(&F);
-	for (size_t i = 0; i < nmods; i++)
-		resolve_refs(&F, mods[i], mod_files[i]);
-	resolve_refs(&F, main_r, ref.path);
+	/* what reaches the sinks, over all of those: the values the program really passes */
+	for (; g < r->ngroups; g++)
+		add_settings(&F, r->groups[g]);
+	resolve_refs(&F, r, ref.path);
 	if (ref.shell && ref.shell->n)
 		add_settings(&F, ref.shell);
-	if (trains == 0) {
+	if (r->trains == 0) {
 		note(&F, "the program only runs inference (generate / vLLM, no optimizer or trainer): its settings "
 			 "are not used for a training estimate");
 		F.p->nsettings = 0;
+		F.p->nroles = 0;
 	}
 	return F.p;
 }

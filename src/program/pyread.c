@@ -1,11 +1,15 @@
 /*
- * pyread: a Python program's literal settings, read by the user's python3
- * running the embedded pyread.py (ast.parse only: the program is never
- * imported or executed) in a child process with bounds — the file's size
- * before it starts, RLIMIT_AS and RLIMIT_CPU inside it, a wall-clock
- * timeout and an output cap outside it. Its JSON is read with jansson and
- * each setting becomes a config entry whose node spans the literal in the
- * program's own source.
+ * pyread: a Python program's settings, read by the user's python3 running
+ * the embedded evaluator (pyvalues.py, pyeval.py, pysources.py, pysinks.py,
+ * pyread.py, concatenated: ast.parse and an abstract evaluation, the program
+ * is never imported or executed) in a child process with bounds — the file's
+ * size before it starts, RLIMIT_AS and RLIMIT_CPU inside it, a wall-clock
+ * timeout and an output cap outside it. The child talks JSON lines: a
+ * request on its stdin, needs for config files on its stdout that the
+ * caller answers (follow.c reads them, each value with its file:line:col),
+ * then its answer, read with jansson: each setting becomes a config entry
+ * whose node spans the value in its own source (the program, a module, a
+ * config the program loads, the sweep's command).
  *
  * Why a python3 subprocess rather than libtree-sitter: Debian ships the
  * tree-sitter runtime (libtree-sitter-dev 0.20) but no Python grammar, so
@@ -25,12 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/path.h"
 #include "sweeplint/data.h"
 #include "sweeplint/source.h"
 #include "sweeplint/trainer.h"
@@ -43,8 +49,34 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The child: bounds, no stdin, stdout to the pipe, then python3 -I -S -B -c SCRIPT PATH MAX. */
-static void child(int out_fd, const char *python, const char *script, const char *path)
+/* The evaluator's files, concatenated in this order into the one script python3 -c runs. */
+static const char *const SCRIPTS[] = {"pyvalues.py", "pyeval.py", "pysources.py", "pysinks.py", "pyread.py"};
+
+static const char *script_text(struct sl_arena *a)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; i < sizeof SCRIPTS / sizeof SCRIPTS[0]; i++) {
+		const struct sl_blob *blob = sl_data_get(SCRIPTS[i]);
+		if (!blob)
+			return NULL;
+		sl_buf_add(&b, blob->bytes, blob->len);
+		sl_buf_addc(&b, '\n');
+	}
+	sl_buf_addc(&b, '\0');
+	return b.buf;
+}
+
+/*
+ * What python3 -c runs: it reads the evaluator from stdin (its length on the first line, the script
+ * after it: the evaluator is past the 128 KiB one argument may hold) and runs it; the request and the
+ * answers follow on the same stdin, read through the same buffer.
+ */
+static const char BOOT[] = "import sys;b=sys.stdin.buffer;n=int(b.readline());"
+			   "exec(compile(b.read(n),'sweeplint-evaluator','exec'))";
+
+/* The child: bounds, stdin from the socket, stdout to the pipe, then python3 -I -S -B -c BOOT PATH MAX. */
+static void child(int in_fd, int out_fd, const char *python, const char *path)
 {
 	struct rlimit as = {SL_PROGRAM_MAX_AS, SL_PROGRAM_MAX_AS};
 	struct rlimit cpu = {SL_PROGRAM_TIMEOUT_MS / 1000, SL_PROGRAM_TIMEOUT_MS / 1000 + 1};
@@ -53,32 +85,84 @@ static void child(int out_fd, const char *python, const char *script, const char
 	setrlimit(RLIMIT_CPU, &cpu);
 	setrlimit(RLIMIT_CORE, &core);
 	int devnull = open("/dev/null", O_RDWR);
-	if (devnull >= 0) {
-		dup2(devnull, 0);
+	if (devnull >= 0)
 		dup2(devnull, 2);
-	}
+	dup2(in_fd, 0);
 	dup2(out_fd, 1);
 	char max[32];
 	snprintf(max, sizeof max, "%zu", SL_PROGRAM_MAX_BYTES);
-	char *argv[] = {(char *)python, "-I", "-S", "-B", "-c", (char *)script, (char *)path, max, NULL};
+	char *argv[] = {(char *)python, "-I", "-S", "-B", "-c", (char *)BOOT, (char *)path, max, NULL};
 	execvp(python, argv);
 	_exit(127);
 }
 
-/*
- * Run the parser over path; returns its stdout (NUL-terminated, in a) or NULL
- * with *why set.
- */
-static char *run_parser(struct sl_arena *a, const char *python, const char *path, size_t *len, const char **why)
+/* Send all of buf on fd (a socket: a child that died is an error, never SIGPIPE) before deadline. */
+static bool send_all(int fd, const char *buf, size_t len, long long deadline)
 {
-	const struct sl_blob *script = sl_data_get("pyread.py");
+	size_t off = 0;
+	while (off < len) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			return false;
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		if (n <= 0)
+			return false;
+		off += (size_t)n;
+	}
+	return true;
+}
+
+/* Answer one {"need": KIND, "request": {...}} line of the child on fd. */
+static bool answer_need(struct sl_arena *a, struct sl_pyeval_io *io, const char *line, size_t len, int fd,
+			long long deadline)
+{
+	json_error_t err;
+	json_t *j = json_loadb(line, len, 0, &err);
+	json_t *reply = NULL;
+	const char *kind = j ? json_string_value(json_object_get(j, "need")) : NULL;
+	if (kind && io && io->answer)
+		reply = io->answer(io->ctx, kind, json_object_get(j, "request"));
+	if (!reply)
+		reply = json_pack("{s:s}", "error", "not read");
+	char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
+	json_decref(reply);
+	json_decref(j);
+	if (!text)
+		return false;
+	char *out = sl_arena_printf(a, "%s\n", text);
+	free(text);
+	return send_all(fd, out, strlen(out), deadline);
+}
+
+/*
+ * Run the evaluator over path: send the request, answer its needs, and return its last line (the
+ * answer; NUL-terminated, in a), or NULL with *why set.
+ */
+static char *run_parser(struct sl_arena *a, const char *python, const char *path, struct sl_pyeval_io *io,
+			size_t *len, const char **why)
+{
+	const char *script = script_text(a);
 	if (!script) {
-		*why = "the embedded parser script is missing";
+		*why = "the embedded evaluator script is missing";
 		return NULL;
 	}
-	int fds[2];
+	int fds[2], in[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		*why = sl_arena_printf(a, "cannot start %s: %s", python, strerror(errno));
+		return NULL;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {
+		*why = sl_arena_printf(a, "cannot start %s: %s", python, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
 		return NULL;
 	}
 	/* an absolute path for the child, which runs from "/" */
@@ -86,6 +170,8 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 	if (!abs) {
 		close(fds[0]);
 		close(fds[1]);
+		close(in[0]);
+		close(in[1]);
 		*why = sl_arena_printf(a, "cannot read: %s", strerror(errno));
 		return NULL;
 	}
@@ -93,20 +179,28 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 	if (pid == 0) {
 		if (chdir("/") != 0)
 			_exit(126);
-		child(fds[1], python, script->bytes, abs);
+		child(in[1], fds[1], python, abs);
 	}
 	free(abs);
 	close(fds[1]);
+	close(in[1]);
 	if (pid < 0) {
 		close(fds[0]);
+		close(in[0]);
 		*why = sl_arena_printf(a, "cannot start %s: %s", python, strerror(errno));
 		return NULL;
 	}
+	long long deadline = now_ms() + SL_PROGRAM_TIMEOUT_MS;
+	const char *request = io && io->request ? io->request : "{}";
+	bool timed_out = false, too_big = false;
+	const char *head = sl_arena_printf(a, "%zu\n", strlen(script));
+	if (!send_all(in[0], head, strlen(head), deadline) || !send_all(in[0], script, strlen(script), deadline) ||
+	    !send_all(in[0], request, strlen(request), deadline) || !send_all(in[0], "\n", 1, deadline))
+		timed_out = now_ms() >= deadline; /* else the child has gone: its exit status says why */
 	struct sl_buf out;
 	sl_buf_init(&out, a);
-	long long deadline = now_ms() + SL_PROGRAM_TIMEOUT_MS;
-	bool timed_out = false, too_big = false;
-	for (;;) {
+	size_t total = 0, line_start = 0;
+	while (!timed_out) {
 		long long left = deadline - now_ms();
 		if (left <= 0) {
 			timed_out = true;
@@ -126,13 +220,32 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 			continue;
 		if (n <= 0)
 			break;
-		if (out.len + (size_t)n > SL_PROGRAM_MAX_OUTPUT) {
+		total += (size_t)n;
+		if (total > SL_PROGRAM_MAX_OUTPUT) {
 			too_big = true;
 			break;
 		}
 		sl_buf_add(&out, chunk, (size_t)n);
+		/* complete lines: a need is answered and dropped; the last line is the answer */
+		for (;;) {
+			char *nl = memchr(out.buf + line_start, '\n', out.len - line_start);
+			if (!nl)
+				break;
+			size_t ll = (size_t)(nl - (out.buf + line_start));
+			if (ll > 8 && memcmp(out.buf + line_start, "{\"need\"", 7) == 0) {
+				if (!answer_need(a, io, out.buf + line_start, ll, in[0], deadline)) {
+					timed_out = now_ms() >= deadline;
+					break;
+				}
+				memmove(out.buf + line_start, nl + 1, out.len - (line_start + ll + 1));
+				out.len -= ll + 1;
+				continue;
+			}
+			line_start += ll + 1;
+		}
 	}
 	close(fds[0]);
+	close(in[0]);
 	if (timed_out || too_big)
 		kill(pid, SIGKILL);
 	int status = 0;
@@ -161,6 +274,18 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 	sl_buf_addc(&out, '\0');
 	*len = out.len - 1;
 	return out.buf;
+}
+
+/* Is the realpath real inside root? */
+static bool inside_root(const char *root, const char *real)
+{
+	char *rr = realpath(root, NULL);
+	if (!rr)
+		return false;
+	size_t n = strlen(rr);
+	bool in = strncmp(real, rr, n) == 0 && (real[n] == '/' || real[n] == '\0' || (n == 1 && rr[0] == '/'));
+	free(rr);
+	return in;
 }
 
 /* A node for one JSON literal, spanning [start, end) of src. */
@@ -236,9 +361,252 @@ static const char **strings_of(struct sl_arena *a, const json_t *arr, size_t *n)
 	return v;
 }
 
-static void read_json(struct sl_arena *a, struct sl_pyread *r, const struct sl_source *src, const char *out,
-		      size_t len, const char *python)
+/* What one evaluation's answer is read against: its files' sources, the configs served, the command. */
+struct reading {
+	struct sl_arena *a;
+	struct sl_pyread *r;
+	const struct sl_source *main;
+	struct sl_pyeval_io *io;
+	const char **files;          /* absolute paths, index = the evaluator's file id */
+	const struct sl_source **srcs;
+	size_t nfiles;
+};
+
+/* A file's path as shown: relative to the working folder when it is below it. */
+static const char *display_of(struct sl_arena *a, const char *real)
 {
+	char cwd[4096];
+	if (getcwd(cwd, sizeof cwd)) {
+		char *rc = realpath(cwd, NULL);
+		if (rc) {
+			size_t n = strlen(rc);
+			bool below = strncmp(real, rc, n) == 0 && real[n] == '/';
+			free(rc);
+			if (below)
+				return sl_arena_strdup(a, real + n + 1);
+		}
+	}
+	return sl_arena_strdup(a, real);
+}
+
+/* The source of file id fid (read on first use), or NULL. */
+static const struct sl_source *source_of(struct reading *R, json_int_t fid)
+{
+	if (fid < 0 || (size_t)fid >= R->nfiles)
+		return NULL;
+	if (fid == 0)
+		return R->main;
+	if (!R->srcs[fid]) {
+		int err = 0;
+		struct sl_source *src = sl_source_read(R->a, R->files[fid], SL_PROGRAM_MAX_BYTES, &err);
+		if (src)
+			src->display = display_of(R->a, R->files[fid]);
+		R->srcs[fid] = src;
+	}
+	return R->srcs[fid];
+}
+
+static const char *display_file(struct reading *R, const json_t *fid)
+{
+	if (!json_is_integer(fid))
+		return NULL;
+	const struct sl_source *src = source_of(R, json_integer_value(fid));
+	return src ? src->display : NULL;
+}
+
+/*
+ * Where a value the evaluator read is written: a node in a program file (made over its span), in a
+ * config the C side served (its own entry), or a literal option of the command. NULL when unknown.
+ */
+static const struct sl_node *value_node(struct reading *R, const json_t *s, const json_t *v,
+					const struct sl_source **src)
+{
+	const json_t *cfg = json_object_get(s, "config");
+	if (json_is_integer(cfg)) {
+		json_int_t id = json_integer_value(cfg);
+		const char *key = json_string_value(json_object_get(s, "config_key"));
+		if (!R->io || id < 0 || (size_t)id >= R->io->nserved || !key)
+			return NULL;
+		const struct sl_cfg_entry *e = sl_trainer_get(R->io->served[id], key);
+		if (!e)
+			return NULL;
+		*src = R->io->served[id]->src;
+		return e->node;
+	}
+	const json_t *cmd = json_object_get(s, "cmd");
+	if (json_is_integer(cmd)) {
+		json_int_t at = json_integer_value(cmd);
+		if (!R->io || at < 0 || (size_t)at >= R->io->nargv || !R->io->argv_node[at])
+			return NULL;
+		*src = R->io->argv_src[at];
+		return R->io->argv_node[at];
+	}
+	const struct sl_source *fs = source_of(R, json_integer_value(json_object_get(s, "file")));
+	if (!fs || !json_is_integer(json_object_get(s, "line")))
+		return NULL;
+	size_t start = offset_of(fs, json_integer_value(json_object_get(s, "line")),
+				 json_integer_value(json_object_get(s, "col")));
+	size_t end = offset_of(fs, json_integer_value(json_object_get(s, "end_line")),
+			       json_integer_value(json_object_get(s, "end_col")));
+	if (end < start)
+		end = start;
+	*src = fs;
+	return make_node(R->a, fs, v, start, end, 0);
+}
+
+/* "step, step, step" of a value's provenance (JSON "chain"), or NULL. */
+static const char *chain_text(struct sl_arena *a, const json_t *chain)
+{
+	if (!json_is_array(chain) || !json_array_size(chain))
+		return NULL;
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	size_t i;
+	json_t *x;
+	json_array_foreach(chain, i, x)
+		if (json_is_string(x))
+			sl_buf_addf(&b, "%s%s", b.len ? ", " : "", json_string_value(x));
+	return b.len ? b.buf : NULL;
+}
+
+static struct sl_trainer *new_group(struct sl_arena *a, const struct sl_source *src, size_t cap)
+{
+	struct sl_trainer *t = sl_arena_alloc(a, sizeof *t);
+	t->path = src->path;
+	t->src = src;
+	t->from_program = true;
+	t->entries = sl_arena_array(a, cap ? cap : 1, sizeof *t->entries);
+	return t;
+}
+
+/* The settings, in their order, as trainers: one per run of settings from the same source. */
+static void read_settings(struct reading *R, const json_t *set)
+{
+	struct sl_arena *a = R->a;
+	struct sl_pyread *r = R->r;
+	size_t nset = json_is_array(set) ? json_array_size(set) : 0;
+	r->settings = new_group(a, R->main, nset);
+	r->groups = sl_arena_array(a, nset ? nset : 1, sizeof *r->groups);
+	struct sl_trainer *cur = NULL;
+	bool declaring = true;
+	for (size_t i = 0; i < nset; i++) {
+		const json_t *s = json_array_get(set, i);
+		const char *key = json_string_value(json_object_get(s, "key"));
+		const char *how = json_string_value(json_object_get(s, "how"));
+		const json_t *v = json_object_get(s, "value");
+		if (!key || !*key || !how || !v)
+			continue;
+		const struct sl_source *src = NULL;
+		const struct sl_node *node = value_node(R, s, v, &src);
+		if (!node)
+			continue;
+		struct sl_cfg_entry en = {
+			.key = sl_arena_strdup(a, key),
+			.node = node,
+			.how = sl_arena_strdup(a, how),
+			.chain = chain_text(a, json_object_get(s, "chain")),
+		};
+		if (src == R->main)
+			r->settings->entries[r->settings->n++] = en;
+		bool decl = json_integer_value(json_object_get(s, "rank")) == 0;
+		if (!cur || cur->src != src || decl != declaring) {
+			if (!decl && declaring)
+				r->ndeclared = r->ngroups;
+			declaring = decl;
+			cur = new_group(a, src, nset - i);
+			r->groups[r->ngroups++] = cur;
+		}
+		cur->entries[cur->n++] = en;
+	}
+	if (declaring)
+		r->ndeclared = r->ngroups;
+}
+
+/* A sweep value of the evaluator's JSON as a scalar node (for matching a sweep parameter's values). */
+static const struct sl_node *when_node(struct reading *R, const json_t *when)
+{
+	if (!json_is_string(when) && !json_is_number(when) && !json_is_boolean(when) && !json_is_null(when))
+		return NULL;
+	return make_node(R->a, R->main, when, 0, 0, 1);
+}
+
+static void read_roles(struct reading *R, const json_t *params, const json_t *maps)
+{
+	struct sl_arena *a = R->a;
+	struct sl_pyread *r = R->r;
+	size_t n = (json_is_array(params) ? json_array_size(params) : 0) + (json_is_array(maps) ? json_array_size(maps) : 0);
+	r->roles = sl_arena_array(a, n ? n : 1, sizeof *r->roles);
+	for (int pass = 0; pass < 2; pass++) {
+		const json_t *arr = pass == 0 ? params : maps;
+		size_t i;
+		json_t *p;
+		json_array_foreach(arr, i, p) {
+			const char *param = json_string_value(json_object_get(p, "param"));
+			const char *key = json_string_value(json_object_get(p, "key"));
+			const char *how = json_string_value(json_object_get(p, "how"));
+			if (!param || !key || !how)
+				continue;
+			const char *at = display_file(R, json_object_get(p, "file"));
+			struct sl_param_role *role = &r->roles[r->nroles];
+			*role = (struct sl_param_role){
+				.param = sl_arena_strdup(a, param),
+				.key = sl_arena_strdup(a, key),
+				.how = at ? sl_arena_printf(a, "%s at %s:%lld", how, at,
+							    (long long)json_integer_value(json_object_get(p, "line")))
+					  : sl_arena_strdup(a, how),
+				.chain = chain_text(a, json_object_get(p, "chain")),
+			};
+			const json_t *cases = json_object_get(p, "cases");
+			if (pass == 1) {
+				if (!json_is_array(cases) || !json_array_size(cases))
+					continue;
+				struct sl_param_case *cs = sl_arena_array(a, json_array_size(cases), sizeof *cs);
+				size_t k;
+				json_t *c;
+				json_array_foreach(cases, k, c) {
+					struct sl_param_case *pc = &cs[role->ncases];
+					pc->when = when_node(R, json_object_get(c, "when"));
+					if (!pc->when)
+						continue;
+					pc->unset = json_is_true(json_object_get(c, "unset"));
+					const json_t *u = json_object_get(c, "unknown");
+					const json_t *v = json_object_get(c, "value");
+					if (!pc->unset && v && !u) {
+						pc->to = value_node(R, c, v, &pc->src);
+						pc->chain = chain_text(a, json_object_get(c, "chain"));
+					}
+					if (!pc->unset && !pc->to)
+						pc->unknown = json_is_string(u) ? sl_arena_strdup(a, json_string_value(u))
+										: "not known";
+					role->ncases++;
+				}
+				role->cases = cs;
+			}
+			r->nroles++;
+		}
+	}
+}
+
+/* Notes: [file id or null, text]: "path:text" for a file's, the text alone otherwise. */
+static void read_notes(struct reading *R, const json_t *notes)
+{
+	struct sl_pyread *r = R->r;
+	size_t n = json_is_array(notes) ? json_array_size(notes) : 0;
+	r->notes = sl_arena_array(R->a, n ? n : 1, sizeof *r->notes);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_array_get(notes, i);
+		const char *text = json_string_value(json_array_get(x, 1));
+		if (!text)
+			continue;
+		const char *file = display_file(R, json_array_get(x, 0));
+		r->notes[r->nnotes++] = file ? sl_arena_printf(R->a, "%s:%s", file, text) : sl_arena_strdup(R->a, text);
+	}
+}
+
+static void read_json(struct reading *R, const char *out, size_t len, const char *python)
+{
+	struct sl_arena *a = R->a;
+	struct sl_pyread *r = R->r;
 	json_error_t err;
 	json_t *j = json_loadb(out, len, 0, &err);
 	if (!j || !json_is_object(j)) {
@@ -249,50 +617,76 @@ static void read_json(struct sl_arena *a, struct sl_pyread *r, const struct sl_s
 	const json_t *e = json_object_get(j, "error");
 	if (json_is_string(e)) {
 		json_int_t line = json_integer_value(json_object_get(j, "line"));
-		r->error = line > 0 ? sl_arena_printf(a, "%s:%lld: %s", src->display, (long long)line, json_string_value(e))
-				    : sl_arena_printf(a, "%s: %s", src->display, json_string_value(e));
+		r->error = line > 0 ? sl_arena_printf(a, "%s:%lld: %s", R->main->display, (long long)line,
+						      json_string_value(e))
+				    : sl_arena_printf(a, "%s: %s", R->main->display, json_string_value(e));
 		json_decref(j);
 		return;
+	}
+	/* the files read: the program (id 0) and its local modules */
+	const json_t *files = json_object_get(j, "files");
+	R->nfiles = json_is_array(files) ? json_array_size(files) : 0;
+	if (R->nfiles == 0)
+		R->nfiles = 1;
+	R->files = sl_arena_array(a, R->nfiles, sizeof *R->files);
+	R->srcs = sl_arena_array(a, R->nfiles, sizeof *R->srcs);
+	for (size_t i = 0; i < R->nfiles; i++) {
+		const char *f = json_string_value(json_array_get(files, i));
+		/* a module is read again only inside the root the evaluator was given */
+		if (i > 0 && f && R->io && R->io->root && !inside_root(R->io->root, f))
+			f = NULL;
+		R->files[i] = f ? sl_arena_strdup(a, f) : "";
 	}
 	const json_t *tr = json_object_get(j, "trains");
 	r->trains = json_is_true(tr) ? 1 : json_is_false(tr) ? 0 : -1;
 	r->imports = strings_of(a, json_object_get(j, "imports"), &r->nimports);
-	r->notes = strings_of(a, json_object_get(j, "notes"), &r->nnotes);
+	read_notes(R, json_object_get(j, "notes"));
+	const json_t *mods = json_object_get(j, "modules");
+	r->modules = sl_arena_array(a, json_is_array(mods) && json_array_size(mods) ? json_array_size(mods) : 1,
+				    sizeof *r->modules);
+	size_t i;
+	json_t *c;
+	json_array_foreach(mods, i, c) {
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *file = display_file(R, json_object_get(c, "file"));
+		if (name && file)
+			r->modules[r->nmodules++] = sl_arena_printf(a, "%s (%s)", name, file);
+	}
 	const json_t *cf = json_object_get(j, "configs");
 	if (json_is_array(cf) && json_array_size(cf)) {
 		r->configs = sl_arena_array(a, json_array_size(cf), sizeof *r->configs);
-		size_t i;
-		json_t *c;
 		json_array_foreach(cf, i, c) {
 			const char *path = json_string_value(json_object_get(c, "path"));
 			const char *how = json_string_value(json_object_get(c, "how"));
 			if (!path || !how)
 				continue;
 			const char *dest = json_string_value(json_object_get(c, "dest"));
+			const char *from = display_file(R, json_object_get(c, "file"));
 			r->configs[r->nconfigs++] = (struct sl_pyconfig){
 				.path = sl_arena_strdup(a, path),
 				.line = (unsigned)json_integer_value(json_object_get(c, "line")),
 				.how = sl_arena_strdup(a, how),
 				.dest = dest ? sl_arena_strdup(a, dest) : NULL,
+				.from = from ? from : R->main->display,
 			};
 		}
 	}
 	const json_t *rf = json_object_get(j, "refs");
 	if (json_is_array(rf) && json_array_size(rf)) {
 		r->refs = sl_arena_array(a, json_array_size(rf), sizeof *r->refs);
-		size_t i;
-		json_t *c;
 		json_array_foreach(rf, i, c) {
 			const char *key = json_string_value(json_object_get(c, "key"));
 			const char *path = json_string_value(json_object_get(c, "path"));
 			const char *how = json_string_value(json_object_get(c, "how"));
 			if (!key || !path || !how)
 				continue;
+			const char *from = display_file(R, json_object_get(c, "file"));
 			r->refs[r->nrefs++] = (struct sl_pyref){
 				.key = sl_arena_strdup(a, key),
 				.path = sl_arena_strdup(a, path),
 				.how = sl_arena_strdup(a, how),
 				.line = (unsigned)json_integer_value(json_object_get(c, "line")),
+				.from = from ? from : R->main->display,
 			};
 		}
 	}
@@ -302,38 +696,23 @@ static void read_json(struct sl_arena *a, struct sl_pyread *r, const struct sl_s
 		r->hydra_path = hp ? sl_arena_strdup(a, hp) : NULL;
 		r->hydra_name = sl_arena_strdup(a, json_string_value(json_object_get(h, "config_name")));
 		r->hydra_line = (unsigned)json_integer_value(json_object_get(h, "line"));
+		const char *from = display_file(R, json_object_get(h, "fid"));
+		r->hydra_from = from ? from : R->main->display;
 	}
-	const json_t *set = json_object_get(j, "settings");
-	struct sl_trainer *t = sl_arena_alloc(a, sizeof *t);
-	t->path = src->path;
-	t->src = src;
-	t->from_program = true;
-	size_t nset = json_is_array(set) ? json_array_size(set) : 0;
-	t->entries = sl_arena_array(a, nset ? nset : 1, sizeof *t->entries);
-	for (size_t i = 0; i < nset; i++) {
-		const json_t *s = json_array_get(set, i);
-		const char *key = json_string_value(json_object_get(s, "key"));
-		const char *how = json_string_value(json_object_get(s, "how"));
-		const json_t *v = json_object_get(s, "value");
-		if (!key || !*key || !how || !v)
-			continue;
-		size_t start = offset_of(src, json_integer_value(json_object_get(s, "line")),
-					 json_integer_value(json_object_get(s, "col")));
-		size_t end = offset_of(src, json_integer_value(json_object_get(s, "end_line")),
-				       json_integer_value(json_object_get(s, "end_col")));
-		if (end < start)
-			end = start;
-		struct sl_cfg_entry *en = &t->entries[t->n++];
-		en->key = sl_arena_strdup(a, key);
-		en->node = make_node(a, src, v, start, end, 0);
-		en->how = sl_arena_strdup(a, how);
-	}
-	r->settings = t;
+	const json_t *w = json_object_get(j, "wandb");
+	r->wandb_reads = strings_of(a, json_object_get(w, "reads"), &r->nwandb_reads);
+	r->wandb_maybe = strings_of(a, json_object_get(w, "maybe"), &r->nwandb_maybe);
+	r->complete = json_is_null(json_object_get(j, "stopped"));
+	for (size_t k = 0; k < r->nnotes && r->complete; k++)
+		if (strstr(r->notes[k], "module ") == r->notes[k] && strstr(r->notes[k], " not read"))
+			r->complete = false;
+	read_settings(R, json_object_get(j, "settings"));
+	read_roles(R, json_object_get(j, "params"), json_object_get(j, "maps"));
 	json_decref(j);
 }
 
 static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const char *display,
-				   const struct sl_program_opts *o)
+				   const struct sl_program_opts *o, struct sl_pyeval_io *io)
 {
 	struct sl_pyread *r = sl_arena_alloc(a, sizeof *r);
 	r->trains = -1;
@@ -349,18 +728,33 @@ static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const c
 	src->display = display;
 	const char *why = NULL;
 	size_t len = 0;
-	char *out = run_parser(a, python, path, &len, &why);
+	char *out = run_parser(a, python, path, io, &len, &why);
 	if (!out) {
 		r->error = sl_arena_printf(a, "%s: %s", src->display, why);
 		return r;
 	}
-	read_json(a, r, src, out, len, python);
+	/* the answer is the last line the child printed */
+	while (len && out[len - 1] == '\n')
+		out[--len] = '\0';
+	const char *last = strrchr(out, '\n');
+	if (last) {
+		len -= (size_t)(last + 1 - out);
+		out = (char *)last + 1;
+	}
+	struct reading R = {.a = a, .r = r, .main = src, .io = io};
+	read_json(&R, out, len, python);
 	return r;
 }
 
 struct sl_pyread *sl_pyread_file(struct sl_arena *a, const char *path, const struct sl_program_opts *o)
 {
-	return read_file(a, path, path, o);
+	return read_file(a, path, path, o, NULL);
+}
+
+struct sl_pyread *sl_pyread_eval(struct sl_arena *a, const char *path, const struct sl_program_opts *o,
+				 struct sl_pyeval_io *io)
+{
+	return read_file(a, path, path, o, io);
 }
 
 struct sl_pyread *sl_pyread_bytes(struct sl_arena *a, const char *display, const char *bytes, size_t len,
@@ -383,7 +777,9 @@ struct sl_pyread *sl_pyread_bytes(struct sl_arena *a, const char *display, const
 		off += (size_t)n;
 	}
 	close(fd);
-	struct sl_pyread *r = read_file(a, tmpl, display, o);
+	/* the temporary file alone: no module beside it is read */
+	struct sl_pyeval_io io = {.request = "{\"root\": \"/nonexistent-root\"}"};
+	struct sl_pyread *r = read_file(a, tmpl, display, o, &io);
 	unlink(tmpl);
 	return r;
 }

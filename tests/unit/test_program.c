@@ -115,7 +115,7 @@ static void test_argparse(void **state)
 			   "p.add_argument('--fp16', action='store_true')\n"
 			   "p.add_argument('--no_gc', dest='gc', action='store_false')\n"
 			   "p.add_argument('--max_len', default=-1)\n"
-			   "p.add_argument('--lr', default=1e-3 * 2)\n"
+			   "p.add_argument('--lr', default=float(os.environ['LR']))\n"
 			   "p.add_argument('--targets', nargs='+', default=['q', 'v'])\n"
 			   "p.set_defaults(seq_len=512)\n";
 	struct sl_pyread *r = read_py(text);
@@ -127,7 +127,7 @@ static void test_argparse(void **state)
 	expect(r, text, "max_len", "-1", "-1)");
 	expect(r, text, "targets", "['q', 'v']", "['q', 'v']");
 	expect(r, text, "seq_len", "512", "512)");
-	/* computed: never guessed, said why */
+	/* computed from what the text does not show: never guessed, said why */
 	assert_null(sl_trainer_get(r->settings, "lr"));
 	assert_true(r->nnotes >= 1);
 	assert_non_null(strstr(r->notes[0], "--lr is computed"));
@@ -145,7 +145,7 @@ static void test_dataclass_fields(void **state)
 			   "    model_name_or_path: str = field(default=\"meta-llama/Llama-2-7b-hf\", metadata={})\n"
 			   "    max_seq_length: Optional[int] = 2048\n"
 			   "    targets: list = field(default_factory=lambda: ['q'])\n"
-			   "    lr: float = 2 ** -4\n"
+			   "    lr: float = os.cpu_count() * 1e-5\n"
 			   "class NotADataclass:\n"
 			   "    batch_size: int = 99\n";
 	struct sl_pyread *r = read_py(text);
@@ -374,12 +374,12 @@ static void test_follow_modules(void **state)
 	struct sl_program_opts o = {.sweep_dir = dir};
 	struct sl_program *p = sl_program_follow(A, sweep_of("program: train.py\n"), &o);
 	assert_non_null(p);
-	assert_int_equal(p->nsettings, 2);
-	/* the module first (lower precedence), the program's own last */
+	assert_int_equal(p->nsettings, 3);
+	/* the module's declarations first (lower precedence), the program's own, then what reaches a sink */
 	assert_non_null(strstr(p->settings[0]->src->path, "config.py"));
 	assert_string_equal(sl_trainer_get(p->settings[0], "max_len")->node->text, "256");
 	assert_string_equal(sl_trainer_get(p->settings[1], "batch_size")->node->text, "32");
-	assert_string_equal(sl_trainer_get(p->settings[1], "model_name_or_path")->node->text, "bert-base-uncased");
+	assert_string_equal(sl_trainer_get(p->settings[2], "model_name_or_path")->node->text, "bert-base-uncased");
 	assert_int_equal(p->trains, 1);
 	/* an inference-only program gives no settings */
 	write_file("gen.py", "m = AutoModelForCausalLM.from_pretrained('gpt2')\nm.generate(x)\n");

@@ -1,0 +1,605 @@
+# pysinks: the calls whose arguments are a run's settings (docs/program.md §2, "Sinks decide roles").
+#
+# Whatever value reaches a sink is that setting: a model loader's first argument is the model, a
+# TrainingArguments keyword is that argument, a DataLoader's batch_size is the batch. A value the sweep
+# gives (P) makes that sweep parameter the setting's key for this sweep; a function of one sweep
+# parameter (M) is a value map; a sink under `if <sweep parameter>` holds only in the runs where it is
+# true (UNSET in the others). Each sink kind is one function; SINKS maps a callee's name to it, so a new
+# kind is a function and a row (see docs/program.md "Adding a sink").
+
+TRAINING_ARGS = {
+    'TrainingArguments', 'Seq2SeqTrainingArguments', 'SentenceTransformerTrainingArguments',
+    'SFTConfig', 'DPOConfig', 'GRPOConfig', 'ORPOConfig', 'KTOConfig', 'RewardConfig', 'PPOConfig',
+    'CrossEncoderTrainingArguments', 'CPOConfig', 'OnlineDPOConfig', 'GKDConfig',
+}
+NOT_A_MODEL = ('Tokenizer', 'Processor', 'FeatureExtractor', 'Config', 'PeftModel', 'Dataset', 'ImageProcessor')
+DTYPES = {'float16', 'half', 'bfloat16', 'float32', 'float', 'float64', 'double'}
+TRAIN_CALLS = {'backward', 'fit'}
+TRAINER_CLASSES = {'Trainer', 'Seq2SeqTrainer', 'SFTTrainer', 'DPOTrainer', 'GRPOTrainer', 'ORPOTrainer',
+                   'KTOTrainer', 'RewardTrainer', 'PPOTrainer', 'SentenceTransformerTrainer',
+                   'CrossEncoderTrainer', 'CPOTrainer', 'OnlineDPOTrainer', 'GKDTrainer'}
+OPTIMIZERS = {'Adam', 'AdamW', 'SGD', 'Adafactor', 'AdamW8bit', 'PagedAdamW', 'PagedAdamW8bit', 'Lion',
+              'RMSprop', 'Adagrad', 'LAMB', 'FusedAdam', 'DeepSpeedCPUAdam'}
+LIGHTNING = ('pl', 'L', 'lightning', 'pytorch_lightning')
+FROM_PRETRAINED_KWARGS = ('torch_dtype', 'dtype', 'load_in_4bit', 'load_in_8bit', 'attn_implementation')
+
+
+class Out(object):
+    """What the evaluation read: settings (with their places and provenance), the sweep parameters that
+    take a setting's role, value maps, notes, and what the C side needs besides (configs, Hydra)."""
+
+    def __init__(self, ctx):
+        self.c = ctx
+        self.records = []      # settings: dicts with a rank (0 declarations, 1 unreached code, 2 the run)
+        self.params = []       # {"param", "key", "how", ...}: a sweep parameter is this setting
+        self.maps = []         # {"param", "key", "how", "cases": [...]}: a setting is a function of one
+        self.notes = []
+        self.imports = []
+        self.modules = []      # (dotted name, file index) of the local modules evaluated
+        self.configs = []
+        self.hydra = None
+        self.refs = []
+        self.trains = False
+        self.infers = False
+        self.models = []       # candidates: (value, how, node, fid, rank)
+        self.model_seen = set()
+        self.objects = []      # LoraConfig / BitsAndBytesConfig objects, emitted when applied (or at the end)
+        self.wandb_reads = {}  # name (or '*') -> 2 when code a call reaches reads it, 1 when only unreached code
+        self.seq = 0
+
+    # -- records -------------------------------------------------------------------------------------
+    def site_fields(self, rec, v, node, fid):
+        site = v.site if isinstance(v, K) else None
+        if site is not None and site[0] == 'cfg':
+            rec['config'] = site[1]
+            rec['config_key'] = site[2]
+            return
+        if site is not None and site[0] == 'cmd':
+            rec['cmd'] = site[1]
+            return
+        if site is None:
+            if node is None:
+                return
+            site = self.c.site(fid, node)
+        rec['file'], rec['line'], rec['col'], rec['end_line'], rec['end_col'] = site
+
+    def record(self, key, v, how, node, fid, rank):
+        rec = {'key': key, 'value': v.v, 'how': how, 'rank': rank, 'seq': self.seq}
+        self.seq += 1
+        self.site_fields(rec, v, node, fid)
+        if 'file' not in rec and 'config' not in rec and 'cmd' not in rec:
+            return
+        if v.why:
+            rec['chain'] = [self.c.render(w) for w in v.why]
+        self.records.append(rec)
+
+    def declare(self, key, v, how, node=None):
+        """A literal declaration: an argparse default, a dataclass field (read by its name, as before)."""
+        fid = v.site[0] if isinstance(v, K) and v.site is not None and isinstance(v.site[0], int) else 0
+        self.record(key, v, how, node, fid, 0)
+
+    def config_file(self, path, line, how, dest, fid):
+        if any(cf['path'] == path and cf['dest'] == dest for cf in self.configs):
+            return
+        self.configs.append({'path': path, 'line': line, 'how': how, 'dest': dest, 'file': fid})
+
+    def hydra_call(self, info):
+        h = self.hydra or {'config_path': None, 'config_name': None, 'line': info.get('line'), 'fid': info.get('fid')}
+        if info.get('config_path') is not None:
+            h['config_path'] = info['config_path']
+        if info.get('config_name') is not None:
+            h['config_name'] = info['config_name']
+        self.hydra = h
+
+    def hydra_values(self, ev, info):
+        return hydra_values(ev, info)
+
+    # -- a value reaching a sink ---------------------------------------------------------------------
+    def sink(self, ev, key, v, how, node, fr):
+        """Setting `key` is v (in the runs fr's guard holds)."""
+        g = fr.guard
+        if g is not None and g is not GUARD_UNKNOWN:
+            v = ev.guarded(g, v, UNSET)
+        self.emit(ev, key, v, how, node, fr.fid)
+
+    def emit(self, ev, key, v, how, node, fid):
+        c = self.c
+        rank = c.phase
+        if isinstance(v, OneOf):
+            if all(isinstance(o, K) for o in v.opts) and len(set(const_key(o) for o in v.opts)) == 1:
+                v = v.opts[0]
+            else:
+                shown_opts = ', '.join(shown(o.v) if isinstance(o, K) else 'unset' for o in v.opts[:4])
+                c.note('%s is one of %s, which the program does not decide: not read' % (key, shown_opts),
+                       fid, node)
+                return
+        if isinstance(v, K):
+            if is_setting_value(v.v):
+                # the sink's place, when the value is written elsewhere (a constant, a default, a config)
+                site = v.site
+                if node is not None and site is not None and (site[0] != fid or site[1] != node.lineno):
+                    how = '%s at %s' % (how, c.where(fid, node))
+                self.record(key, v, how, node, fid, rank)
+            return
+        if isinstance(v, P):
+            rec = {'param': v.name, 'key': key, 'how': how, 'rank': rank}
+            if node is not None:
+                rec['file'], rec['line'] = fid, node.lineno
+            if v.why:
+                rec['chain'] = [c.render(w) for w in v.why]
+            self.params.append(rec)
+            return
+        if isinstance(v, M):
+            cases = []
+            vals = []
+            for x in v.xs:
+                cv = v.at(x)
+                if isinstance(cv, OneOf) and len(set(const_key(o) for o in cv.opts)) == 1:
+                    cv = cv.opts[0]
+                case = {'when': x}
+                if cv is UNSET:
+                    case['unset'] = True
+                elif isinstance(cv, K) and is_setting_value(cv.v):
+                    case['value'] = cv.v
+                    self.site_fields(case, cv, node, fid)
+                    if cv.why:
+                        case['chain'] = [c.render(w) for w in cv.why]
+                else:
+                    case['unknown'] = cv.why if isinstance(cv, U) and cv.why else 'not known'
+                cases.append(case)
+                vals.append(const_key(cv) if isinstance(cv, (K, _Unset)) else ('u', id(cv)))
+            if all(cs.get('unset') for cs in cases):
+                return
+            if len(set(vals)) == 1 and 'value' in cases[0]:
+                self.emit(ev, key, v.at(v.xs[0]), how, node, fid)
+                return
+            rec = {'param': v.param, 'key': key, 'how': how, 'cases': cases, 'rank': rank}
+            if v.cond:
+                rec['cond'] = v.cond
+            if node is not None:
+                rec['file'], rec['line'] = fid, node.lineno
+            self.maps.append(rec)
+            return
+
+    def ref(self, ev, key, node, how, fid):
+        """A keyword read from an object the program does not show (cfg.model.name): resolved by the C side
+        against the configs it loads, as the literal reader did."""
+        ch = chain_of(node)
+        if ch is None or ch[0] == 'wandb':
+            return
+        self.refs.append({'key': key, 'root': ch[0], 'path': ch[1], 'line': node.lineno, 'file': fid,
+                          'how': '%s reads %s.%s' % (how, ch[0], ch[1])})
+
+    # -- the end of the evaluation ---------------------------------------------------------------------
+    def finish(self, ev):
+        c = self.c
+        for o in self.objects:
+            if not o.data['applied']:
+                fr = Frame({}, {}, None, o.data['fid'], o.data['guard'])
+                c.phase = o.data['phase']
+                apply_object(ev, o, fr, None)
+        self.finish_models(ev)
+
+    def finish_models(self, ev):
+        c = self.c
+        cands = [m for m in self.models if isinstance(m[0], (K, P, M))]
+        if not cands:
+            return
+        # one value, or values of one sweep parameter under guards that do not overlap
+        merged = None
+        for v, how, node, fid, rank in cands:
+            if merged is None:
+                merged = (v, how, node, fid, rank)
+                continue
+            mv = merge_model(merged[0], v)
+            if mv is None:
+                merged = False
+                break
+            merged = (mv, merged[1], merged[2], merged[3], max(merged[4], rank))
+        if merged:
+            v, how, node, fid, rank = merged
+            saved = c.phase
+            c.phase = rank
+            self.emit(ev, 'model_name_or_path', v, how, node, fid)
+            c.phase = saved
+            return
+        names = sorted(set(shown(v.v)[1:-1] if isinstance(v, K) and isinstance(v.v, str) else
+                           ('the sweep\'s %s' % v.name if isinstance(v, P) else
+                            'a value chosen by the sweep\'s %s' % v.param if isinstance(v, M) else '?')
+                           for v, _, _, _, _ in cands))
+        if all(isinstance(v, K) for v, _, _, _, _ in cands):
+            c.note('several model literals (%s): the model is not read from the program' % ', '.join(names[:4]))
+        else:
+            c.note('several models (%s): the model is not read from the program' % ', '.join(names[:4]))
+
+    def to_json(self):
+        c = self.c
+        recs = sorted(self.records, key=lambda r: (r['rank'], r['seq']))
+        for r in recs:
+            del r['seq']
+        reads = self.wandb_reads
+        return {
+            'settings': recs, 'params': self.params, 'maps': self.maps, 'notes': self.notes,
+            'trains': True if self.trains else (False if self.infers else None),
+            'imports': sorted(set(self.imports)), 'configs': self.configs,
+            'hydra': self.hydra, 'refs': self.refs,
+            'files': c.files, 'config_files': c.configs,
+            'modules': [{'name': n, 'file': f} for n, f in self.modules],
+            'wandb': {'reads': sorted(k for k, p in reads.items() if p == 2),
+                      'maybe': sorted(k for k, p in reads.items() if p == 1)},
+            'stopped': c.stopped, 'steps': c.ops,
+        }
+
+
+def merge_model(a, b):
+    """Two model candidates as one value, or None when they disagree somewhere."""
+    if const_key(a) == const_key(b) and isinstance(a, K):
+        return a
+    if isinstance(a, P) and isinstance(b, P) and a.name == b.name:
+        return a
+    if isinstance(a, M) and isinstance(b, M) and a.param == b.param:
+        cases = {}
+        for x in a.xs:
+            k = pkey(x)
+            va, vb = a.cases.get(k, UNK), b.cases.get(k, UNK)
+            if va is UNSET:
+                cases[k] = vb
+            elif vb is UNSET or const_key(va) == const_key(vb):
+                cases[k] = va
+            else:
+                return None
+        return M(a.param, a.xs, cases, a.cond)
+    return None
+
+
+def chain_of(node):
+    """cfg.model.name / cfg["model"]["name"] -> ("cfg", "model.name"); None for anything else."""
+    parts = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            sl = node.slice.value if isinstance(node.slice, ast.Index) else node.slice
+            if not (isinstance(sl, ast.Constant) and isinstance(sl.value, str)):
+                return None
+            parts.append(sl.value)
+            node = node.value
+        elif isinstance(node, ast.Name) and parts:
+            return node.id, '.'.join(reversed(parts))
+        else:
+            return None
+
+
+# ---- the sinks -------------------------------------------------------------------------------------
+
+def first_arg(args, kwargs, *names):
+    if args:
+        return args[0]
+    for n in names:
+        if n in kwargs:
+            return kwargs[n]
+    return None
+
+
+def sink_model(ev, value, node, how, fr):
+    """A model loader's model: collected, decided at the end (one value is the model; several are not)."""
+    c = ev.c
+    if value is None:
+        return
+    vn, v = value
+    g = fr.guard
+    if g is not None and g is not GUARD_UNKNOWN:
+        v = ev.guarded(g, v, UNSET)
+    if isinstance(v, OneOf):
+        for o in v.opts:
+            if isinstance(o, K):
+                c.out.models.append((o, how, vn, fr.fid, c.phase))
+        return
+    if isinstance(v, U) and vn is not None:
+        c.out.ref(ev, 'model_name_or_path', vn, how, fr.fid)
+        return
+    key = (fr.fid, getattr(vn, 'lineno', 0), getattr(vn, 'col_offset', 0), const_key(v) if isinstance(v, K) else id(v))
+    if key in c.out.model_seen:
+        return
+    c.out.model_seen.add(key)
+    c.out.models.append((v, how, vn, fr.fid, c.phase))
+
+
+def from_pretrained(ev, name, base, args, kwargs, node, fr, made):
+    if base and any(w in base for w in NOT_A_MODEL):
+        return None
+    first = first_arg(args, kwargs, 'pretrained_model_name_or_path')
+    literal = first is not None and isinstance(first[0], ast.Constant)
+    sink_model(ev, first, node, '%s.from_pretrained%s' % (base or '', '("...")' if literal else ''), fr)
+    for k in FROM_PRETRAINED_KWARGS:
+        if k in kwargs:
+            kn, kv = kwargs[k]
+            ev.c.out.sink(ev, k, dtype_value(kv), 'from_pretrained(%s=...)' % k, kn, fr)
+    q = kwargs.get('quantization_config')
+    if q is not None:
+        apply_value(ev, q[1], fr, q[0])
+    return None
+
+
+def dtype_value(v):
+    return v
+
+
+def sentence_transformer(ev, name, base, args, kwargs, node, fr, made):
+    first = first_arg(args, kwargs, 'model_name_or_path', 'model_name')
+    literal = first is not None and isinstance(first[0], ast.Constant)
+    sink_model(ev, first, node, '%s(%s)' % (name, '"..."' if literal else '...'), fr)
+    for k in ('max_seq_length', 'max_length'):
+        if k in kwargs:
+            ev.c.out.sink(ev, 'max_seq_length', kwargs[k][1], '%s(%s=...)' % (name, k), kwargs[k][0], fr)
+    return None
+
+
+def st_transformer(ev, name, base, args, kwargs, node, fr, made):
+    if base != 'models':
+        return None
+    return sentence_transformer(ev, 'models.Transformer', base, args, kwargs, node, fr, made)
+
+
+def pipeline(ev, name, base, args, kwargs, node, fr, made):
+    if 'model' in kwargs:
+        sink_model(ev, kwargs['model'], node, 'pipeline(model=...)', fr)
+    return None
+
+
+def vllm(ev, name, base, args, kwargs, node, fr, made):
+    ev.c.out.infers = True
+    return None
+
+
+def training_args(ev, name, base, args, kwargs, node, fr, made):
+    c = ev.c
+    c.out.trains = True
+    for k, (kn, kv) in kwargs.items():
+        if not k:
+            continue
+        how = '%s(%s=...)' % (name, k)
+        if isinstance(kv, U) and kn is not None:
+            c.out.ref(ev, k, kn, how, fr.fid)
+            continue
+        c.out.sink(ev, k, dtype_value(kv), how, kn, fr)
+    return None
+
+
+def lora_config(ev, name, base, args, kwargs, node, fr, made):
+    """A LoraConfig is a setting where it is applied (get_peft_model, a trainer's peft_config), under that
+    guard; one never applied is read where it is made, as the literal reader did."""
+    return make_object(ev, 'lora', name, kwargs, node, fr)
+
+
+def bnb_config(ev, name, base, args, kwargs, node, fr, made):
+    return make_object(ev, 'bnb', name, kwargs, node, fr)
+
+
+def make_object(ev, kind, name, kwargs, node, fr):
+    c = ev.c
+    o = Ext(name, True, {'kind': kind, 'kw': dict((k, v) for k, v in kwargs.items() if k), 'fid': fr.fid,
+                         'guard': fr.guard, 'phase': c.phase, 'applied': False, 'node': node, 'name': name})
+    c.out.objects.append(o)
+    return o
+
+
+def apply_value(ev, v, fr, node):
+    """A LoraConfig / BitsAndBytesConfig value applied here: its keywords are settings (per run when the
+    value depends on a sweep parameter: `LoraConfig(...) if cfg.use_lora else None`)."""
+    if isinstance(v, Ext) and v.data and v.data.get('kind') in ('lora', 'bnb'):
+        v.data['applied'] = True
+        apply_object(ev, v, fr, node)
+        return
+    pv = param_values(v) if isinstance(v, M) else None
+    if pv is None:
+        return
+    objs = [v.at(x) for x in v.xs]
+    kinds = set(o.data['kind'] for o in objs if isinstance(o, Ext) and o.data and 'kind' in o.data)
+    if len(kinds) != 1:
+        return
+    for o in objs:
+        if isinstance(o, Ext) and o.data:
+            o.data['applied'] = True
+    keys = []
+    for o in objs:
+        if isinstance(o, Ext) and o.data:
+            for k in o.data['kw']:
+                if k not in keys:
+                    keys.append(k)
+    kind = kinds.pop()
+    for k in keys:
+        cases = {}
+        for x in v.xs:
+            o = v.at(x)
+            if isinstance(o, Ext) and o.data and k in o.data['kw']:
+                cases[pkey(x)] = o.data['kw'][k][1]
+            elif isinstance(o, K) and o.v is None or o is UNSET:
+                cases[pkey(x)] = UNSET
+            else:
+                cases[pkey(x)] = UNK
+        key = ('lora.' + k) if kind == 'lora' else k
+        ev.c.out.sink(ev, key, M(v.param, v.xs, cases), '%s(%s=...)' % (o_name(objs), k), node, fr)
+
+
+def o_name(objs):
+    for o in objs:
+        if isinstance(o, Ext) and o.data:
+            return o.data['name']
+    return '?'
+
+
+def apply_object(ev, o, fr, node):
+    c = ev.c
+    d = o.data
+    prefix = 'lora.' if d['kind'] == 'lora' else ''
+    for k, (kn, kv) in d['kw'].items():
+        how = '%s(%s=...)' % (d['name'], k)
+        if isinstance(kv, U) and kn is not None:
+            c.out.ref(ev, prefix + k, kn, how, d['fid'])
+            continue
+        # the keyword's own place (where the object is made), under the guard where it is applied
+        sub = Frame({}, {}, None, d['fid'], fr.guard)
+        c.out.sink(ev, prefix + k, kv, how, kn if kn is not None else d['node'], sub)
+
+
+def get_peft_model(ev, name, base, args, kwargs, node, fr, made):
+    cfg = args[1] if len(args) > 1 else kwargs.get('peft_config')
+    if cfg is not None:
+        apply_value(ev, cfg[1], fr, node)
+    return None
+
+
+def trainer(ev, name, base, args, kwargs, node, fr, made):
+    c = ev.c
+    if name in ('Trainer', 'Fabric') and (base in LIGHTNING or any(k in kwargs for k in (
+            'precision', 'devices', 'strategy', 'accelerator'))):
+        return lightning(ev, name, base, args, kwargs, node, fr, made)
+    if name == 'Fabric':
+        return None
+    c.out.trains = True
+    cls = made.cls.node.name if isinstance(made, Inst) else name
+    c.out.sink(ev, 'trainer_class', K(name, c.site(fr.fid, node)), '%s(...)' % cls, node, fr)
+    if 'peft_config' in kwargs:
+        apply_value(ev, kwargs['peft_config'][1], fr, node)
+    ta = kwargs.get('args')
+    if ta is not None and isinstance(ta[1], D) and ta[1].kind.startswith('args'):
+        for k, v in ta[1].items.items():
+            if isinstance(v, (K, P, M)):
+                c.out.sink(ev, k, v, 'TrainingArguments %s given to %s' % (k, name), ta[0], fr)
+    return None
+
+
+def lightning(ev, name, base, args, kwargs, node, fr, made):
+    c = ev.c
+    c.out.trains = True
+    for k, (kn, kv) in kwargs.items():
+        how = 'Trainer(%s=...)' % k
+        if k in ('precision', 'accumulate_grad_batches'):
+            c.out.sink(ev, k, kv, how, kn, fr)
+        elif k in ('devices', 'gpus'):
+            c.out.sink(ev, 'num_gpus', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
+                                            not isinstance(x.v, bool) and x.v > 0 else UNK, kv), how, kn, fr)
+        elif k == 'strategy':
+            def stage(x):
+                if isinstance(x, K) and isinstance(x.v, str) and x.v.startswith('deepspeed_stage_') and \
+                        x.v[16:17].isdigit():
+                    return K(int(x.v[16]), x.site, x.why)
+                return UNK
+            c.out.sink(ev, 'zero_stage', lift(stage, kv), how, kn, fr)
+    return None
+
+
+def fsdp_strategy(ev, name, base, args, kwargs, node, fr, made):
+    """Lightning's FSDPStrategy(...) (lightning.fabric / lightning.pytorch strategies): FULL_SHARD unless
+    sharding_strategy says otherwise, and use_orig_params=True unless given (fabric/strategies/fsdp.py @ 2.1.0:
+    self._fsdp_kwargs.setdefault("use_orig_params", True)), which keeps the adapters inside the blocks' units
+    (docs/memory-model.md "FSDP load and save peaks")."""
+    c = ev.c
+    site = c.site(fr.fid, node)
+    ss = kwargs.get('sharding_strategy', (None, K('full_shard', site)))
+    c.out.sink(ev, 'FSDPStrategy.sharding_strategy',
+               lift(lambda x: K(x.v.split('.')[-1], x.site, x.why) if isinstance(x, K) and isinstance(x.v, str)
+                    else UNK, ss[1]), 'FSDPStrategy(sharding_strategy=...)', ss[0] or node, fr)
+    uo = kwargs.get('use_orig_params', (None, K(True, site)))
+    c.out.sink(ev, 'FSDPStrategy.use_orig_params',
+               lift(lambda x: x if isinstance(x, K) and isinstance(x.v, bool) else UNK, uo[1]),
+               'FSDPStrategy(use_orig_params=...)', uo[0] or node, fr)
+    for arg in ('state_dict_type', 'cpu_offload'):
+        if arg in kwargs:
+            an, av = kwargs[arg]
+            c.out.sink(ev, 'FSDPStrategy.' + arg,
+                       lift(lambda x: x if isinstance(x, K) and isinstance(x.v, (str, bool)) else UNK, av),
+                       'FSDPStrategy(%s=...)' % arg, an, fr)
+    return None
+
+
+def gradient_checkpointing(ev, name, base, args, kwargs, node, fr, made):
+    c = ev.c
+    if fr.guard is GUARD_UNKNOWN:
+        c.note('gradient_checkpointing_enable() runs under a condition: not read', fr.fid, node)
+        return None
+    c.out.sink(ev, 'gradient_checkpointing', K(True, c.site(fr.fid, node)), 'gradient_checkpointing_enable() call',
+               node, fr)
+    return None
+
+
+def dataloader(ev, name, base, args, kwargs, node, fr, made):
+    """DataLoader(dataset, batch_size=...): the training batch when the loader shuffles or its dataset is
+    named for training; the evaluation batch when named for evaluation; else not read."""
+    c = ev.c
+    bs = kwargs.get('batch_size') or (args[1] if len(args) > 1 else None)
+    if bs is None:
+        return None
+    ds = args[0][0] if args else kwargs.get('dataset', (None, None))[0]
+    dsname = (c.segment(fr.fid, ds) if ds is not None else '').lower()
+    shuffle = kwargs.get('shuffle')
+    shuffles = shuffle is not None and isinstance(shuffle[1], K) and shuffle[1].v is True
+    evalish = any(w in dsname for w in ('val', 'eval', 'test', 'dev', 'valid'))
+    if (shuffles or 'train' in dsname) and not evalish:
+        key = 'per_device_train_batch_size'
+    elif evalish and not shuffles:
+        key = 'per_device_eval_batch_size'
+    else:
+        return None
+    c.out.sink(ev, key, bs[1], 'DataLoader(%s, batch_size=...)' % (c.segment(fr.fid, ds, 30) if ds else ''),
+               bs[0], fr)
+    return None
+
+
+def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
+    """tokenizer(..., padding="max_length", max_length=N): every sequence is N tokens (dynamic padding
+    only bounds the length: not read here)."""
+    pad = kwargs.get('padding')
+    if pad is None or 'max_length' not in kwargs:
+        return None
+    pv = pad[1]
+    if not (isinstance(pv, K) and pv.v == 'max_length'):
+        return None
+    kn, kv = kwargs['max_length']
+    ev.c.out.sink(ev, 'max_length', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
+                                         not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P) else kv,
+                  'tokenizer(max_length=..., padding="max_length")', kn, fr)
+    return None
+
+
+# callee name -> sink (None base checks inside the sink)
+SINKS = {
+    'from_pretrained': from_pretrained,
+    'SentenceTransformer': sentence_transformer,
+    'CrossEncoder': sentence_transformer,
+    'Transformer': st_transformer,
+    'pipeline': pipeline,
+    'LLM': vllm,
+    'LoraConfig': lora_config,
+    'BitsAndBytesConfig': bnb_config,
+    'get_peft_model': get_peft_model,
+    'gradient_checkpointing_enable': gradient_checkpointing,
+    'DataLoader': dataloader,
+    'FSDPStrategy': fsdp_strategy,
+    'Fabric': trainer,
+}
+for _n in TRAINING_ARGS:
+    SINKS[_n] = training_args
+for _n in TRAINER_CLASSES:
+    SINKS[_n] = trainer
+
+
+def sink_call(ev, name, base, qual, fv, args, kwargs, node, fr, made):
+    """Run the sink a call names (its settings go to Out); the call's value when the sink makes one."""
+    c = ev.c
+    if name is None:
+        return None
+    if name in TRAIN_CALLS or name in OPTIMIZERS or (name == 'step' and base and 'optim' in base):
+        c.out.trains = True
+    if qual and '.optim.' in '.' + qual + '.':
+        c.out.trains = True
+    if name in ('generate', 'LLM', 'SamplingParams'):
+        c.out.infers = True
+    r = None
+    f = SINKS.get(name)
+    if f is not None:
+        r = f(ev, name, base, args, kwargs, node, fr, made)
+    tokenizer_length(ev, name, base, args, kwargs, node, fr, made)
+    return r

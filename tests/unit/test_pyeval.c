@@ -1,0 +1,365 @@
+/*
+ * test_pyeval: the program evaluator (docs/program.md §2) on small fixture programs written for these
+ * tests: a value followed through names, calls, modules and the config files the program loads to the
+ * sink that makes it a setting, each at the place it is written; and hostile programs (recursion,
+ * import cycles, 10,000-branch ifs, self-referential objects, huge literals, exponential calls) ending
+ * in a note within the bounds. Each test writes a project folder (with a .git marker) and follows its
+ * sweep's program with sl_program_follow. Needs python3 on PATH (skips without it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sweeplint/arena.h"
+#include "sweeplint/diag.h"
+#include "sweeplint/program.h"
+#include "sweeplint/source.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/trainer.h"
+#include "sweeplint/ydoc.h"
+
+static struct sl_arena *A;
+static char dir[256];
+
+static bool have_python(void)
+{
+	return system("python3 -c pass >/dev/null 2>&1") == 0;
+}
+
+#define NEED_PYTHON()                       \
+	do {                                \
+		if (!have_python())         \
+			skip();             \
+	} while (0)
+
+static int setup(void **state)
+{
+	(void)state;
+	A = sl_arena_new();
+	snprintf(dir, sizeof dir, "%s/sweeplint-pyeval-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	char git[300];
+	snprintf(git, sizeof git, "%s/.git", dir);
+	mkdir(git, 0755);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	sl_arena_free(A);
+	return 0;
+}
+
+static const char *write_file(const char *rel, const char *text)
+{
+	const char *path = sl_arena_printf(A, "%s/%s", dir, rel);
+	char *p = sl_arena_strdup(A, path);
+	for (char *s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(text, 1, strlen(text), f);
+	fclose(f);
+	return path;
+}
+
+static struct sl_sweep *sweep_of(const char *text)
+{
+	struct sl_source *src = sl_source_from_bytes(A, sl_arena_printf(A, "%s/sweep.yaml", dir), text, strlen(text));
+	struct sl_diags d;
+	sl_diags_init(&d, A);
+	return sl_sweep_load(A, sl_ydoc_parse(A, src, NULL, &d));
+}
+
+static struct sl_program *follow(const char *sweep)
+{
+	struct sl_program_opts o = {.sweep_dir = dir};
+	struct sl_program *p = sl_program_follow(A, sweep_of(sweep), &o);
+	assert_non_null(p);
+	return p;
+}
+
+/* The value the settings give key (the last setting of it wins, as in the eval), or NULL. */
+static const struct sl_cfg_entry *setting(const struct sl_program *p, const char *key, const struct sl_trainer **in)
+{
+	for (size_t i = p->nsettings; i-- > 0;) {
+		const struct sl_cfg_entry *e = sl_trainer_get(p->settings[i], key);
+		if (e) {
+			if (in)
+				*in = p->settings[i];
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * key's value is `value`, written in file `rel` on the line holding `anchor` (at its column), and it was
+ * read through `how_part` (its how or its provenance chain holds that text).
+ */
+static void expect(const struct sl_program *p, const char *key, const char *value, const char *rel,
+		   const char *anchor, const char *how_part)
+{
+	const struct sl_trainer *in = NULL;
+	const struct sl_cfg_entry *e = setting(p, key, &in);
+	if (!e)
+		fail_msg("no setting %s", key);
+	if (strcmp(e->node->text, value) != 0)
+		fail_msg("%s is %s, not %s", key, e->node->text, value);
+	const char *src = in->src->bytes;
+	if (!strstr(in->src->path, rel))
+		fail_msg("%s is read from %s, not %s", key, in->src->path, rel);
+	const char *at = strstr(src, anchor);
+	assert_non_null(at);
+	if (e->node->span.start != (size_t)(at - src))
+		fail_msg("%s at byte %zu, not %zu (%s)", key, e->node->span.start, (size_t)(at - src), anchor);
+	if (how_part && !strstr(e->how, how_part) && !(e->chain && strstr(e->chain, how_part)))
+		fail_msg("%s: '%s' is neither in its how '%s' nor its chain '%s'", key, how_part, e->how,
+			 e->chain ? e->chain : "");
+}
+
+static bool noted(const struct sl_program *p, const char *part)
+{
+	for (size_t i = 0; i < p->nnotes; i++)
+		if (strstr(p->notes[i], part))
+			return true;
+	return false;
+}
+
+/* ---- values followed through names ---------------------------------------------------------------- */
+
+static void test_argparse_dest_through_a_variable(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "import argparse\n"
+			       "from sentence_transformers import SentenceTransformer\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--enc', default='klue/roberta-base')\n"
+			       "args = p.parse_args()\n"
+			       "name = args.enc\n"
+			       "model = SentenceTransformer(name)\n"
+			       "model.fit(train_objectives=[])\n");
+	struct sl_program *p = follow("program: train.py\nmethod: grid\nparameters:\n  lr: {values: [1, 2]}\n");
+	/* the sink decides: enc is the model, at the default's own place, through the variable */
+	expect(p, "model_name_or_path", "klue/roberta-base", "train.py", "'klue/roberta-base'", "name = args.enc");
+	expect(p, "model_name_or_path", "klue/roberta-base", "train.py", "'klue/roberta-base'",
+	       "SentenceTransformer(...) at train.py:7");
+}
+
+static void test_module_constants_and_defaults(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("settings.py", "from types import SimpleNamespace\n"
+				  "C = SimpleNamespace()\n"
+				  "C.BACKBONE = 'bert-base-uncased'\n"
+				  "SEQ = 96\n"
+				  "SETTINGS = 'conf/base.yaml'\n");
+	write_file("conf/base.yaml", "model:\n  name: roberta-large\ntrain:\n  per_device_train_batch_size: 4\n"
+				     "  bf16: true\n");
+	write_file("train.py", "import argparse, yaml\n"
+			       "from settings import C, SEQ, SETTINGS\n"
+			       "from transformers import AutoModel, AutoTokenizer, TrainingArguments\n"
+			       "def read_settings(path=SETTINGS):\n"
+			       "    with open(path) as f:\n"
+			       "        return yaml.safe_load(f)\n"
+			       "def encode(tok, texts, max_len=SEQ):\n"
+			       "    return tok(texts, padding='max_length', truncation=True, max_length=max_len)\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--backbone', default=C.BACKBONE)\n"
+			       "args = p.parse_args()\n"
+			       "cfg = read_settings()\n"
+			       "tok = AutoTokenizer.from_pretrained(args.backbone)\n"
+			       "model = AutoModel.from_pretrained(args.backbone)\n"
+			       "encode(tok, ['a'])\n"
+			       "ta = TrainingArguments(output_dir='o', **cfg['train'])\n");
+	struct sl_program *p = follow("program: train.py\n");
+	/* C.BACKBONE, set in the imported module, through an argparse default into the loader */
+	expect(p, "model_name_or_path", "bert-base-uncased", "settings.py", "'bert-base-uncased'", "from_pretrained");
+	/* a module constant as a function default, into the tokenizer's max_length */
+	expect(p, "max_length", "96", "settings.py", "96", "passed as max_len");
+	/* the config file a function default names, loaded by the program: its values at their own place */
+	expect(p, "per_device_train_batch_size", "4", "conf/base.yaml", "4", "TrainingArguments");
+	expect(p, "bf16", "true", "conf/base.yaml", "true", NULL);
+}
+
+static void test_config_accessors_and_rebinding(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("conf/retriever.json", "{\"retriever\": {\"encoder\": {\"name\": \"bert-large-uncased\"},"
+					  " \"max_len\": 384}, \"teacher\": {\"model_name\": \"gpt2-xl\"}}\n");
+	write_file("model.py", "from transformers import AutoModel\n"
+			       "class Retriever:\n"
+			       "    def __init__(self, cfg):\n"
+			       "        self.cfg = cfg\n"
+			       "        self.enc = AutoModel.from_pretrained(self.cfg['encoder'].get('name'))\n"
+			       "        self.n = getattr(cfg, 'layers', 4)\n");
+	write_file("train.py", "import json, os\n"
+			       "from model import Retriever\n"
+			       "ROOT = os.path.dirname(__file__)\n"
+			       "cfg = json.load(open(os.path.join(ROOT, 'conf', 'retriever.json')))\n"
+			       "cfg = cfg['retriever']\n"
+			       "r = Retriever(cfg)\n"
+			       "tok(x, padding='max_length', max_length=cfg.get('max_len', 128))\n"
+			       "loss.backward()\n");
+	struct sl_program *p = follow("program: train.py\n");
+	/* rebinding and self.: the retriever's encoder, not the teacher elsewhere in the same file */
+	expect(p, "model_name_or_path", "bert-large-uncased", "conf/retriever.json", "\"bert-large-uncased\"",
+	       ".get(\"name\") at model.py:5");
+	expect(p, "max_length", "384", "conf/retriever.json", "384", NULL);
+}
+
+static void test_unknown_stays_unknown(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "import os, torch\n"
+			       "name = 'bert-base-uncased' if torch.cuda.is_available() else 'bert-large-uncased'\n"
+			       "m = AutoModel.from_pretrained(name)\n"
+			       "bs = int(os.environ['BS'])\n"
+			       "ta = TrainingArguments(per_device_train_batch_size=bs, bf16=True)\n");
+	struct sl_program *p = follow("program: train.py\n");
+	/* two possibilities the text does not decide: no model; an environment variable: no batch */
+	assert_null(setting(p, "model_name_or_path", NULL));
+	assert_true(noted(p, "several model literals (bert-base-uncased, bert-large-uncased)"));
+	assert_null(setting(p, "per_device_train_batch_size", NULL));
+	expect(p, "bf16", "True", "train.py", "True)", NULL);
+}
+
+/* ---- hostile programs ------------------------------------------------------------------------------ */
+
+static double cpu_of(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
+	       (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * Follow the sweep of prog (written as train.py) and measure the evaluator: the CPU it took (a loaded
+ * machine stretches wall time, not CPU) and the largest memory of any child so far.
+ */
+static struct sl_program *follow_timed(const char *prog, double *secs, long *max_kb)
+{
+	write_file("train.py", prog);
+	struct rusage r0, r1;
+	getrusage(RUSAGE_CHILDREN, &r0);
+	struct sl_program *p = follow("program: train.py\nmethod: grid\nparameters:\n  k: {values: [1, 2, 3]}\n");
+	getrusage(RUSAGE_CHILDREN, &r1);
+	*secs = cpu_of(&r1) - cpu_of(&r0);
+	*max_kb = r1.ru_maxrss;
+	return p;
+}
+
+static char *repeat_lines(const char *head, const char *fmt, int n, const char *tail)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, A);
+	sl_buf_adds(&b, head);
+	for (int i = 1; i <= n; i++)
+		sl_buf_addf(&b, fmt, i, i);
+	sl_buf_adds(&b, tail);
+	sl_buf_addc(&b, '\0');
+	return b.buf;
+}
+
+static void test_hostile_programs(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	double secs;
+	long kb;
+	/* recursion (direct and mutual) and an import cycle: each a note, the rest still read */
+	write_file("cyc1.py", "import cyc2\nNAME = 'bert-base-uncased'\nY = cyc2.Z\n");
+	write_file("cyc2.py", "import cyc1\nZ = cyc1.NAME\n");
+	struct sl_program *p = follow_timed("import cyc1\n"
+					    "def f(n):\n    return f(n - 1) + 1\n"
+					    "def a(x):\n    return b(x)\n"
+					    "def b(x):\n    return a(x)\n"
+					    "f(10)\na(1)\n"
+					    "m = AutoModel.from_pretrained(cyc1.NAME)\n",
+					    &secs, &kb);
+	assert_true(noted(p, "f() calls itself: its result is not evaluated"));
+	assert_true(noted(p, "a() calls itself"));
+	expect(p, "model_name_or_path", "bert-base-uncased", "cyc1.py", "'bert-base-uncased'", NULL);
+	assert_true(secs < 2.0);
+	/* 10,000 branches: an elif chain python's parser refuses (nested too deeply), and 10,000 ifs whose
+	 * syntax tree is past the evaluator's memory bound: a note each, within the bounds */
+	const char *head = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k', default=1)\n"
+			   "k = p.parse_args().k\nm = 'bert-base-uncased'\nif k == 0: m = 0\n";
+	p = follow_timed(repeat_lines(head, "elif k == %d: m = %d\n", 9999, "x = AutoModel.from_pretrained(m)\n"),
+			 &secs, &kb);
+	assert_true(noted(p, "ran out of memory"));
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	p = follow_timed(repeat_lines(head, "if k==%d:m=%d\n", 10000, "x = AutoModel.from_pretrained(m)\n"), &secs, &kb);
+	assert_true(noted(p, "ran out of memory"));
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	/* 1,000 ifs on a sweep parameter are evaluated: the model is a function of k (a value map) */
+	p = follow_timed(repeat_lines(head, "if k == %d: m = 'm%d'\n", 1000, "x = AutoModel.from_pretrained(m)\n"),
+			 &secs, &kb);
+	assert_false(noted(p, "stopped"));
+	assert_int_equal(p->nroles, 1);
+	assert_string_equal(p->roles[0].param, "k");
+	assert_int_equal(p->roles[0].ncases, 3);
+	assert_string_equal(p->roles[0].cases[1].to->text, "m2");
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	/* exponential calls (each level calls the next twice): the depth bound, then the step bound */
+	struct sl_buf b;
+	sl_buf_init(&b, A);
+	for (int i = 0; i < 40; i++)
+		sl_buf_addf(&b, "def f%d():\n    f%d()\n    f%d()\n    return 1\n", i, i + 1, i + 1);
+	sl_buf_adds(&b, "def f40():\n    return 1\nf0()\nm = AutoModel.from_pretrained('gpt2')\n");
+	sl_buf_addc(&b, '\0');
+	p = follow_timed(b.buf, &secs, &kb);
+	assert_true(noted(p, "calls nested past 12 levels"));
+	expect(p, "model_name_or_path", "gpt2", "train.py", "'gpt2'", NULL);
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	/* nested loops over known lists: 64^4 iterations stop at the step bound, with a note */
+	p = follow_timed("L = list(range(64))\nL = [" "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,"
+			 "27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,"
+			 "57,58,59,60,61,62,63]\n"
+			 "for i in L:\n  for j in L:\n    for k in L:\n      for l in L:\n        x = i + j\n"
+			 "m = AutoModel.from_pretrained('gpt2')\n",
+			 &secs, &kb);
+	assert_true(noted(p, "the evaluation stopped after"));
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	/* a self-referential mapping merged into itself, and a huge literal: notes, no crash */
+	p = follow_timed("from omegaconf import OmegaConf\ncfg = {}\ncfg['self'] = cfg\n"
+			 "c = OmegaConf.merge(cfg, cfg, cfg)\nx = AutoModel.from_pretrained(c['self']['self']['x'])\n",
+			 &secs, &kb);
+	assert_null(setting(p, "model_name_or_path", NULL));
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	p = follow_timed(repeat_lines("X = [", "'a%d%d',", 20000, "]\nY = X + X\nm = AutoModel.from_pretrained(Y[3])\n"),
+			 &secs, &kb);
+	assert_null(setting(p, "model_name_or_path", NULL));
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_argparse_dest_through_a_variable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_module_constants_and_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_accessors_and_rebinding, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_stays_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
