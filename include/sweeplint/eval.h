@@ -243,6 +243,13 @@ struct sl_eval {
 	enum sl_mode mode;               /* the workload when no axis sets `mode` (rules/workload.yaml) */
 	/* known combinations judged on stated settings / on some assumed one (sl_eval_assumed), weighted */
 	struct sl_count stated, assumed;
+	/*
+	 * the oom combinations split by what their verdict rests on: at_risk, some assumed setting the
+	 * verdict needs (it fits at that setting's most favourable value: sl_eval_oom_assumed), an upper
+	 * bound (dynamic padding's length, a custom module's activations); oom_sure, stated settings
+	 * only. at_risk + oom_sure = n[SL_VERDICT_OOM]
+	 */
+	struct sl_count at_risk, oom_sure;
 };
 
 /*
@@ -277,10 +284,21 @@ enum {
 	SL_NEED_LENGTH = 1u << 1,
 	SL_NEED_PRECISION = 1u << 2,
 	SL_NEED_ADAPTER = 1u << 3,
+	SL_NEED_PADDING = 1u << 4,  /* the length is dynamic padding's bound: each batch only as long as its longest */
+	SL_NEED_BOUND = 1u << 5,    /* a custom module's activations are an upper bound (its forward is not read) */
 	SL_NEED__AXES = 7u,
-	SL_NEED__ALL = 15u
+	SL_NEED__ALL = 63u
 };
 unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx);
+/*
+ * The needs in sl_eval_assumed(ev, idx) & ~given that a verdict of peak > limit rests on: 0 when the
+ * run passes limit even with them at their most favourable (sl_need_favourable), measured by
+ * measure (NULL: the training step's peak, sl_estimate). A custom module whose counts are upper
+ * bounds ("<=") has no favourable value: SL_NEED_BOUND then stays.
+ */
+unsigned sl_eval_oom_assumed(const struct sl_eval *ev, const uint32_t *idx, unsigned given, uint64_t limit,
+			     uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s,
+						 const struct sl_model *m));
 /*
  * The assumed settings of mask at their most favourable (batch 1, a 1-token
  * input, 16-bit weights; the assumed adapter as LoRA of rank 1 on the query
@@ -295,7 +313,8 @@ void sl_need_favourable(struct sl_settings *s, unsigned mask);
  * error needs come from in combination idx, for -v.
  */
 const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx);
-/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype", "peft_method"). */
+/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype", "peft_method",
+ * "padding", "modules"). */
 const char *sl_need_role_name(unsigned bit);
 /* "batch_size 8 (HF Trainer's default), fp32 weights without mixed precision": the assumptions of mask. */
 const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mode);
@@ -322,7 +341,7 @@ bool sl_eval_next(const struct sl_eval *ev, uint32_t *idx);
  */
 enum sl_measure { SL_MEASURE_STEP, SL_MEASURE_EVAL, SL_MEASURE_HOST };
 
-/* The roles (bits 1 << role) measure m does not read in any combination of ev. */
+/* The roles (bits 1 << role; only roles below 64 can be unread) measure m does not read in any combination of ev. */
 uint64_t sl_eval_unread_roles(const struct sl_eval *ev, enum sl_measure m);
 
 /*

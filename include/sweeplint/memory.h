@@ -82,6 +82,7 @@ enum sl_family {
 	SL_FAMILY_M2M_100,     /* NLLB / M2M100: Pegasus's layout */
 	SL_FAMILY_NOMIC_BERT,  /* nomic-bert remote code: rotary, SwiGLU, no biases */
 	SL_FAMILY_QWEN2_5_VL,  /* Qwen2.5-VL: a qwen2 language model + its vision tower */
+	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
 
@@ -172,10 +173,47 @@ struct sl_arch {
 	uint32_t vis_merge;      /* qwen2.5-vl spatial_merge_size */
 	uint32_t vis_tokens;     /* language-model tokens per image at vis_image (gemma3 mm_tokens_per_image); 0: from the size */
 	uint32_t vis_proj_in, vis_proj_out; /* llama4: projector_input_dim, projector_output_dim (= vision_output_dim) */
+	/* SL_FAMILY_CUSTOM: a custom nn.Module built from a layer list (role `modules`); NULL otherwise */
+	const struct sl_modules *modules;
 };
 
 /* Vision towers (struct sl_arch.vis_kind). */
 enum { SL_VISION_NONE, SL_VISION_SIGLIP, SL_VISION_QWEN2_5, SL_VISION_LLAMA4, SL_VISION__COUNT };
+
+/*
+ * A custom nn.Module as a layer list (docs/memory-model.md "Custom modules"): the interpreter of the
+ * program emits it as the value of role `modules` (or `head_params`) and sl_modules_parse counts it.
+ * Format: items separated by ';', each `[N*]Layer(arg, ..., key=value)` or `N*[item; item]`, with
+ * torch's positional signatures (Linear(in, out), Embedding(num, dim), Conv1d/Conv2d(in, out, kernel),
+ * LayerNorm(d), MultiheadAttention(embed_dim, num_heads), TransformerEncoderLayer(d_model, nhead,
+ * dim_feedforward=2048), TransformerDecoderLayer(...), LSTM/GRU/RNN(input_size, hidden_size,
+ * num_layers=1, bidirectional=False), BatchNorm1d/2d(c), and width-less ReLU/GELU/Tanh/Sigmoid/SiLU/
+ * Dropout/Softmax that act on the previous output); a leading "<=" says every number is an upper
+ * bound (the counts are then bounds: each grows with every argument).
+ */
+struct sl_modules {
+	uint64_t params;          /* parameters (exact, or an upper bound with `bound`) */
+	uint64_t matmul;          /* of which the weights of Linear, attention projections and recurrent cells */
+	uint64_t largest;         /* parameters of the largest layer */
+	double kept;              /* elements kept for backward per position (upper bound: see modules.c) */
+	double transient;         /* elements of the largest layer's forward working set per position */
+	double attn_heads;        /* sum over attention layers of heads whose s x s probabilities are kept */
+	double sdpa_heads;        /* heads of the attention layers that run SDPA (O(s) kept per head) */
+	uint32_t width;           /* the last layer's output width (a head's logits) */
+	uint32_t layers;          /* layers counted (repeats expanded) */
+	bool bound;               /* the spec started with "<=": every count is an upper bound */
+	const char *text;         /* the spec as given */
+};
+
+/*
+ * Parse a layer list into *out (see struct sl_modules). Returns 0, or -1 with *why ("unknown layer
+ * 'Foo' at 12", "Linear needs in and out"). Nothing but the arena is touched; the counts saturate
+ * instead of wrapping.
+ */
+int sl_modules_parse(struct sl_arena *a, const char *spec, struct sl_modules *out, const char **why);
+
+/* A model that is a custom module stack (family custom, name "custom-<P>-params"), or NULL. */
+const struct sl_model *sl_model_from_modules(struct sl_arena *a, const struct sl_modules *m);
 
 /* Linears without a bias in a family whose `bias` is set (struct sl_arch.no_bias). */
 enum {
@@ -289,6 +327,30 @@ enum sl_peft {
 /* The workload (role `mode`): a training step, an evaluation forward, or generation (prefill + decoding). */
 enum sl_mode { SL_MODE_TRAIN, SL_MODE_EVAL, SL_MODE_GENERATE, SL_MODE__COUNT };
 
+/*
+ * Which part of the model runs (role `part`): the class a task loads (FULL: …ForCausalLM, …For-
+ * SequenceClassification), the bare base model without any head (BASE: AutoModel, T5Model, whose
+ * hidden states go into the program's own loss or head), or the encoder stack of an encoder-decoder
+ * alone (ENCODER: T5EncoderModel, model.get_encoder()).
+ */
+enum sl_part { SL_PART_FULL, SL_PART_BASE, SL_PART_ENCODER, SL_PART__COUNT };
+
+/*
+ * The loss of a sentence-transformers bi-encoder (role `loss`), by what it needs of a step: in-batch
+ * negatives over every other text of the batch (MultipleNegativesRankingLoss, GISTEmbed, MegaBatch-
+ * Margin), the same under GradCache (CachedMultipleNegativesRankingLoss: mini-batches of 32 unless
+ * mini_batch_size says), a score per pair (CosineSimilarity, Contrastive, OnlineContrastive, CoSENT,
+ * AnglE, Softmax), or per triplet (Triplet, MarginMSE): texts per example 2, 2, 2 and 3 unless
+ * texts_per_example says.
+ */
+enum sl_loss { SL_LOSS_NONE, SL_LOSS_IN_BATCH, SL_LOSS_CACHED, SL_LOSS_PAIR, SL_LOSS_TRIPLET, SL_LOSS__COUNT };
+
+/* The inference engine of a generation run (role `engine`): Hugging Face generate, or vLLM's LLM. */
+enum sl_engine { SL_ENGINE_HF, SL_ENGINE_VLLM, SL_ENGINE__COUNT };
+
+/* struct sl_settings.frozen_layers: every layer and the embeddings (only a head trains). */
+#define SL_FROZEN_BACKBONE UINT32_MAX
+
 /* Optimizers by the bytes of state they keep per trainable parameter. */
 enum sl_optim {
 	SL_OPTIM_ADAMW,        /* adamw_torch, adamw_hf, adamw_torch_fused, adam: 8 B */
@@ -382,6 +444,16 @@ struct sl_calib {
 	uint64_t bnb_min_8bit_size;   /* tensors under this many elements keep 32-bit states */
 	uint64_t bnb_block;           /* elements per float32 absmax of an 8-bit state */
 	uint64_t bnb_paged_min;       /* paged optimizers page the states of tensors of this many elements and more */
+	/* vLLM's engine defaults (vllm.c; rules/calibration.yaml gives each source) */
+	double vllm_utilization;      /* EngineArgs.gpu_memory_utilization */
+	uint64_t vllm_batched_tokens; /* max_num_batched_tokens of the LLM class */
+	uint64_t vllm_batched_tokens_large; /* the same on a GPU of vllm_large_gpu or more that is no A100 */
+	uint64_t vllm_max_seqs;       /* max_num_seqs of the LLM class */
+	uint64_t vllm_max_seqs_large; /* the same on a large GPU */
+	uint64_t vllm_large_gpu;      /* bytes from which the large defaults apply */
+	uint64_t vllm_block_size;     /* tokens per KV cache block */
+	uint64_t vllm_non_torch;      /* device memory outside torch's allocator inside the share (cuBLAS, NCCL at TP 1) */
+	double vllm_sampler_bytes;    /* bytes per logit of the profile run's sampler (rows x vocabulary) */
 };
 
 struct sl_name_index;
@@ -458,8 +530,25 @@ struct sl_settings {
 	bool activation_offload;   /* saved activations moved to host memory as the forward goes */
 	uint32_t num_gpus;         /* >= 1 */
 	uint32_t num_workers;      /* DataLoader workers per process */
-	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (default 2) */
+	uint32_t texts_per_example; /* bi-encoder: query + positive + negatives (0: the loss's, sl_settings_texts) */
 	uint64_t mini_batch_size;  /* GradCache mini batch; 0: none */
+	/* what the program does with the model (docs/memory-model.md "What trains", "Part of a model") */
+	uint32_t frozen_layers;    /* a full fine-tune's frozen bottom layers (their embeddings too);
+	                            * SL_FROZEN_BACKBONE: the whole model but its task head */
+	bool frozen_embeddings;    /* the embeddings are frozen (also with frozen_layers > 0) */
+	uint64_t head_params;      /* a trainable head the program puts on the model (parameters) */
+	enum sl_part part;         /* the part of the model that runs */
+	bool separate_encoders;    /* bi-encoder: query and passage encoders with weights of their own */
+	uint64_t query_len;        /* bi-encoder: the length of each example's first text (0: seq_len) */
+	uint32_t chunks_per_text;  /* bi-encoder: chunks each passage is split into, all in one step (0, 1: one) */
+	enum sl_loss loss;         /* a sentence-transformers loss (NONE: in-batch negatives for a bi-encoder) */
+	bool dynamic_padding;      /* padding to each batch's longest example: seq_len is an upper bound */
+	/* vLLM (engine vllm; docs/memory-model.md "vLLM") */
+	enum sl_engine engine;
+	uint64_t max_model_len;    /* 0: the model's max_position_embeddings */
+	uint32_t tensor_parallel;  /* tensor_parallel_size (0, 1: one GPU) */
+	uint64_t max_num_batched_tokens; /* the profile run's tokens (0: vLLM's default for the GPU) */
+	uint32_t max_num_seqs;     /* the sampler's rows in the profile run (0: vLLM's default for the GPU) */
 	bool pin_memory;
 	/* the workload (mode): generation reads num_beams, max_new_tokens and gpu_memory_utilization */
 	enum sl_mode mode;
@@ -477,6 +566,19 @@ struct sl_settings {
 
 /* Defaults: bi-encoder/seq-cls per model task, batch 8, seq 512, fp32, AdamW, 1 GPU. */
 void sl_settings_default(struct sl_settings *s);
+
+/* Texts per bi-encoder example: texts_per_example, else the loss's (3 for a triplet loss, else 2). */
+uint32_t sl_settings_texts(const struct sl_settings *s);
+
+/*
+ * The dtype generation loads weights in when no setting states the precision: the checkpoint's
+ * (transformers >= 5 loads dtype="auto"; vLLM's dtype "auto" likewise): bf16 where the GPU has it,
+ * else fp16. check and estimate apply it alike (prec_stated: some dtype, amp or quant is stated).
+ */
+void sl_settings_workload_dtype(struct sl_settings *s, bool prec_stated, bool gpu_bf16);
+
+/* Whether the run is served by vLLM: engine vllm, or a gpu_memory_utilization stated in generation. */
+bool sl_settings_vllm(const struct sl_settings *s);
 
 /*
  * A quantized base (int8, nf4, GPTQ, AWQ) trains only through adapters: transformers' Trainer
@@ -503,7 +605,9 @@ struct sl_breakdown {
 	uint64_t logits;          /* logits + loss buffers */
 	uint64_t zero_gather;     /* ZeRO-3 gathered parameters, comm buffers */
 	uint64_t kv_cache;        /* generation: the KV cache at the longest sequence */
-	uint64_t preallocated;    /* generation under vLLM: gpu_memory_utilization × capacity past the rest */
+	uint64_t preallocated;    /* vLLM: the rest of its gpu_memory_utilization share, pre-allocated as KV blocks
+	                           * (not in total: the run fits in what total says) */
+	uint64_t outside_share;   /* vLLM that does not fit its share: the (1 - utilization) × capacity it leaves */
 	uint64_t slack;           /* allocator slack */
 	uint64_t total;
 	/*
@@ -515,6 +619,8 @@ struct sl_breakdown {
 	uint64_t paged;
 	uint64_t params;          /* all parameters */
 	uint64_t trainable;       /* trainable parameters */
+	uint64_t frozen_ws;       /* of activations: a frozen part's no-grad forward working set (freed as it goes) */
+	bool bound;               /* a custom module's activations (or counts) are upper bounds */
 	uint64_t dynamic;         /* added: activations + logits + transients of the peak phase */
 	int phase;                /* added: enum sl_phase, where the peak is */
 	/*
@@ -541,6 +647,17 @@ bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i);
  * keep it — and the fixed recurrent state of every state-space or RWKV layer, whatever the length.
  */
 double sl_arch_cache_bytes(const struct sl_arch *a, double tokens, double elem, bool latent);
+/* Parameters of the part of the model that runs (SL_PART_FULL: sl_arch_params_for_task). */
+uint64_t sl_arch_params_for_part(const struct sl_arch *a, enum sl_task t, enum sl_part part);
+/* Parameters of one layer: an encoder's (or a decoder-only model's), and an encoder-decoder's decoder layer (0 otherwise). */
+void sl_arch_layer_params(const struct sl_arch *a, uint64_t *enc, uint64_t *dec);
+/*
+ * Parameters frozen in a full fine-tune of that part: the embeddings (with embeddings or any layer
+ * frozen) and the first `layers` layers (an encoder-decoder's encoder layers first); with
+ * SL_FROZEN_BACKBONE everything but the part's task head.
+ */
+uint64_t sl_arch_frozen_params(const struct sl_arch *a, enum sl_task t, enum sl_part part, uint32_t layers,
+			       bool embeddings);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
 /*
@@ -611,6 +728,7 @@ enum sl_phase {
 	SL_PHASE_DECODE,     /* generation: the last decoding step, the cache at prompt + new tokens */
 	SL_PHASE_LOAD,       /* FSDP with the whole model on the GPU before wrapping (fsdp_init device) */
 	SL_PHASE_SAVE,       /* an FSDP checkpoint: the units gathered for the state dict (fsdp_state_dict) */
+	SL_PHASE_VLLM,       /* vLLM's start-up: weights, its profile run, one max_model_len sequence's KV */
 	SL_PHASE__COUNT
 };
 const char *sl_phase_name(enum sl_phase p);
@@ -788,6 +906,12 @@ const char *sl_fsdp_sd_name(enum sl_fsdp_sd d);      /* "none", "full", "sharded
 const char *sl_peft_name(enum sl_peft m);     /* "lora", "dora", "ia3", "prompt_tuning", ... */
 int sl_peft_parse(const char *s);             /* PEFT peft_type names in either case; -1 when unknown */
 const char *sl_mode_name(enum sl_mode m);     /* "train", "eval", "generate" */
+const char *sl_part_name(enum sl_part p);     /* "full", "base", "encoder" */
+int sl_part_parse(const char *s);             /* also AutoModel, T5EncoderModel, get_encoder, ...; -1 */
+const char *sl_loss_name(enum sl_loss l);     /* "in-batch", "cached in-batch", "pair", "triplet" */
+int sl_loss_parse(const char *s);             /* sentence-transformers loss class names; -1 when unknown */
+const char *sl_engine_name(enum sl_engine e); /* "hf", "vllm" */
+int sl_engine_parse(const char *s);           /* hf, transformers, vllm, ...; -1 */
 struct sl_buf;
 /* Appends a combination's settings as estimate and the LSP hover show them:
  * ", batch B × L[→T], dtype[ + amp X], gradient checkpointing, optimizer, lora rN, …". */

@@ -81,8 +81,26 @@ enum sl_role {
 	SL_ROLE_KBIT_PREPARE,     /* peft prepare_model_for_kbit_training on a bitsandbytes base (true unless stated) */
 	SL_ROLE_FSDP_EMBEDDING_UNITS, /* the embeddings and the head wrapped as FSDP units of their own (torchtune custom_sharded_layers) */
 	SL_ROLE_BNB_LEGACY,       /* bitsandbytes < 0.43.2: each 4-bit linear keeps its input (bitsandbytes#1270) */
+	/* what the program does with the model (issue #28; docs/memory-model.md "What trains") */
+	SL_ROLE_FROZEN,           /* none | embeddings | backbone | N (the embeddings and the first N layers) */
+	SL_ROLE_HEAD_PARAMS,      /* a trainable head's parameters: a count, or a layer list (struct sl_modules) */
+	SL_ROLE_PART,             /* full | base (AutoModel) | encoder (T5EncoderModel, get_encoder()) */
+	SL_ROLE_SEPARATE_ENCODERS,/* bi-encoder: query and passage encoders with their own weights */
+	SL_ROLE_QUERY_LEN,        /* bi-encoder: the query's (first text's) length */
+	SL_ROLE_CHUNKS_PER_TEXT,  /* bi-encoder: overflow chunks per passage, encoded in the same step */
+	SL_ROLE_LOSS,             /* a sentence-transformers loss class (texts per example, in-batch scores) */
+	SL_ROLE_PADDING,          /* max_length (every sequence at seq_len) | longest (dynamic: seq_len a bound) */
+	SL_ROLE_ENGINE,           /* generation engine: hf | vllm */
+	SL_ROLE_MAX_MODEL_LEN,    /* vLLM max_model_len */
+	SL_ROLE_TENSOR_PARALLEL,  /* vLLM tensor_parallel_size */
+	SL_ROLE_MAX_NUM_BATCHED_TOKENS, /* vLLM max_num_batched_tokens (the profile run's tokens) */
+	SL_ROLE_MAX_NUM_SEQS,     /* vLLM max_num_seqs (the profile sampler's rows) */
+	SL_ROLE_MODULES,          /* a custom nn.Module's layer list: the model (struct sl_modules) */
 	SL_ROLE__COUNT
 };
+
+/* A frozen value that freezes the embeddings alone (struct sl_role_value.u of role frozen). */
+#define SL_FROZEN_EMBEDDINGS_ROLE ((uint64_t)UINT32_MAX + 1)
 
 /* "batch_size", ...; sl_role_parse returns -1 for an unknown name. */
 const char *sl_role_name(enum sl_role r);

@@ -105,9 +105,10 @@ struct sl_run {
 struct sl_combinations {
 	struct sl_count total;           /* the W&B grid size (0 for a file that is not a sweep) */
 	struct sl_count fit;
-	struct sl_count oom;
+	struct sl_count oom;             /* out of memory on stated settings */
+	struct sl_count at_risk;         /* out of memory on an assumed setting or an upper bound (eval.h at_risk) */
 	struct sl_count unknown;         /* not evaluated: total until a memory model runs */
-	/* of fit + oom: judged on stated settings, or on some assumed one (eval.h sl_eval_assumed) */
+	/* of fit + oom + at_risk: judged on stated settings, or on some assumed one (eval.h sl_eval_assumed) */
 	struct sl_count stated;
 	struct sl_count assumed;
 };

@@ -51,6 +51,16 @@ static int set_role(struct sl_cli *cli, struct sl_run *run, struct sl_mem_args *
 		return sl_opts_error(cli, "role 'deepspeed' is not read by estimate: give zero_stage= and offload=");
 	m->has[role] = true;
 	m->config_only[role] = false;
+	if (role == SL_ROLE_MODULES) {
+		/* a custom nn.Module's layer list is the model */
+		struct sl_modules mods;
+		const char *why = NULL;
+		if (sl_modules_parse(run->arena, val, &mods, &why) != 0)
+			return sl_opts_error(cli, "modules: not a layer list sweeplint can count (%s)", why ? why : "?");
+		m->model = sl_model_from_modules(run->arena, &mods);
+		m->has[SL_ROLE_MODEL] = true;
+		return 0;
+	}
 	if (role == SL_ROLE_MODEL) {
 		struct sl_diags d;
 		sl_diags_init(&d, run->arena);
@@ -236,6 +246,9 @@ int sl_mem_args_parse(struct sl_cli *cli, struct sl_run *run, int argc, char **a
 		sl_settings_apply(&m->s, &vals[i], m->gpu->bf16);
 	if (run->opt.num_gpus && !m->has[SL_ROLE_NUM_GPUS])
 		m->s.num_gpus = run->opt.num_gpus;
+	/* generation loads the checkpoint's 16-bit dtype unless a precision is given, as check assumes */
+	sl_settings_workload_dtype(&m->s, m->has[SL_ROLE_DTYPE] || m->has[SL_ROLE_AMP] || m->has[SL_ROLE_QUANT],
+				   m->gpu->bf16);
 	m->adapter_assumed = sl_settings_assume_adapter(&m->s, m->has[SL_ROLE_PEFT_METHOD] || m->has[SL_ROLE_LORA_R],
 						       m->has[SL_ROLE_GRADIENT_CHECKPOINTING]);
 	return 0;
@@ -254,9 +267,10 @@ static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 
 static json_t *terms_json(const struct sl_breakdown *b)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "paged_optimizer", (json_int_t)b->paged,
-			 "kv_cache", (json_int_t)b->kv_cache,
-			 "preallocated", (json_int_t)b->preallocated, "cuda_context", (json_int_t)b->cuda_context,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "paged_optimizer",
+			 (json_int_t)b->paged, "kv_cache", (json_int_t)b->kv_cache, "preallocated",
+			 (json_int_t)b->preallocated, "outside_share", (json_int_t)b->outside_share, "frozen_forward",
+			 (json_int_t)b->frozen_ws, "cuda_context", (json_int_t)b->cuda_context,
 			 "workspace", (json_int_t)b->workspace, "weights", (json_int_t)b->weights, "gradients",
 			 (json_int_t)b->gradients, "optimizer", (json_int_t)b->optimizer, "activations",
 			 (json_int_t)b->activations, "logits", (json_int_t)b->logits, "zero_gather",
@@ -286,6 +300,12 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 		json_object_set_new(root, "save_bytes", json_integer((json_int_t)b->save_total));
 	json_object_set_new(root, "model", json_string(m->model->name));
 	json_object_set_new(root, "task", json_string(sl_task_name(m->s.task)));
+	json_object_set_new(root, "mode", json_string(sl_mode_name(m->s.mode)));
+	/* a custom module's activations are an upper bound: its verdict is sure only when it fits */
+	json_object_set_new(root, "bound", json_boolean(b->bound));
+	/* generation has no optimizer and no evaluation step of a training run: its peak is the run's own */
+	if (m->s.mode == SL_MODE_GENERATE)
+		json_object_set_new(root, "eval", json_null());
 	int rc = sl_json_dumpf(root, cli->out, JSON_INDENT(2)) == 0 ? 0 : -SL_EIO;
 	fputc('\n', cli->out);
 	json_decref(root);
@@ -312,23 +332,29 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 		(unsigned long long)b->trainable, sl_phase_name((enum sl_phase)b->phase));
 	fprintf(o, "  %-22s %10s %7s\n", "term", "memory", "share");
 	row(o, run, "cuda context", b->cuda_context, b->total);
-	row(o, run, "cublas workspace", b->workspace, b->total);
+	row(o, run, b->phase == SL_PHASE_VLLM ? "outside torch (vLLM)" : "cublas workspace", b->workspace, b->total);
 	row(o, run, "weights", b->weights, b->total);
 	row(o, run, "gradients", b->gradients, b->total);
 	row(o, run, "optimizer states", b->optimizer, b->total);
 	row(o, run, "activations", b->activations, b->total);
 	if (b->attention)
 		fprintf(o, "  %-22s %10s\n", "  of which attention", sl_mem_size(run, b->attention));
+	if (b->frozen_ws)
+		fprintf(o, "  %-22s %10s\n", "  of which frozen fwd", sl_mem_size(run, b->frozen_ws));
 	row(o, run, "kv cache", b->kv_cache, b->total);
 	row(o, run, "logits and loss", b->logits, b->total);
 	row(o, run, "zero / comm buffers", b->zero_gather, b->total);
-	row(o, run, "pre-allocated (vLLM)", b->preallocated, b->total);
+	row(o, run, "outside vLLM's share", b->outside_share, b->total);
 	row(o, run, "allocator slack", b->slack, b->total);
 	if (b->total == UINT64_MAX)
 		fprintf(o, "  %-22s %10s (saturated: the terms add up past 2^64 bytes; no shares)\n\n", "total",
 			">= 16 EiB");
 	else
 		fprintf(o, "  %-22s %10s\n\n", "total", sl_mem_size(run, b->total));
+	if (b->preallocated)
+		fprintf(o, "pre-allocated by vLLM: %s more KV cache blocks, the rest of its gpu_memory_utilization share (not in "
+			   "the total: the engine takes it whatever the run needs)\n\n",
+			sl_mem_size(run, b->preallocated));
 	if (b->paged)
 		fprintf(o, "paged optimizer states: %s in CUDA managed memory, not in the total (outside torch's "
 			   "allocator; the driver evicts them to host RAM when the device needs the room)\n\n",
@@ -337,7 +363,20 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 	const char *gpu = sl_arena_printf(run->arena, "%s%s (%s)", m->gpu->name, m->gpu_assumed ? ", assumed" : "",
 					  sl_mem_size(run, m->gpu->bytes));
 	double use = (double)b->total / (double)m->gpu->bytes;
-	if (b->total > m->gpu->bytes)
+	if (b->bound)
+		fprintf(o, "the activations are an upper bound (a custom module's forward is counted layer by layer, not "
+			   "read): a fit is sure, an out-of-memory verdict is at risk, not certain\n");
+	if (b->phase == SL_PHASE_VLLM && b->outside_share)
+		fprintf(o, "verdict: vLLM does not start on %s: weights, its profile run and the KV cache of one "
+			   "max_model_len sequence need %s, past its gpu_memory_utilization share of %s\n",
+			gpu, sl_mem_size(run, b->total - b->outside_share - b->cuda_context),
+			sl_mem_size(run, m->gpu->bytes - b->outside_share - b->cuda_context));
+	else if (b->phase == SL_PHASE_VLLM)
+		fprintf(o, "verdict: vLLM starts on %s: its share of %s holds the weights, the profile run and a KV "
+			   "cache pool of %s\n",
+			gpu, sl_mem_size(run, b->total - b->cuda_context + b->preallocated),
+			sl_mem_size(run, b->kv_cache + b->preallocated));
+	else if (b->total > m->gpu->bytes)
 		fprintf(o, "verdict: out of memory on %s: needs %s, %.0f%% of capacity\n", gpu,
 			sl_mem_size(run, b->total), 100 * use);
 	else if (use > run->opt.headroom)
@@ -351,9 +390,12 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 	if (b->save_total)
 		fprintf(o, "checkpoint save (%s state dict): %s%s\n", sl_fsdp_sd_name(m->s.fsdp_state_dict),
 			sl_mem_size(run, b->save_total), b->save_total > m->gpu->bytes ? " — out of memory" : "");
-	fprintf(o, "eval peak (batch %llu): %s%s\n",
-		(unsigned long long)(m->s.eval_batch_size ? m->s.eval_batch_size : m->s.batch_size),
-		sl_mem_size(run, ev->total), ev->total > m->gpu->bytes ? " — out of memory" : "");
+	/* a training run's evaluation keeps its optimizer states; an inference run has none, and its peak
+	 * above is its own workload */
+	if (m->s.mode == SL_MODE_TRAIN)
+		fprintf(o, "eval peak (batch %llu): %s%s\n",
+			(unsigned long long)(m->s.eval_batch_size ? m->s.eval_batch_size : m->s.batch_size),
+			sl_mem_size(run, ev->total), ev->total > m->gpu->bytes ? " — out of memory" : "");
 	uint32_t n = m->s.num_gpus ? m->s.num_gpus : 1, per = sl_procs_per_node(&m->s);
 	if (per < n)
 		fprintf(o, "host RAM per node (%u GPUs a node, %u nodes: the largest common node assumed): ", per,

@@ -73,7 +73,10 @@ static struct sl_eval_axis *new_axis(struct sl_eval_builder *B, enum sl_axis_ori
 	ax->src = src;
 	ax->values = sl_arena_array(B->a, nvalues ? nvalues : 1, sizeof *ax->values);
 	ax->n = 0;
-	if (role == SL_ROLE_MODEL)
+	/* a custom module's layer list is the model (fill_value builds it) */
+	if (role == SL_ROLE_MODULES)
+		ax->role = SL_ROLE_MODEL;
+	if (ax->role == SL_ROLE_MODEL)
 		ev->has_model = true;
 	return ax;
 }
@@ -119,6 +122,14 @@ static void fill_value(struct sl_eval_builder *B, struct sl_eval_value *v, enum 
 	v->best = UINT64_MAX;
 	if (v->ok && r == SL_ROLE_MODEL)
 		v->model = resolve_model(B, v->rv->s);
+	if (v->ok && r == SL_ROLE_MODULES) {
+		/* the layer list counted (sl_modules_parse) is the model: a model value of its own */
+		struct sl_modules mods;
+		if (sl_modules_parse(B->a, v->rv->s, &mods, NULL) == 0)
+			v->model = sl_model_from_modules(B->a, &mods);
+		v->rv->role = SL_ROLE_MODEL;
+		v->rv->s = v->model ? v->model->name : v->rv->s;
+	}
 }
 
 static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t);

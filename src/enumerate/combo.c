@@ -38,6 +38,8 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 		for (size_t k = 0; k < v->nrv; k++) {
 			if (v->rv[k].role == SL_ROLE_TASK)
 				task_set = true;
+			for (unsigned j = 0; j < v->rv[k].nalso && j < 2; j++)
+				task_set |= v->rv[k].also[j].role == SL_ROLE_TASK; /* a sentence-transformers loss */
 			if (v->rv[k].role == SL_ROLE_QUANT)
 				quant_set = true;
 			seq_set |= v->rv[k].role == SL_ROLE_SEQ_LEN;
@@ -56,12 +58,8 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 	bool assumed = sl_settings_assume_adapter(s, peft_set, gc_set);
 	if (adapter_assumed)
 		*adapter_assumed = assumed;
-	/*
-	 * generation with no precision stated: the weights load in the checkpoint's dtype (transformers >= 5
-	 * loads torch_dtype "auto"; decoder checkpoints are 16-bit): bf16 where the GPU has it, else fp16
-	 */
-	if (s->mode == SL_MODE_GENERATE && !prec_set)
-		s->dtype = bf16 ? SL_DTYPE_BF16 : SL_DTYPE_FP16;
+	/* generation with no precision stated: the checkpoint's 16-bit dtype (sl_settings_workload_dtype) */
+	sl_settings_workload_dtype(s, prec_set, bf16);
 	/* no length stated: a model that bounds its input below the default runs at its maximum */
 	if (!seq_set && sl_eval_model_length(m))
 		s->seq_len = sl_eval_model_length(m);

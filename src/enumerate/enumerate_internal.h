@@ -44,6 +44,8 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 			      const struct sl_model **model, bool *adapter_assumed);
 /* Fill ev->stated and ev->assumed once the counts are made. */
 void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev);
+/* Then ev->at_risk and ev->oom_sure (provenance.c). */
+void sl_eval_count_at_risk(struct sl_arena *a, struct sl_eval *ev);
 
 struct sl_eval_opts;
 struct sl_scalar_resolver;

@@ -64,5 +64,6 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	sl_eval_enumerate(&B);
 	sl_eval_tally(&B);
 	sl_eval_count_assumed(a, ev);
+	sl_eval_count_at_risk(a, ev);
 	return 0;
 }

@@ -133,12 +133,62 @@ static bool adapter_assumed(const struct sl_eval *ev, const uint32_t *idx)
 	return assumed;
 }
 
+/* settings_needs's mark of a vLLM run (outside SL_NEED__ALL) */
+#define VLLM_NEEDLESS (1u << 16)
+
+/* The needs combination idx takes from its settings themselves: the adapter, a bounded length, a bounded model. */
+static unsigned settings_needs(const struct sl_eval *ev, const uint32_t *idx)
+{
+	struct sl_settings s;
+	const struct sl_model *m = NULL;
+	bool assumed = false;
+	sl_eval_settings_adapter(ev, idx, &s, &m, &assumed);
+	unsigned mask = assumed ? SL_NEED_ADAPTER : 0;
+	if (sl_settings_vllm(&s))
+		mask |= VLLM_NEEDLESS; /* marks: batch and length do not size a vLLM engine's start-up */
+	/* dynamic padding: the length is the longest example of a batch, at most seq_len (packing fills it) */
+	if (s.dynamic_padding && !s.packing && !sl_settings_vllm(&s))
+		mask |= SL_NEED_PADDING;
+	if (m && m->arch.modules)
+		mask |= SL_NEED_BOUND;
+	return mask;
+}
+
 unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx)
 {
 	unsigned stated = 0;
 	for (size_t i = 0; i < ev->naxes; i++)
 		stated |= value_needs(&ev->axes[i], value_at(&ev->axes[i], idx, i));
-	return (SL_NEED__AXES & ~stated) | (adapter_assumed(ev, idx) ? SL_NEED_ADAPTER : 0);
+	unsigned own = settings_needs(ev, idx);
+	/* vLLM sizes its start-up with max_num_batched_tokens and max_model_len (vLLM's defaults, the
+	 * model's context: what the engine provably takes), never the batch or the prompt's length */
+	if (own & VLLM_NEEDLESS)
+		stated |= SL_NEED_BATCH | SL_NEED_LENGTH;
+	return ((SL_NEED__AXES & ~stated) | own) & SL_NEED__ALL;
+}
+
+unsigned sl_eval_oom_assumed(const struct sl_eval *ev, const uint32_t *idx, unsigned given, uint64_t limit,
+			     uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s,
+						 const struct sl_model *m))
+{
+	unsigned mask = sl_eval_assumed(ev, idx) & ~given;
+	struct sl_settings s;
+	const struct sl_model *m;
+	if (!mask || !sl_eval_settings(ev, idx, &s, &m))
+		return mask;
+	if ((mask & SL_NEED_BOUND) && m->arch.modules->bound)
+		return mask; /* its parameters are a bound too: nothing proves the run past limit */
+	sl_need_favourable(&s, mask);
+	uint64_t peak;
+	if (measure) {
+		peak = measure(ev, &s, m);
+	} else {
+		struct sl_breakdown bd;
+		sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
+		peak = bd.total;
+	}
+	/* past limit whatever the assumptions: the verdict does not rest on them */
+	return peak > limit ? 0 : mask;
 }
 
 void sl_need_favourable(struct sl_settings *s, unsigned mask)
@@ -160,6 +210,17 @@ void sl_need_favourable(struct sl_settings *s, unsigned mask)
 		s->lora_dropout_bp = 0;
 		s->gradient_checkpointing = true;
 	}
+	if (mask & SL_NEED_PADDING) { /* a batch of one-token examples */
+		s->seq_len = 1;
+		if (s->target_len > 1)
+			s->target_len = 1;
+		if (s->query_len > 1)
+			s->query_len = 1;
+	}
+	if (mask & SL_NEED_BOUND) { /* a custom module's activations at their least: one position */
+		s->batch_size = 1;
+		s->seq_len = 1;
+	}
 }
 
 const char *sl_need_role_name(unsigned bit)
@@ -173,6 +234,10 @@ const char *sl_need_role_name(unsigned bit)
 		return "dtype";
 	case SL_NEED_ADAPTER:
 		return "peft_method";
+	case SL_NEED_PADDING:
+		return "padding";
+	case SL_NEED_BOUND:
+		return "modules";
 	default:
 		return "?";
 	}
@@ -183,7 +248,7 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	bool gen = mode == SL_MODE_GENERATE;
 	struct sl_settings d;
 	sl_settings_default(&d);
-	const char *part[4];
+	const char *part[6];
 	size_t n = 0;
 	if (mask & SL_NEED_BATCH)
 		part[n++] = sl_arena_printf(a, "batch_size %llu%s", (unsigned long long)d.batch_size,
@@ -197,6 +262,12 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 		part[n++] = "peft_method lora with PEFT's LoraConfig defaults (r 8 on the query and value projections) "
 			    "over the quantized base, as transformers' Trainer fine-tunes a quantized model only "
 			    "through adapters";
+	if (mask & SL_NEED_PADDING)
+		part[n++] = "the length at its bound: with dynamic padding (padding longest) each batch is only as long as "
+			    "its longest example, at most that length";
+	if (mask & SL_NEED_BOUND)
+		part[n++] = "an upper bound of a custom module's activations (its layers are counted, its forward is not "
+			    "read)";
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (size_t i = 0; i < n; i++) {
@@ -218,6 +289,23 @@ static bool may_assume_adapter(const struct sl_eval *ev)
 				return true;
 			if (value_sets(v, SL_ROLE_QUANT))
 				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether some combination may rest on a bound: a value sets dynamic padding, or a model is a custom module. */
+static bool may_bound(const struct sl_eval *ev)
+{
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		for (size_t j = 0; j < ax->n; j++) {
+			const struct sl_eval_value *v = &ax->values[j];
+			if (ax->role == SL_ROLE_MODEL && v->ok && v->model && v->model->arch.modules)
+				return true;
+			for (size_t k = 0; v->ok && k < v->nrv; k++)
+				if (v->rv[k].role == SL_ROLE_PADDING && v->rv[k].u == 1)
+					return true;
 		}
 	}
 	return false;
@@ -273,8 +361,8 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 	}
 	stated |= always;
 	ev->stated = ev->assumed = (struct sl_count){0};
-	if (uniform && !(SL_NEED__AXES & ~stated) && may_assume_adapter(ev))
-		uniform = false; /* stated but for the adapter some combinations may assume: look at each */
+	if (uniform && !(SL_NEED__AXES & ~stated) && (may_assume_adapter(ev) || may_bound(ev)))
+		uniform = false; /* stated but for the settings' own needs some combinations may assume: look at each */
 	if (uniform) {
 		*((SL_NEED__AXES & ~stated) ? &ev->assumed : &ev->stated) = known;
 		return;
@@ -340,4 +428,42 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 		describe_one(&b, a, "adapter", &none, "PEFT's default LoRA over the quantized base");
 	}
 	return b.buf;
+}
+
+/*
+ * Split the oom combinations into those at risk (their verdict rests on an assumed setting or an upper
+ * bound: sl_eval_oom_assumed) and those sure, weighting as sl_eval_count_assumed does. With no
+ * combination judged on an assumption, none is at risk; with axes cut to their bounds (or no cells)
+ * and some combination on an assumption, every oom one is counted at risk (precision before recall).
+ */
+void sl_eval_count_at_risk(struct sl_arena *a, struct sl_eval *ev)
+{
+	struct sl_count oom = ev->n[SL_VERDICT_OOM];
+	ev->at_risk = (struct sl_count){0};
+	ev->oom_sure = oom;
+	bool none = !oom.infinite && !oom.saturated && oom.value == 0;
+	bool stated = !ev->assumed.infinite && !ev->assumed.saturated && ev->assumed.value == 0;
+	if (none || stated)
+		return;
+	bool bounds = false;
+	for (size_t i = 0; i < ev->naxes; i++)
+		bounds |= ev->axes[i].bounds;
+	if (bounds || !ev->cells) {
+		ev->at_risk = oom;
+		ev->oom_sure = (struct sl_count){0};
+		return;
+	}
+	uint64_t nrisk = 0, nsure = 0;
+	struct sl_eval_walk w;
+	sl_eval_walk_init(a, ev, sl_eval_unread_roles(ev, SL_MEASURE_STEP), &w);
+	do {
+		if (sl_eval_verdict(ev, w.idx) != SL_VERDICT_OOM)
+			continue;
+		if (sl_eval_oom_assumed(ev, w.idx, 0, ev->capacity, NULL))
+			nrisk += w.weight;
+		else
+			nsure += w.weight;
+	} while (sl_eval_walk_next(&w));
+	ev->at_risk = nrisk ? sl_count_mul(ev->others, (struct sl_count){.value = nrisk}) : (struct sl_count){0};
+	ev->oom_sure = nsure ? sl_count_mul(ev->others, (struct sl_count){.value = nsure}) : (struct sl_count){0};
 }

@@ -18,18 +18,30 @@
 
 #include "sweeplint/arena.h"
 
-#define BIT(r) ((uint64_t)1 << (r))
+/*
+ * A role's bit in a 64-bit mask. The roles a measure may leave unread are all below 64
+ * (asserted below); a role from 64 on has no bit: never unread, always read, so an axis of it
+ * is stepped (the cautious side: a walk over more combinations, never a wrong count).
+ */
+#define BIT(r) ((unsigned)(r) < 64 ? (uint64_t)1 << (r) : (uint64_t)0)
 
 /*
  * Roles no measure may skip: sl_eval_settings reads whether they are set at
  * all (the task and quantisation of the model, the model's length, the
- * checkpoint's dtype for generation), the model, and the workload.
+ * checkpoint's dtype for generation), the model, and the workload; dynamic
+ * padding decides whether a verdict rests on a bound (sl_eval_assumed).
  */
 #define NEVER_SKIPPED                                                                                      \
 	(BIT(SL_ROLE_MODEL) | BIT(SL_ROLE_TASK) | BIT(SL_ROLE_QUANT) | BIT(SL_ROLE_SEQ_LEN) |             \
-	 BIT(SL_ROLE_DTYPE) | BIT(SL_ROLE_AMP) | BIT(SL_ROLE_MODE) | BIT(SL_ROLE_DEEPSPEED))
+	 BIT(SL_ROLE_DTYPE) | BIT(SL_ROLE_AMP) | BIT(SL_ROLE_MODE) | BIT(SL_ROLE_DEEPSPEED) |              \
+	 BIT(SL_ROLE_PADDING))
 
-_Static_assert(SL_ROLE__COUNT <= 64, "role masks are 64 bits");
+_Static_assert(SL_ROLE_NUM_WORKERS < 64 && SL_ROLE_PIN_MEMORY < 64 && SL_ROLE_EVAL_BATCH_SIZE < 64 &&
+		       SL_ROLE_GRAD_ACCUM < 64 && SL_ROLE_TARGET_LEN < 64 && SL_ROLE_GRADIENT_CHECKPOINTING < 64 &&
+		       SL_ROLE_OPTIMIZER < 64 && SL_ROLE_ATTN < 64 && SL_ROLE_MINI_BATCH_SIZE < 64 &&
+		       SL_ROLE_NUM_BEAMS < 64 && SL_ROLE_MAX_NEW_TOKENS < 64 && SL_ROLE_GPU_MEMORY_UTILIZATION < 64 &&
+		       SL_ROLE_LORA_DROPOUT < 64,
+	       "the roles a measure may leave unread have a bit in the 64-bit masks");
 
 /* Whether every combination's workload is a training step (no value of any axis says otherwise). */
 static bool all_train(const struct sl_eval *ev)

@@ -176,10 +176,20 @@ const char *sl_lsp_hover_value(const struct sl_lsp_lint *l, size_t axis, size_t 
 	row(&b, a, "gradients", bd.gradients, bd.total);
 	row(&b, a, "optimizer states", bd.optimizer, bd.total);
 	row(&b, a, "activations", bd.activations, bd.total);
+	row(&b, a, "of which a frozen part's forward", bd.frozen_ws, bd.total);
+	row(&b, a, "KV cache", bd.kv_cache, bd.total);
 	row(&b, a, "logits and loss", bd.logits, bd.total);
 	row(&b, a, "ZeRO / comm buffers", bd.zero_gather, bd.total);
+	row(&b, a, "outside vLLM's share", bd.outside_share, bd.total);
 	row(&b, a, "allocator slack", bd.slack, bd.total);
 	sl_buf_addf(&b, "| **total** | **%s** | |\n\n", sl_bytes_str(a, bd.total));
+	if (bd.preallocated)
+		sl_buf_addf(&b, "vLLM pre-allocates %s more KV cache blocks, the rest of its gpu_memory_utilization share "
+				"(not in the total).\n\n",
+			    sl_bytes_str(a, bd.preallocated));
+	if (bd.bound)
+		sl_buf_adds(&b, "The activations are an upper bound (a custom module's forward is not read): a fit is "
+				"sure, an out-of-memory verdict at risk.\n\n");
 	sl_buf_adds(&b, "Assumed (stated nowhere: the estimator's defaults): ");
 	assumptions(&b, l, ev, &s);
 	if (l->file->gpu_assumed)

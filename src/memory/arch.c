@@ -84,6 +84,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_M2M_100] = "m2m_100",
 	[SL_FAMILY_NOMIC_BERT] = "nomic_bert",
 	[SL_FAMILY_QWEN2_5_VL] = "qwen2_5_vl",
+	[SL_FAMILY_CUSTOM] = "custom",
 };
 
 const char *sl_family_name(enum sl_family f)
@@ -93,8 +94,9 @@ const char *sl_family_name(enum sl_family f)
 
 int sl_family_parse(const char *s)
 {
+	/* a custom module stack is built from its layer list (modules.c), never from a config's model_type */
 	for (int i = 0; i < SL_FAMILY__COUNT; i++)
-		if (strcmp(s, family_names[i]) == 0)
+		if (i != SL_FAMILY_CUSTOM && strcmp(s, family_names[i]) == 0)
 			return i;
 	/* spellings HF uses elsewhere (architectures, older configs) */
 	if (strcmp(s, "xlm_roberta") == 0)
@@ -715,6 +717,8 @@ static void count(const struct sl_arch *a, struct parts *p)
 
 uint64_t sl_arch_params(const struct sl_arch *a)
 {
+	if (a->modules)
+		return a->modules->params;
 	struct parts p;
 	count(a, &p);
 	return p.embeddings + p.body + p.pooler + p.lm_head;
@@ -722,6 +726,8 @@ uint64_t sl_arch_params(const struct sl_arch *a)
 
 uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t)
 {
+	if (a->modules)
+		return a->modules->params; /* the layer list is the whole model, its head included */
 	struct parts p;
 	count(a, &p);
 	uint64_t h = a->hidden, V = a->vocab;
@@ -796,8 +802,73 @@ static bool mixed_layers(const struct sl_arch *a)
 	return a->ssm_inner || a->family == SL_FAMILY_RWKV || a->moe_first || a->moe_every > 1;
 }
 
+uint64_t sl_arch_params_for_part(const struct sl_arch *a, enum sl_task t, enum sl_part part)
+{
+	if (part == SL_PART_FULL || a->modules)
+		return sl_arch_params_for_task(a, t);
+	struct parts p;
+	count(a, &p);
+	/* AutoModel: embeddings and layers (and an encoder's pooler: BertModel builds it), no task head;
+	 * an encoder-decoder's T5Model / BartModel holds both stacks. The encoder part of an
+	 * encoder-decoder (T5EncoderModel, get_encoder()) leaves the decoder out. */
+	uint64_t base = p.embeddings + p.body + (a->kind == SL_ARCH_ENCODER ? p.pooler : 0);
+	if (part == SL_PART_ENCODER && a->kind == SL_ARCH_ENCDEC)
+		return base - p.decoder;
+	return base;
+}
+
+void sl_arch_layer_params(const struct sl_arch *a, uint64_t *enc, uint64_t *dec)
+{
+	uint64_t h = a->hidden;
+	*enc = attention(a) + ffn(a) + layer_norms(a) * norm(a, h);
+	*dec = a->kind == SL_ARCH_ENCDEC ? 2 * attention(a) + ffn(a) + 3 * norm(a, h) : 0;
+	if (a->kind == SL_ARCH_ENCDEC)
+		*enc = attention(a) + ffn(a) + 2 * norm(a, h);
+}
+
+uint64_t sl_arch_frozen_params(const struct sl_arch *a, enum sl_task t, enum sl_part part, uint32_t layers,
+			       bool embeddings)
+{
+	if (a->modules)
+		return layers == SL_FROZEN_BACKBONE ? a->modules->params : 0;
+	uint64_t all = sl_arch_params_for_part(a, t, part);
+	struct parts p;
+	count(a, &p);
+	if (layers == SL_FROZEN_BACKBONE) {
+		/* everything but the task head of the class (a classifier, an untied LM head): freezing
+		 * model.bert / model.base_model freezes an encoder's pooler too when the class builds one */
+		uint64_t body = p.embeddings + p.body;
+		if (part == SL_PART_ENCODER && a->kind == SL_ARCH_ENCDEC)
+			body -= p.decoder;
+		if (a->kind == SL_ARCH_ENCODER && a->pooler) {
+			bool with_pooler = part != SL_PART_FULL || t == SL_TASK_BI_ENCODER || t == SL_TASK_SEQ2SEQ ||
+					   (t == SL_TASK_SEQ_CLS &&
+					    (a->family == SL_FAMILY_BERT || a->family == SL_FAMILY_ALBERT));
+			body += with_pooler ? p.pooler : 0;
+		}
+		return body < all ? body : all;
+	}
+	uint64_t enc, dec;
+	sl_arch_layer_params(a, &enc, &dec);
+	uint64_t L = a->param_layers ? a->param_layers : a->layers, D = a->kind == SL_ARCH_ENCDEC && !a->enc_only &&
+									  part != SL_PART_ENCODER
+									      ? dec_layers(a)
+									      : 0;
+	uint64_t f = embeddings || layers ? p.embeddings : 0;
+	uint64_t n = layers;
+	f += (n < L ? n : L) * enc;
+	if (n > L)
+		f += ((n - L) < D ? (n - L) : D) * dec;
+	return f < all ? f : all;
+}
+
 void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ffn_out)
 {
+	if (a->modules) { /* one "layer": the whole stack's matmul weights */
+		*attn = 0;
+		*ffn_out = a->modules->matmul;
+		return;
+	}
 	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a), I = a->intermediate;
 	uint64_t w = a->gated_ffn ? 3 : 2;
 	*attn = a->kv_lora ? mla(a) : h * q + 2 * h * kv + q * h;
@@ -823,6 +894,8 @@ void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ff
 
 uint64_t sl_arch_largest_layer(const struct sl_arch *a)
 {
+	if (a->modules)
+		return a->modules->largest;
 	uint64_t h = a->hidden, i = a->intermediate, q = q_width(a), kv = kv_width(a);
 	uint64_t best = a->vocab * (a->kind == SL_ARCH_ENCODER ? emb_dim(a) : h);
 	uint64_t cand[8] = {

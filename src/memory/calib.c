@@ -83,6 +83,16 @@ static const struct field {
 	{"bnb_min_8bit_size", K_BYTES, offsetof(struct sl_calib, bnb_min_8bit_size), "elements", 0, 1e9},
 	{"bnb_block", K_BYTES, offsetof(struct sl_calib, bnb_block), "elements", 1, 1e9},
 	{"bnb_paged_min", K_BYTES, offsetof(struct sl_calib, bnb_paged_min), "elements", 0, 1e12},
+	{"vllm_utilization", K_DOUBLE, offsetof(struct sl_calib, vllm_utilization), "fraction", 0.01, 1},
+	{"vllm_batched_tokens", K_BYTES, offsetof(struct sl_calib, vllm_batched_tokens), "tokens", 1, 1048576},
+	{"vllm_batched_tokens_large", K_BYTES, offsetof(struct sl_calib, vllm_batched_tokens_large), "tokens", 1,
+	 1048576},
+	{"vllm_max_seqs", K_BYTES, offsetof(struct sl_calib, vllm_max_seqs), "sequences", 1, 1048576},
+	{"vllm_max_seqs_large", K_BYTES, offsetof(struct sl_calib, vllm_max_seqs_large), "sequences", 1, 1048576},
+	{"vllm_large_gpu", K_BYTES, offsetof(struct sl_calib, vllm_large_gpu), "GiB", 1, 65536},
+	{"vllm_block_size", K_BYTES, offsetof(struct sl_calib, vllm_block_size), "tokens", 1, 65536},
+	{"vllm_non_torch", K_BYTES, offsetof(struct sl_calib, vllm_non_torch), "MiB", 0, 65536},
+	{"vllm_sampler_bytes", K_DOUBLE, offsetof(struct sl_calib, vllm_sampler_bytes), "bytes", 0, 1024},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -420,7 +420,8 @@ static const char *family_list(struct sl_arena *a)
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (int i = 0; i < SL_FAMILY__COUNT; i++)
-		sl_buf_addf(&b, "%s%s", i ? ", " : "", sl_family_name((enum sl_family)i));
+		if (i != SL_FAMILY_CUSTOM) /* built from a layer list, never named */
+			sl_buf_addf(&b, "%s%s", i ? ", " : "", sl_family_name((enum sl_family)i));
 	return b.buf;
 }
 

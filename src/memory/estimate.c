@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
+#include "estimate_internal.h"
 #include "peft_table.h"
 #include "sweeplint/memory.h"
 
@@ -87,7 +88,14 @@ struct ctx {
 	bool lora_drop;  /* lora_dropout > 0: nn.Dropout on each adapter's input (else nn.Identity) */
 	bool t5;
 	bool gqa_repeat; /* k and v expanded to all heads before attention */
+	bool vocab;      /* the part that runs computes vocabulary logits (an LM head) */
+	bool encdec;     /* the decoder stack runs too (not a bi-encoder, an encoder alone) */
+	double L_train;  /* encoder (or decoder-only) layers that keep activations: above the frozen ones */
+	double D_train;  /* an encoder-decoder's decoder layers that keep activations */
+	bool frozen;     /* some layer, or the embeddings, is frozen in a full fine-tune */
 };
+
+static bool has_vocab_logits(const struct sl_arch *a, enum sl_task t);
 
 /* Llama-style decoders (RMSNorm, rotary, softmax upcast to float32): llama, mistral, qwen2/3, gemma 1-3,
  * granite, phi3 and the MoE decoders. */
@@ -311,6 +319,24 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 		x->train_w = x->train_norm = true;
 	/* eager attention and SDPA with a padding mask expand k/v to all heads (repeat_kv) */
 	x->gqa_repeat = true;
+	/* the part that runs: AutoModel and an encoder alone have no LM head; a bi-encoder or an encoder
+	 * alone runs no decoder stack */
+	x->vocab = s->part == SL_PART_FULL && has_vocab_logits(a, s->task);
+	x->encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
+	double L = a->layers, D = x->encdec ? (a->dec_layers ? a->dec_layers : a->layers) : 0;
+	x->L_train = L, x->D_train = D;
+	/* frozen layers in a full fine-tune (docs/memory-model.md "What trains"): autograd records nothing
+	 * for a frozen layer whose input does not require grad either, so the bottom frozen_layers keep no
+	 * activations, and with the whole backbone frozen no layer does; the task head still trains when
+	 * it has weights of its own (a classifier, an untied LM head) */
+	if (pm == SL_PEFT_NONE && (s->frozen_layers || s->frozen_embeddings)) {
+		x->frozen = true;
+		double f = s->frozen_layers == SL_FROZEN_BACKBONE ? L + D : (double)s->frozen_layers;
+		x->L_train = f >= L ? 0 : L - f;
+		x->D_train = f <= L ? D : (f - L >= D ? 0 : D - (f - L));
+		if (s->frozen_layers == SL_FROZEN_BACKBONE)
+			x->train_head = x->vocab && !a->tied;
+	}
 }
 
 /*
@@ -678,6 +704,7 @@ struct acts {
 	double transient;   /* one layer's backward */
 	double logits_fwd;  /* logits + loss at the end of forward */
 	double logits_bwd;  /* loss gradients at the start of backward */
+	double frozen_ws;   /* a frozen layer's no-grad forward working set (end of forward) */
 };
 
 /* What activations() needs per sequence at one length pair: everything but the batch. */
@@ -692,7 +719,10 @@ struct per_len {
 	double logit_b;     /* their bytes per element: logits, float32 copy, log_softmax */
 	double logit_bwd_b; /* per element at the start of backward */
 	double flce;        /* Liger fused linear cross-entropy: bytes per output token instead of the logits */
+	double frozen_ws;   /* a frozen layer's no-grad forward working set */
 };
+
+static double nograd_layer(const struct ctx *x, double n);
 
 /* Activations of one sequence of n tokens (t decoder tokens): the terms that do not depend on the batch. */
 static void activations_len(const struct ctx *x, double n, double t, struct per_len *P)
@@ -704,8 +734,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	P->n = n, P->t = t;
 
 	struct layer enc = {0}, dec = {0};
-	double L = a->layers, D = 0;
-	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
+	double L = x->L_train, D = 0;
+	bool encdec = x->encdec;
 	if (a->kind == SL_ARCH_DECODER) {
 		decoder_layer(x, n, &enc);
 	} else {
@@ -714,7 +744,7 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	}
 	enc.saved += n * x->peft_tok;
 	if (encdec) {
-		D = a->dec_layers ? a->dec_layers : a->layers;
+		D = x->D_train;
 		attn_block(x, t, t, false, &dec);
 		attn_block(x, t, n, true, &dec);
 		ffn_block(x, t, &dec);
@@ -733,18 +763,24 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	if (gc) {
 		body = Lk * ckpt_input(x, n) + Dk * ckpt_input(x, t);
 		attn = 0;
-		P->recompute = dec.saved > enc.saved ? dec.saved : enc.saved;
+		P->recompute = Dk > 0 && dec.saved > enc.saved ? dec.saved : Lk > 0 ? enc.saved : 0;
 	} else {
 		body = Lk * enc.saved + Dk * dec.saved;
 		attn = Lk * enc.attn + Dk * dec.attn;
 	}
 	P->tr = enc.transient > dec.transient ? enc.transient : dec.transient;
+	if (L + D == 0)
+		P->tr = 0; /* nothing trains below the head: no layer's backward runs */
+	/* a frozen layer's forward under no grad: its working set, freed as the next one starts */
+	P->frozen_ws = x->frozen && (L < a->layers || (encdec && D < (a->dec_layers ? a->dec_layers : a->layers)))
+			       ? nograd_layer(x, n)
+			       : 0;
 
 	/* once per model: embeddings (norm + dropout while they train), the
 	 * attention mask, final norm, the head's input, the encoder output kept
 	 * by every cross-attention k/v */
 	double once = 0;
-	if (x->full) {
+	if (x->full && !s->frozen_embeddings && !(x->frozen && s->frozen_layers)) {
 		if (a->emb_norm)
 			once += n * x->h * x->nb + (x->p_hidden > 0 ? n * x->h : 0);
 		else if (x->p_hidden > 0)
@@ -754,8 +790,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 		once += 2 * n * (a->mel_bins * x->nb + 2 * x->h * x->ab);
 	else
 		once += n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
-	if (a->final_norm)
-		once += norm_saved(x, encdec ? t : n) + (encdec ? norm_saved(x, n) : 0);
+	if (a->final_norm && (L > 0 || D > 0))
+		once += norm_saved(x, encdec ? t : n) + (encdec && L > 0 ? norm_saved(x, n) : 0);
 	if (encdec) {
 		once += t * t + t * n;               /* decoder masks */
 		if (!x->amp && (x->train_w || (x->lora & (SL_LORA_K | SL_LORA_V))))
@@ -763,7 +799,11 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	}
 
 	P->out_tokens = encdec ? t : n;
-	if (has_vocab_logits(a, s->task)) {
+	/* a trainable head the program adds (head_params) keeps its input, one hidden-wide tensor per
+	 * token at most (a pooled head keeps less) */
+	if (s->head_params)
+		once += P->out_tokens * x->h * x->ab;
+	if (x->vocab) {
 		P->vocab = true;
 		if (x->train_head)
 			once += P->out_tokens * x->h * (x->amp ? x->ab : x->nb); /* lm_head input */
@@ -813,10 +853,13 @@ static void activations(const struct ctx *x, const struct per_len *P, double seq
 	} else if (P->flce > 0) {
 		A->logits_fwd = A->logits_bwd = seqs * P->out_tokens * P->flce;
 	} else if (s->task == SL_TASK_BI_ENCODER) {
-		/* in-batch negatives: b × b·(texts-1) similarity scores through cross-entropy */
-		double b = (double)batch, k = s->texts_per_example > 1 ? s->texts_per_example - 1 : 1;
-		double sim = b * b * k * 12;
-		A->logits_fwd = sim + b * (k + 1) * x->h * 4 * 2; /* + pooled embeddings and their grads */
+		/* in-batch negatives: b × b·(texts-1) similarity scores through cross-entropy; a pair or
+		 * triplet loss scores each example alone (b × (texts-1)) */
+		double b = (double)batch, texts = sl_settings_texts(s), k = texts > 1 ? texts - 1 : 1;
+		double chunks = s->chunks_per_text > 1 ? s->chunks_per_text : 1;
+		bool in_batch = s->loss == SL_LOSS_NONE || s->loss == SL_LOSS_IN_BATCH || s->loss == SL_LOSS_CACHED;
+		double sim = (in_batch ? b : 1) * b * k * 12;
+		A->logits_fwd = sim + b * (1 + k * chunks) * x->h * 4 * 2; /* + pooled embeddings and their grads */
 		A->logits_bwd = A->logits_fwd;
 	} else {
 		double labels = s->task == SL_TASK_SEQ_CLS ? 1 : P->out_tokens;
@@ -826,6 +869,7 @@ static void activations(const struct ctx *x, const struct per_len *P, double seq
 	A->saved = seqs * P->saved;
 	A->attn = seqs * P->attn;
 	A->transient = seqs * P->tr;
+	A->frozen_ws = seqs * P->frozen_ws;
 }
 
 /*
@@ -1001,6 +1045,30 @@ static uint64_t u64(double v)
 	return v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)llround(v);
 }
 
+uint64_t sl_est_u64(double v)
+{
+	return u64(v);
+}
+
+double sl_est_workspace(const struct sl_gpu *gpu, double handles)
+{
+	return handles * (gpu && gpu->cc_major >= 9 ? CUBLAS_WS_SM90 : CUBLAS_WS);
+}
+
+double sl_est_optim_flat(const struct sl_settings *s, const struct sl_calib *c, double T, double sb, double *paged,
+			 double *temp)
+{
+	struct sl_arch none;
+	memset(&none, 0, sizeof none);
+	double pg = 0;
+	double o = optim_states(&none, s, c, T, sb, T, false, (struct bnb_split){1, 1}, &pg);
+	if (paged)
+		*paged = pg;
+	if (temp)
+		*temp = optim_temp(&none, s, T, sb);
+	return o;
+}
+
 /* A byte total that saturates at UINT64_MAX instead of wrapping (terms may be saturated). */
 static uint64_t sat_sum(const uint64_t *v, size_t n)
 {
@@ -1162,15 +1230,31 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	const struct sl_calib *c = x->c;
 	memset(S, 0, sizeof *S);
 	enum sl_task task = s->task;
-	double P = (double)sl_arch_params_for_task(a, task);
+	/* the part that runs (AutoModel, an encoder alone); a full fine-tune's head the program adds
+	 * (head_params) is one more trainable module, a PEFT run's trains in full next to the adapter */
+	double P = (double)sl_arch_params_for_part(a, task, s->part);
 	enum sl_peft pm = peft_of(s);
 	bool full = pm == SL_PEFT_NONE;
+	double head = (double)s->head_params;
+	if (full)
+		P += head;
 	double T = full ? P : (double)sl_arch_peft_params(a, pm, peft_rank(s), s->lora_targets, s->num_virtual_tokens);
+	if (full && x->frozen)
+		T = P - (double)sl_arch_frozen_params(a, task, s->part, s->frozen_layers, s->frozen_embeddings);
 	double N = s->num_gpus ? s->num_gpus : 1;
 	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
-	bool lm = has_vocab_logits(a, task);
+	bool lm = x->vocab;
 	double per_layer = 0;
 	double Mcast = matmul_params(a, lm, NULL);
+	if (x->frozen) {
+		/* autocast caches (and autograd keeps) the half copy of a weight only for the layers above
+		 * the frozen ones (autocast_mode.h cached_cast: arg.requires_grad()); a frozen layer's copy
+		 * lives while it runs (layer_copy below) */
+		uint64_t at, ff;
+		sl_arch_layer_matmuls(a, &at, &ff);
+		Mcast = x->L_train * (double)(at + ff) + x->D_train * (double)(2 * at + ff) +
+			(lm && x->train_head ? (double)a->vocab * a->hidden : 0);
+	}
 	S->P = P, S->T = T;
 
 	/* weights. A quantised base quantises the layers' linears only: bitsandbytes keeps the output
@@ -1202,7 +1286,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	}
 	/* modules_to_save: a trainable copy of the embedding / LM head next to the frozen original,
 	 * in the dtype the original has when PEFT wraps it (ModulesToSaveWrapper deep-copies it) */
-	double Tm = 0;
+	double Tm = full ? 0 : head;
 	if (!full && s->modules_to_save) {
 		double vh = (double)a->vocab * a->hidden;
 		if (s->modules_to_save & SL_MTS_EMBED)
@@ -1247,7 +1331,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 			S->layer_copy += pz.keeps_weight;
 		}
 		S->grads = gb * T + mb * Tm;
-		S->optim = optim_states(a, s, c, T, sb, P, full, sp, &S->paged) +
+		S->optim = optim_states(a, s, c, T, sb, P, full && !x->frozen, sp, &S->paged) +
 			   (Tm > 0 ? optim_states(a, s, c, Tm, mb, P, false, spm, &S->paged) : 0);
 		S->opt_temp = optim_temp(a, s, T + Tm, sb > mb ? sb : mb);
 		if (s->optimizer_in_backward) {
@@ -1288,9 +1372,15 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		S->grads_persist = true; /* DeepSpeed keeps its gradient partitions */
 		gb = wb;
 	}
-	if (full && lm) {
+	if (full && lm && x->train_head) {
 		S->first_grads = gb * (double)a->vocab * a->hidden;
-		S->layer_grads = gb * per_layer;
+		S->layer_grads = x->L_train + x->D_train > 0 ? gb * per_layer : 0;
+	}
+	if (s->task == SL_TASK_BI_ENCODER && s->separate_encoders) {
+		/* a query and a passage encoder with weights of their own (DPR, untie_encoder): every static
+		 * term twice; each text still goes through one of them */
+		S->P *= 2, S->T *= 2;
+		S->weights *= 2, S->copies *= 2, S->grads *= 2, S->optim *= 2, S->paged *= 2, S->opt_temp *= 2;
 	}
 
 	S->gather += S->dequant;
@@ -1337,6 +1427,7 @@ struct phase_fixed {
 
 struct sl_estimate_plan {
 	struct sl_settings s;   /* the prepared settings (ctx.s points here) */
+	struct sl_arch arch;    /* the architecture as the run uses it (arch_of; ctx.a points here) */
 	const struct sl_gpu *gpu;
 	struct ctx x;
 	struct statics S;
@@ -1347,6 +1438,8 @@ struct sl_estimate_plan {
 	uint64_t load_b, save_b;  /* the FSDP load and save phases' totals (0: not modelled) */
 	bool have_len;          /* len holds the terms of one length pair */
 	struct per_len len;
+	bool have_qlen;         /* qlen: a bi-encoder's query length (query_len) */
+	struct per_len qlen;
 };
 
 struct sl_estimate_plan *sl_estimate_plan_new(struct sl_arena *a)
@@ -1364,14 +1457,24 @@ static void phase_fixed(struct phase_fixed *ph, const struct statics *S, double 
 	ph->optimizer = u64(S->optim);
 }
 
+/* The architecture as a run uses it: an encoder-decoder's encoder stack alone under part encoder. */
+static const struct sl_arch *arch_of(const struct sl_arch *a, const struct sl_settings *s, struct sl_arch *copy)
+{
+	*copy = *a;
+	if (s->part == SL_PART_ENCODER && a->kind == SL_ARCH_ENCDEC)
+		copy->enc_only = true;
+	return copy;
+}
+
 void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, const struct sl_settings *s,
 			 const struct sl_gpu *gpu, const struct sl_calib *c)
 {
 	p->s = *s;
 	p->gpu = gpu;
+	a = arch_of(a, s, &p->arch);
 	ctx_init(&p->x, a, &p->s, c);
 	statics(&p->x, gpu, &p->S);
-	p->have_len = false;
+	p->have_len = p->have_qlen = false;
 
 	/* the phases of sl_estimate_at, their static parts summed in the same order */
 	const struct statics *S = &p->S;
@@ -1456,6 +1559,10 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	const struct ctx *xp = &p->x;
 	const struct statics *S = &p->S;
 	const struct sl_calib *c = xp->c;
+	if (xp->a->modules) {
+		sl_estimate_custom(xp->a, s, p->gpu, c, s->mode, out);
+		return;
+	}
 	if (s->mode != SL_MODE_TRAIN) {
 		estimate_mode(xp->a, s, p->gpu, c, out);
 		return;
@@ -1464,11 +1571,23 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	double b = s->batch_size ? s->batch_size : 1;
 	double n, t;
 	step_lengths(xp->a, s, &n, &t);
-	double seqs = b;
+	double seqs = b, queries = 0;
 	if (p->s.task == SL_TASK_BI_ENCODER) {
-		seqs = b * (p->s.texts_per_example ? p->s.texts_per_example : 2);
-		if (p->s.mini_batch_size && p->s.mini_batch_size < seqs)
-			seqs = p->s.mini_batch_size; /* GradCache: gradients per mini-batch */
+		/* each example: a query, then texts - 1 passages, each split into chunks_per_text chunks
+		 * (sentence-transformers encodes every text of the batch in one step); the query at its own
+		 * length when query_len says */
+		double texts = sl_settings_texts(&p->s), chunks = p->s.chunks_per_text > 1 ? p->s.chunks_per_text : 1;
+		double passages = b * (texts > 1 ? texts - 1 : 1) * chunks;
+		uint64_t mini = p->s.mini_batch_size;
+		if (!mini && p->s.loss == SL_LOSS_CACHED)
+			mini = 32; /* CachedMultipleNegativesRankingLoss(mini_batch_size=32) */
+		if (mini && (double)mini < b + passages) {
+			seqs = (double)mini; /* GradCache: activations of one mini-batch at a time, at the longer length */
+		} else if (p->s.query_len && (double)p->s.query_len != n) {
+			seqs = passages, queries = b;
+		} else {
+			seqs = b + passages;
+		}
 	}
 	if (!p->have_len || p->len.n != n || p->len.t != t) {
 		activations_len(xp, n, t, &p->len);
@@ -1476,9 +1595,25 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	}
 	struct acts A;
 	activations(xp, &p->len, seqs, s->batch_size, &A);
+	if (queries > 0) {
+		/* the queries' forward at their own length: its saved tensors add up; the transients of one
+		 * layer's backward are the larger of the two batches' */
+		double q = (double)p->s.query_len;
+		if (!p->have_qlen || p->qlen.n != q) {
+			activations_len(xp, q, q, &p->qlen);
+			p->have_qlen = true;
+		}
+		struct acts Q;
+		activations(xp, &p->qlen, queries, s->batch_size, &Q);
+		A.saved += Q.saved, A.attn += Q.attn;
+		A.transient = A.transient > Q.transient ? A.transient : Q.transient;
+		A.recompute = A.recompute > Q.recompute ? A.recompute : Q.recompute;
+		A.frozen_ws = A.frozen_ws > Q.frozen_ws ? A.frozen_ws : Q.frozen_ws;
+	}
 
-	/* end of forward: under checkpointing the cast cache is still alive */
-	double f_dyn = A.saved + A.logits_fwd;
+	/* end of forward: under checkpointing the cast cache is still alive; a frozen part's no-grad
+	 * working set while it runs (counted with the forward) */
+	double f_dyn = A.saved + A.logits_fwd + A.frozen_ws;
 	double f = p->ph[0].sum + f_dyn;
 	/* start of backward: the loss gradients on top of everything saved */
 	double b_dyn = A.saved + A.logits_bwd;
@@ -1497,7 +1632,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	 */
 	double k = c->slack_frac;
 	const struct phase_fixed *ph = &p->ph[0];
-	double peak = f + k * f_dyn, dyn = f_dyn, acts = A.saved, logits = A.logits_fwd;
+	double peak = f + k * f_dyn, dyn = f_dyn, acts = A.saved + A.frozen_ws, logits = A.logits_fwd;
 	int phase = SL_PHASE_FORWARD;
 	if (bw + k * b_dyn > peak) {
 		peak = bw + k * b_dyn, dyn = b_dyn, ph = &p->ph[1], phase = SL_PHASE_BACKWARD;
@@ -1528,6 +1663,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 		out->activations = u64(acts);
 		out->attention = u64(A.attn);
 		out->logits = u64(logits);
+		out->frozen_ws = phase == SL_PHASE_FORWARD ? u64(A.frozen_ws) : 0;
 	}
 	out->slack = u64(c->slack_frac * dyn + (double)c->slack_min);
 	out->dynamic = u64(dyn);
@@ -1564,6 +1700,12 @@ static double nograd_layer(const struct ctx *x, double n)
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		      const struct sl_calib *c, struct sl_breakdown *out)
 {
+	if (a->modules) {
+		sl_estimate_custom(a, s, gpu, c, SL_MODE_EVAL, out);
+		return;
+	}
+	struct sl_arch arch;
+	a = arch_of(a, s, &arch);
 	struct ctx x;
 	ctx_init(&x, a, s, c);
 	struct statics S;
@@ -1575,7 +1717,7 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	step_lengths(a, s, &n, &t);
 	if (s->task == SL_TASK_BI_ENCODER)
 		t = n;
-	bool encdec = a->kind == SL_ARCH_ENCDEC && s->task != SL_TASK_BI_ENCODER && !a->enc_only;
+	bool encdec = x.encdec;
 	double q = encdec ? t : n;
 
 	double layer = nograd_layer(&x, n);
@@ -1585,7 +1727,7 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	else if (encdec)
 		kv = (2 * t * x.kvd + 2 * n * x.kvd) * x.ab * (a->dec_layers ? a->dec_layers : a->layers);
 	double logits = 0;
-	if (has_vocab_logits(a, s->task)) {
+	if (x.vocab) {
 		double lb = x.amp ? x.ab : x.wb;
 		logits = q * a->vocab * (lb + (lb < 4 ? 4 : 0) + 4);
 	}
@@ -1656,19 +1798,21 @@ static void estimate_generate(const struct sl_arch *a, const struct sl_settings 
 	out->params = u64(S.P);
 	out->trainable = 0;
 	out->phase = at_prefill ? SL_PHASE_PREFILL : SL_PHASE_DECODE;
-	if (s->gpu_mem_util_bp && gpu) {
-		uint64_t held = u64((double)gpu->bytes * (double)s->gpu_mem_util_bp / 10000.0);
-		if (held > out->total) {
-			out->preallocated = held - out->total;
-			out->total = held;
-		}
-	}
 }
 
 /* A workload other than a training step: an evaluation forward (no optimizer: nothing trains), or generation. */
 static void estimate_mode(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 			  const struct sl_calib *c, struct sl_breakdown *out)
 {
+	if (sl_settings_vllm(s) && a->kind == SL_ARCH_DECODER) {
+		/* vLLM: the weights as loaded (the dtype, a quantised base) through the training statics */
+		struct ctx x;
+		ctx_init(&x, a, s, c);
+		struct statics S;
+		statics(&x, gpu, &S);
+		sl_estimate_vllm(a, s, gpu, c, S.weights, out);
+		return;
+	}
 	if (s->mode == SL_MODE_GENERATE && a->kind != SL_ARCH_ENCODER && !a->enc_only) {
 		estimate_generate(a, s, gpu, c, out);
 		return;
@@ -1711,6 +1855,7 @@ const char *sl_phase_name(enum sl_phase p)
 		[SL_PHASE_DECODE] = "last decoding step",
 		[SL_PHASE_LOAD] = "model loading",
 		[SL_PHASE_SAVE] = "checkpoint save",
+		[SL_PHASE_VLLM] = "vLLM start-up (profile run and one max_model_len sequence)",
 	};
 	return (unsigned)p < SL_PHASE__COUNT ? names[p] : "?";
 }

@@ -68,7 +68,7 @@ void sl_estimate_host(const struct sl_arch *a, const struct sl_settings *s, cons
 	double pinned = 0;
 	if (s->pin_memory) {
 		double b = s->batch_size ? s->batch_size : 1, n = s->seq_len ? s->seq_len : 1;
-		double per_batch = b * n * 8 * 3 * (s->task == SL_TASK_BI_ENCODER ? s->texts_per_example : 1);
+		double per_batch = b * n * 8 * 3 * (s->task == SL_TASK_BI_ENCODER ? sl_settings_texts(s) : 1);
 		pinned = procs * (s->num_workers ? 2.0 * s->num_workers : 1.0) * per_batch;
 	}
 

@@ -278,7 +278,110 @@ void sl_settings_default(struct sl_settings *s)
 	s->attn = SL_ATTN_DEFAULT;
 	s->offload = SL_OFFLOAD_NONE;
 	s->num_gpus = 1;
-	s->texts_per_example = 2;
+}
+
+uint32_t sl_settings_texts(const struct sl_settings *s)
+{
+	if (s->texts_per_example)
+		return s->texts_per_example;
+	return s->loss == SL_LOSS_TRIPLET ? 3 : 2;
+}
+
+void sl_settings_workload_dtype(struct sl_settings *s, bool prec_stated, bool gpu_bf16)
+{
+	/* transformers >= 5 from_pretrained loads dtype="auto" (the checkpoint's dtype; decoder checkpoints
+	 * are 16-bit), and vLLM's dtype "auto" runs fp32 checkpoints in fp16, bf16 ones in bf16 */
+	if (s->mode == SL_MODE_GENERATE && !prec_stated)
+		s->dtype = gpu_bf16 ? SL_DTYPE_BF16 : SL_DTYPE_FP16;
+}
+
+bool sl_settings_vllm(const struct sl_settings *s)
+{
+	return s->mode == SL_MODE_GENERATE && (s->engine == SL_ENGINE_VLLM || s->gpu_mem_util_bp > 0);
+}
+
+const char *sl_part_name(enum sl_part p)
+{
+	static const char *const names[SL_PART__COUNT] = {"full", "base", "encoder"};
+	return (unsigned)p < SL_PART__COUNT ? names[p] : "?";
+}
+
+int sl_part_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum sl_part part;
+	} names[] = {
+		{"full", SL_PART_FULL},       {"task", SL_PART_FULL},       {"base", SL_PART_BASE},
+		{"automodel", SL_PART_BASE},  {"base_model", SL_PART_BASE}, {"backbone", SL_PART_BASE},
+		{"encoder", SL_PART_ENCODER}, {"encoder_only", SL_PART_ENCODER},
+		{"t5encodermodel", SL_PART_ENCODER}, {"umt5encodermodel", SL_PART_ENCODER},
+		{"mt5encodermodel", SL_PART_ENCODER}, {"get_encoder", SL_PART_ENCODER},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcasecmp(s, names[i].name) == 0)
+			return (int)names[i].part;
+	return -1;
+}
+
+const char *sl_loss_name(enum sl_loss l)
+{
+	static const char *const names[SL_LOSS__COUNT] = {"none", "in-batch", "cached in-batch", "pair", "triplet"};
+	return (unsigned)l < SL_LOSS__COUNT ? names[l] : "?";
+}
+
+int sl_loss_parse(const char *s)
+{
+	/* sentence-transformers loss classes (sentence_transformers/losses/), with or without "losses." */
+	const char *dot = strrchr(s, '.');
+	if (dot && dot[1])
+		s = dot + 1;
+	static const struct {
+		const char *name;
+		enum sl_loss loss;
+	} names[] = {
+		{"none", SL_LOSS_NONE},
+		{"in-batch", SL_LOSS_IN_BATCH},
+		{"MultipleNegativesRankingLoss", SL_LOSS_IN_BATCH},
+		{"MultipleNegativesSymmetricRankingLoss", SL_LOSS_IN_BATCH},
+		{"GISTEmbedLoss", SL_LOSS_IN_BATCH},
+		{"MegaBatchMarginLoss", SL_LOSS_IN_BATCH},
+		{"cached in-batch", SL_LOSS_CACHED},
+		{"cached", SL_LOSS_CACHED},
+		{"CachedMultipleNegativesRankingLoss", SL_LOSS_CACHED},
+		{"CachedMultipleNegativesSymmetricRankingLoss", SL_LOSS_CACHED},
+		{"CachedGISTEmbedLoss", SL_LOSS_CACHED},
+		{"pair", SL_LOSS_PAIR},
+		{"CosineSimilarityLoss", SL_LOSS_PAIR},
+		{"ContrastiveLoss", SL_LOSS_PAIR},
+		{"OnlineContrastiveLoss", SL_LOSS_PAIR},
+		{"CoSENTLoss", SL_LOSS_PAIR},
+		{"AnglELoss", SL_LOSS_PAIR},
+		{"SoftmaxLoss", SL_LOSS_PAIR},
+		{"triplet", SL_LOSS_TRIPLET},
+		{"TripletLoss", SL_LOSS_TRIPLET},
+		{"MarginMSELoss", SL_LOSS_TRIPLET},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcasecmp(s, names[i].name) == 0)
+			return (int)names[i].loss;
+	return -1;
+}
+
+const char *sl_engine_name(enum sl_engine e)
+{
+	static const char *const names[SL_ENGINE__COUNT] = {"hf", "vllm"};
+	return (unsigned)e < SL_ENGINE__COUNT ? names[e] : "?";
+}
+
+int sl_engine_parse(const char *s)
+{
+	if (strcasecmp(s, "hf") == 0 || strcasecmp(s, "transformers") == 0 || strcasecmp(s, "huggingface") == 0 ||
+	    strcasecmp(s, "generate") == 0)
+		return SL_ENGINE_HF;
+	if (strcasecmp(s, "vllm") == 0 || strcasecmp(s, "LLM") == 0)
+		return SL_ENGINE_VLLM;
+	return -1;
 }
 
 bool sl_settings_assume_adapter(struct sl_settings *s, bool peft_stated, bool gc_stated)
@@ -302,7 +405,8 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, " + amp %s", sl_amp_name(s->amp));
 	if (s->gradient_checkpointing)
 		sl_buf_adds(b, ", gradient checkpointing");
-	sl_buf_addf(b, ", %s", sl_settings_optim_name(b->arena, s));
+	if (s->mode == SL_MODE_TRAIN) /* an inference workload has no optimizer */
+		sl_buf_addf(b, ", %s", sl_settings_optim_name(b->arena, s));
 	if (s->peft_method > SL_PEFT_LORA)
 		sl_buf_addf(b, ", %s", sl_peft_name(s->peft_method));
 	if (s->lora_r && s->peft_method <= SL_PEFT_DORA)
@@ -348,9 +452,43 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, ", %u GPUs", s->num_gpus);
 	if (s->mode != SL_MODE_TRAIN)
 		sl_buf_addf(b, ", mode %s", sl_mode_name(s->mode));
-	if (s->mode == SL_MODE_GENERATE)
-		sl_buf_addf(b, ", %u beam%s, %llu new tokens", s->num_beams ? s->num_beams : 1,
-			    s->num_beams > 1 ? "s" : "", (unsigned long long)s->max_new_tokens);
+	if (s->mode == SL_MODE_GENERATE && !sl_settings_vllm(s)) {
+		sl_buf_addf(b, ", %u beam%s, ", s->num_beams ? s->num_beams : 1, s->num_beams > 1 ? "s" : "");
+		if (s->max_new_tokens)
+			sl_buf_addf(b, "%llu new tokens", (unsigned long long)s->max_new_tokens);
+		else
+			sl_buf_adds(b, "new tokens up to GenerationConfig's max_length");
+	}
 	if (s->gpu_mem_util_bp)
 		sl_buf_addf(b, ", gpu_memory_utilization %.2f", s->gpu_mem_util_bp / 10000.0);
+	if (sl_settings_vllm(s)) {
+		sl_buf_adds(b, ", vLLM");
+		if (s->max_model_len)
+			sl_buf_addf(b, " max_model_len %llu", (unsigned long long)s->max_model_len);
+		if (s->tensor_parallel > 1)
+			sl_buf_addf(b, " tensor_parallel_size %u", s->tensor_parallel);
+	}
+	if (s->part != SL_PART_FULL)
+		sl_buf_addf(b, ", part %s", sl_part_name(s->part));
+	if (s->frozen_layers == SL_FROZEN_BACKBONE)
+		sl_buf_adds(b, ", backbone frozen");
+	else if (s->frozen_layers)
+		sl_buf_addf(b, ", %u layer%s frozen", s->frozen_layers, s->frozen_layers == 1 ? "" : "s");
+	else if (s->frozen_embeddings)
+		sl_buf_adds(b, ", embeddings frozen");
+	if (s->head_params)
+		sl_buf_addf(b, ", head %llu params", (unsigned long long)s->head_params);
+	if (s->task == SL_TASK_BI_ENCODER) {
+		sl_buf_addf(b, ", %u texts per example", sl_settings_texts(s));
+		if (s->query_len)
+			sl_buf_addf(b, " (query %llu)", (unsigned long long)s->query_len);
+		if (s->chunks_per_text > 1)
+			sl_buf_addf(b, ", %u chunks per passage", s->chunks_per_text);
+		if (s->separate_encoders)
+			sl_buf_adds(b, ", separate encoders");
+		if (s->loss != SL_LOSS_NONE)
+			sl_buf_addf(b, ", %s loss", sl_loss_name(s->loss));
+	}
+	if (s->dynamic_padding && !s->packing)
+		sl_buf_adds(b, ", dynamic padding (length a bound)");
 }

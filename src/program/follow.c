@@ -694,11 +694,10 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	resolve_refs(&F, r, ref.path);
 	if (ref.shell && ref.shell->n)
 		add_settings(&F, ref.shell);
-	if (r->trains == 0) {
-		note(&F, "the program only runs inference (generate / vLLM, no optimizer or trainer): its settings "
-			 "are not used for a training estimate");
-		F.p->nsettings = 0;
-		F.p->nroles = 0;
-	}
+	/* an inference-only program: pyread.py adds sweeplint_mode: generate, so its own settings size that
+	 * workload (issue #28; they were dropped and the run sized as training) */
+	if (r->trains == 0)
+		note(&F, "the program only runs inference (generate / vLLM, no optimizer or trainer): it is estimated "
+			 "as generation with its own settings");
 	return F.p;
 }

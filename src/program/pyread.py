@@ -47,7 +47,7 @@ TRAINS_WORDS = re.compile(r'optim|backward|fit|Trainer|Adam|SGD|Adafactor|Lion|R
                           r'TrainingArguments|Config|step|generate|LLM|SamplingParams|vllm')
 
 
-def scan_trains(tree, text, out):
+def scan_trains(tree, text, out, fid=0):
     """Whether the file trains (an optimizer, a trainer, backward, fit) or only generates: read from the
     whole text, reached or not, as the literal reader did (a file with none of the words is not walked)."""
     if not TRAINS_WORDS.search(text):
@@ -66,8 +66,14 @@ def scan_trains(tree, text, out):
                 out.trains = True
             if name == 'step' and base and 'optim' in base:
                 out.trains = True
+            # trainer.train() on whatever class an if/else chose; a *Trainer class (a subclass) called
+            if (name == 'train' and base and 'trainer' in base.lower()) or \
+                    (name.endswith('Trainer') and name[:1].isupper()):
+                out.trains = True
             if name in ('generate', 'LLM', 'SamplingParams'):
                 out.infers = True
+                if out.infer_at is None:
+                    out.infer_at = (fid, node)
 
 
 def main():
@@ -121,8 +127,14 @@ def main():
             ctx.out.finish(ev)
         except (Stop, RecursionError, MemoryError):
             pass
-        for t, text in zip(ctx.trees, ctx.texts):
-            scan_trains(t, text, ctx.out)
+        for fid, (t, text) in enumerate(zip(ctx.trees, ctx.texts)):
+            scan_trains(t, text, ctx.out, fid)
+            scan_usage(t, text, ctx.out, fid, ctx)
+        if not ctx.out.trains and ctx.out.infers and ctx.out.infer_at is not None:
+            # an inference-only program is estimated as inference, with its own settings (issue #28)
+            fid, node = ctx.out.infer_at
+            ctx.out.record('sweeplint_mode', K('generate', ctx.site(fid, node)),
+                           'the program only runs inference (generate / vLLM, no optimizer or trainer)', node, fid, 2)
         result = ctx.out.to_json()
     except MemoryError:
         result = {'error': 'past its memory bound while evaluating', 'line': 0}

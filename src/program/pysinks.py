@@ -21,6 +21,19 @@ TRAINER_CLASSES = {'Trainer', 'Seq2SeqTrainer', 'SFTTrainer', 'DPOTrainer', 'GRP
 OPTIMIZERS = {'Adam', 'AdamW', 'SGD', 'Adafactor', 'AdamW8bit', 'PagedAdamW', 'PagedAdamW8bit', 'Lion',
               'RMSprop', 'Adagrad', 'LAMB', 'FusedAdam', 'DeepSpeedCPUAdam'}
 LIGHTNING = ('pl', 'L', 'lightning', 'pytorch_lightning')
+# what the program does with the model (issue #28; docs/program.md "What the reader emits")
+# transformers' own argument classes: per_device_train_batch_size / per_device_eval_batch_size default to 8
+# (rules/frameworks.yaml "transformers Trainer"): built without them, the run's batch is that default
+HF_TRAINING_ARGS = {'TrainingArguments', 'Seq2SeqTrainingArguments', 'SentenceTransformerTrainingArguments'}
+# vLLM's LLM(...) keywords that size its start-up (docs/memory-model.md "vLLM")
+VLLM_KWARGS = ('gpu_memory_utilization', 'max_model_len', 'tensor_parallel_size', 'dtype', 'quantization',
+               'max_num_seqs', 'max_num_batched_tokens')
+ENCODER_CLASSES = {'T5EncoderModel', 'MT5EncoderModel', 'UMT5EncoderModel'}
+ST_LOSSES = {'MultipleNegativesRankingLoss', 'MultipleNegativesSymmetricRankingLoss', 'GISTEmbedLoss',
+             'MegaBatchMarginLoss', 'CachedMultipleNegativesRankingLoss',
+             'CachedMultipleNegativesSymmetricRankingLoss', 'CachedGISTEmbedLoss', 'CosineSimilarityLoss',
+             'ContrastiveLoss', 'OnlineContrastiveLoss', 'CoSENTLoss', 'AnglELoss', 'SoftmaxLoss', 'TripletLoss',
+             'MarginMSELoss'}
 FROM_PRETRAINED_KWARGS = ('torch_dtype', 'dtype', 'load_in_4bit', 'load_in_8bit', 'attn_implementation')
 
 
@@ -46,6 +59,8 @@ class Out(object):
         self.objects = []      # LoraConfig / BitsAndBytesConfig objects, emitted when applied (or at the end)
         self.wandb_reads = {}  # name (or '*') -> 2 when code a call reaches reads it, 1 when only unreached code
         self.seq = 0
+        self.infer_at = None   # (fid, node) of the first generating call (generate, LLM, SamplingParams)
+        self.model_classes = []  # (class name, fid, node) of each model loader: the part that runs
 
     # -- records -------------------------------------------------------------------------------------
     def site_fields(self, rec, v, node, fid):
@@ -179,6 +194,23 @@ class Out(object):
                 c.phase = o.data['phase']
                 apply_object(ev, o, fr, None)
         self.finish_models(ev)
+        self.finish_part(ev)
+
+    def finish_part(self, ev):
+        """The part of the model the program loads (issue #28): T5EncoderModel / get_encoder() the encoder
+        alone, AutoModel or a bare *Model class the base model without a head; one answer for all loads."""
+        c = self.c
+        classes = set(n for n, _, _ in self.model_classes)
+        if not classes:
+            return
+        n, fid, node = self.model_classes[0]
+        site = c.site(fid, node)
+        if classes <= ENCODER_CLASSES | {'get_encoder'}:
+            self.record('sweeplint_part', K('encoder', site), '%s: the encoder alone' % n, node, fid, c.phase)
+        elif all(x == 'AutoModel' or (x.endswith('Model') and 'For' not in x and 'LM' not in x and
+                                      x not in ENCODER_CLASSES and x != 'PreTrainedModel') for x in classes):
+            self.record('sweeplint_part', K('base', site), '%s.from_pretrained: the base model, no task head' % n,
+                        node, fid, c.phase)
 
     def finish_models(self, ev):
         c = self.c
@@ -312,6 +344,8 @@ def from_pretrained(ev, name, base, args, kwargs, node, fr, made):
     first = first_arg(args, kwargs, 'pretrained_model_name_or_path')
     literal = first is not None and isinstance(first[0], ast.Constant)
     sink_model(ev, first, node, '%s.from_pretrained%s' % (base or '', '("...")' if literal else ''), fr)
+    if base:
+        ev.c.out.model_classes.append((base, fr.fid, node))
     for k in FROM_PRETRAINED_KWARGS:
         if k in kwargs:
             kn, kv = kwargs[k]
@@ -349,13 +383,32 @@ def pipeline(ev, name, base, args, kwargs, node, fr, made):
 
 
 def vllm(ev, name, base, args, kwargs, node, fr, made):
-    ev.c.out.infers = True
+    """vLLM's LLM(model=..., gpu_memory_utilization=, max_model_len=, tensor_parallel_size=): its model,
+    the keywords that size its start-up, and the engine (docs/memory-model.md "vLLM")."""
+    c = ev.c
+    c.out.infers = True
+    first = first_arg(args, kwargs, 'model')
+    if first is None:
+        return None
+    literal = isinstance(first[0], ast.Constant)
+    sink_model(ev, first, node, 'LLM(model=%s)' % ('"..."' if literal else '...'), fr)
+    for k in VLLM_KWARGS:
+        if k in kwargs:
+            kn, kv = kwargs[k]
+            c.out.sink(ev, k, kv, 'LLM(%s=...)' % k, kn, fr)
+    c.out.sink(ev, 'sweeplint_engine', K('vllm', c.site(fr.fid, node)), 'vLLM LLM(...) call', node, fr)
     return None
 
 
 def training_args(ev, name, base, args, kwargs, node, fr, made):
     c = ev.c
     c.out.trains = True
+    # transformers' arguments built without a per-device batch (and no ** the evaluation could not open):
+    # the run's batch is the dataclass's default, a setting of the program (rules/frameworks.yaml)
+    if name in HF_TRAINING_ARGS and 'per_device_train_batch_size' not in kwargs and None not in kwargs and \
+            not any(isinstance(k, ast.keyword) and k.arg is None for k in getattr(node, 'keywords', [])):
+        c.out.sink(ev, 'sweeplint_hf_trainer_defaults', K(name, c.site(fr.fid, node)),
+                   '%s() without per_device_train_batch_size: its default' % name, node, fr)
     for k, (kn, kv) in kwargs.items():
         if not k:
             continue
@@ -468,6 +521,12 @@ def trainer(ev, name, base, args, kwargs, node, fr, made):
         for k, v in ta[1].items.items():
             if isinstance(v, (K, P, M)):
                 c.out.sink(ev, k, v, 'TrainingArguments %s given to %s' % (k, name), ta[0], fr)
+        # HfArgumentParser's TrainingArguments with no per-device batch from the sweep, a config or the
+        # command: the dataclass's default runs
+        cls = ta[1].kind.split(':')[-1]
+        if cls in HF_TRAINING_ARGS and 'per_device_train_batch_size' not in ta[1].items:
+            c.out.sink(ev, 'sweeplint_hf_trainer_defaults', K(cls, c.site(fr.fid, node)),
+                       '%s from HfArgumentParser without per_device_train_batch_size: its default' % cls, node, fr)
     return None
 
 
@@ -548,14 +607,62 @@ def dataloader(ev, name, base, args, kwargs, node, fr, made):
     return None
 
 
-def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
-    """tokenizer(..., padding="max_length", max_length=N): every sequence is N tokens (dynamic padding
-    only bounds the length: not read here)."""
+def st_loss(ev, name, base, args, kwargs, node, fr, made):
+    """A sentence-transformers loss: the texts of each example and whether the batch scores in-batch."""
+    c = ev.c
+    c.out.sink(ev, 'sweeplint_loss', K(name, c.site(fr.fid, node)), '%s(...)' % name, node, fr)
+    return None
+
+
+def input_example(ev, name, base, args, kwargs, node, fr, made):
+    """InputExample(texts=[q, p, n]): texts per example, the list's length (the longest seen)."""
+    c = ev.c
+    t = kwargs.get('texts')
+    if t is None or not isinstance(t[0], (ast.List, ast.Tuple)):
+        return None
+    n = len(t[0].elts)
+    if n >= 2 and n > getattr(c.out, 'texts_seen', 0):
+        c.out.texts_seen = n
+        c.out.sink(ev, 'texts_per_example', K(n, c.site(fr.fid, t[0])), 'InputExample(texts=[...]) of %d texts' % n,
+                   t[0], fr)
+    return None
+
+
+def get_encoder(ev, name, base, args, kwargs, node, fr, made):
+    ev.c.out.model_classes.append(('get_encoder', fr.fid, node))
+    return None
+
+
+def collator_padding(ev, name, base, args, kwargs, node, fr, made):
+    """DataCollatorWithPadding pads each batch to its longest example unless told otherwise."""
     pad = kwargs.get('padding')
-    if pad is None or 'max_length' not in kwargs:
+    if pad is not None and not (isinstance(pad[1], K) and (pad[1].v is True or pad[1].v == 'longest')):
+        return None
+    c = ev.c
+    c.out.sink(ev, 'sweeplint_padding', K('longest', c.site(fr.fid, node)), '%s(...)' % name, node, fr)
+    return None
+
+
+def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
+    """tokenizer(..., padding="max_length", max_length=N): every sequence is N tokens; with padding=True /
+    "longest" (dynamic padding) N only bounds each batch's length: read as that bound, with
+    sweeplint_padding saying so (issue #28)."""
+    pad = kwargs.get('padding')
+    if pad is None:
         return None
     pv = pad[1]
-    if not (isinstance(pv, K) and pv.v == 'max_length'):
+    if isinstance(pv, K) and (pv.v is True or pv.v == 'longest') and name != 'DataCollatorWithPadding':
+        # dynamic padding: each batch as long as its longest example, at most max_length (issue #28)
+        c = ev.c
+        c.out.sink(ev, 'sweeplint_padding', K('longest', pv.site or c.site(fr.fid, pad[0])),
+                   '%s(padding=%r)' % (name, pv.v), pad[0], fr)
+        if 'max_length' in kwargs:
+            kn, kv = kwargs['max_length']
+            c.out.sink(ev, 'max_length', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
+                                              not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P)
+                       else kv, 'tokenizer(max_length=..., padding=%r): a bound' % pv.v, kn, fr)
+        return None
+    if 'max_length' not in kwargs or not (isinstance(pv, K) and pv.v == 'max_length'):
         return None
     kn, kv = kwargs['max_length']
     ev.c.out.sink(ev, 'max_length', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
@@ -579,7 +686,12 @@ SINKS = {
     'DataLoader': dataloader,
     'FSDPStrategy': fsdp_strategy,
     'Fabric': trainer,
+    'InputExample': input_example,
+    'get_encoder': get_encoder,
+    'DataCollatorWithPadding': collator_padding,
 }
+for _n in ST_LOSSES:
+    SINKS[_n] = st_loss
 for _n in TRAINING_ARGS:
     SINKS[_n] = training_args
 for _n in TRAINER_CLASSES:
@@ -597,9 +709,219 @@ def sink_call(ev, name, base, qual, fv, args, kwargs, node, fr, made):
         c.out.trains = True
     if name in ('generate', 'LLM', 'SamplingParams'):
         c.out.infers = True
+        if c.out.infer_at is None:
+            c.out.infer_at = (fr.fid, node)
+    # trainer.train(): a trainer object, whatever class an if/else chose for it; a *Trainer class called
+    if (name == 'train' and base and 'trainer' in base.lower()) or (name.endswith('Trainer') and name[:1].isupper()):
+        c.out.trains = True
     r = None
     f = SINKS.get(name)
     if f is not None:
         r = f(ev, name, base, args, kwargs, node, fr, made)
     tokenizer_length(ev, name, base, args, kwargs, node, fr, made)
     return r
+
+
+# ---- what trains: the freezing a program's statements do (issue #28) ---------------------------------
+# Not a value reaching a call but a shape of statements: requires_grad_(False) on the model (or its base,
+# or its first N layers), `for p in X.parameters(): p.requires_grad = False`, a forward under
+# torch.no_grad() in the loop that calls backward (a feature extractor). Read from the whole text of each
+# file, as whether it trains is; emitted as sweeplint_frozen (and the head it trains as
+# sweeplint_head_params, when its layers are literal), never under a PEFT method (its base is frozen anyway).
+
+BACKBONE_WORDS = {'model', 'bert', 'roberta', 'xlm_roberta', 'deberta', 'electra', 'albert', 'distilbert',
+                  'base_model', 'encoder', 'backbone', 'transformer', 't5', 'llm', 'lm', 'plm', 'pretrained',
+                  'feature_extractor', 'features', 'body', 'base', 'encoder_model', 'language_model',
+                  'text_encoder', 'bert_model'}
+EMBED_WORDS = {'embeddings', 'embed_tokens', 'wte', 'word_embeddings', 'shared', 'embedding'}
+HEAD_WORDS = ('classifier', 'head', 'score', 'fc', 'proj', 'out', 'lm_head', 'pooler', 'linear', 'mlp',
+              'regressor')
+PEFT_CALLS = {'get_peft_model', 'LoraConfig', 'prepare_model_for_kbit_training', 'PeftModel'}
+LITERAL_LAYERS = {'Linear', 'LayerNorm', 'ReLU', 'GELU', 'Tanh', 'Sigmoid', 'SiLU', 'Dropout', 'Identity',
+                  'BatchNorm1d', 'Embedding', 'Conv1d', 'Conv2d', 'LSTM', 'GRU', 'MultiheadAttention',
+                  'TransformerEncoderLayer'}
+FREEZE_WORDS = re.compile(r'requires_grad|no_grad')
+
+
+def target_text(node):
+    """model.bert / backbone / self.encoder.layer as text, or None."""
+    parts = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    else:
+        return None
+    return '.'.join(reversed(parts))
+
+
+def freeze_kind(node):
+    """What freezing node's parameters freezes: 'backbone', 'embeddings', or None (another part)."""
+    t = target_text(node)
+    if t is None:
+        return None
+    last = t.split('.')[-1].lower()
+    if isinstance(node, ast.Name) or last in BACKBONE_WORDS or last.endswith('_model') or last.endswith('encoder'):
+        return 'backbone'
+    if last in EMBED_WORDS:
+        return 'embeddings'
+    return None
+
+
+def slice_upper(node):
+    """EXPR[:N] / EXPR[0:N] with a literal N: N, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None:
+        lo, up = node.slice.lower, node.slice.upper
+        if (lo is None or (isinstance(lo, ast.Constant) and lo.value == 0)) and isinstance(up, ast.Constant) \
+                and isinstance(up.value, int) and not isinstance(up.value, bool) and up.value > 0:
+            return up.value
+    return None
+
+
+def sets_requires_grad(stmt):
+    """`X.requires_grad = False|True` as a statement: (target node, value), else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute) \
+            and stmt.targets[0].attr == 'requires_grad' and isinstance(stmt.value, ast.Constant) \
+            and isinstance(stmt.value.value, bool):
+        return stmt.targets[0].value, stmt.value.value
+    return None
+
+
+def layer_spec(node, depth=0):
+    """nn.Linear(768, 2) / nn.Sequential(nn.Linear(768, 256), nn.ReLU(), ...) with literal arguments as a
+    layer list (docs/program.md), else None."""
+    if not isinstance(node, ast.Call) or depth > 8:
+        return None
+    name = callee_name(node.func)[0]
+    if name == 'Sequential':
+        parts = [layer_spec(a, depth + 1) for a in node.args]
+        return '; '.join(parts) if parts and all(parts) else None
+    if name not in LITERAL_LAYERS:
+        return None
+    out = []
+    for a in node.args:
+        if not isinstance(a, ast.Constant) or isinstance(a.value, bool) or not isinstance(a.value, (int, float)):
+            return None
+        out.append(repr(a.value))
+    for k in node.keywords:
+        if not k.arg or not isinstance(k.value, ast.Constant) or not isinstance(k.value.value, (int, float, bool)):
+            return None
+        out.append('%s=%r' % (k.arg, k.value.value))
+    return '%s(%s)' % (name, ', '.join(out))
+
+
+def scan_usage(tree, text, out, fid, ctx):
+    """sweeplint_frozen (and sweeplint_head_params) of one file's statements; notes for what is not read."""
+    if not FREEZE_WORDS.search(text):
+        return
+    parents = {}
+    calls = set()
+    models = set()     # the names a from_pretrained model is bound to
+    for node in ast.walk(tree):
+        for ch in ast.iter_child_nodes(node):
+            parents[id(ch)] = node
+        if isinstance(node, ast.Call):
+            n, b = callee_name(node.func)
+            calls.add(n)
+            if n == 'from_pretrained' or n == 'SentenceTransformer':
+                p = None
+                for cand in ast.walk(tree):
+                    if isinstance(cand, ast.Assign) and cand.value is node and len(cand.targets) == 1:
+                        p = target_text(cand.targets[0])
+                if p:
+                    models.add(p.split('.')[-1])
+    if calls & PEFT_CALLS:
+        return
+
+    def conditional(node):
+        p = parents.get(id(node))
+        while p is not None and not isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(p, (ast.IfExp, ast.For, ast.While, ast.Try)):
+                return True
+            if isinstance(p, ast.If) and not (isinstance(p.test, ast.Compare) and
+                                              isinstance(p.test.left, ast.Name) and p.test.left.id == '__name__'):
+                return True
+            p = parents.get(id(p))
+        return False
+
+    frozen, partial, unfrozen = None, None, False
+    order = sorted((n for n in ast.walk(tree) if hasattr(n, 'lineno')), key=lambda n: (n.lineno, n.col_offset))
+    for node in order:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == 'requires_grad_':
+            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == 'requires_grad'),
+                                                      None)
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, bool)):
+                continue
+            owner = node.func.value
+            if arg.value is True:
+                t = (target_text(owner) or '').lower()
+                unfrozen |= not any(w in t.split('.')[-1] for w in HEAD_WORDS)
+                continue
+            loop = parents.get(id(parents.get(id(node))))
+            n = slice_upper(loop.iter) if isinstance(loop, ast.For) and isinstance(owner, ast.Name) and \
+                isinstance(loop.target, ast.Name) and loop.target.id == owner.id else None
+            if frozen is not None:
+                continue
+            if n and not conditional(loop):
+                frozen = (node, n)
+            elif conditional(node):
+                partial = partial or (node, 'requires_grad_(False) under a condition')
+            elif freeze_kind(owner):
+                frozen = (node, freeze_kind(owner))
+            else:
+                partial = partial or (node, '%s frozen' % target_text(owner))
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and \
+                callee_name(node.iter.func)[0] in ('parameters', 'named_parameters'):
+            owner = node.iter.func.value if isinstance(node.iter.func, ast.Attribute) else None
+            for st in node.body:
+                r = sets_requires_grad(st)
+                if r is not None and r[1] is True:
+                    t = (target_text(owner) or '').lower() if owner is not None else ''
+                    unfrozen |= not any(w in t.split('.')[-1] for w in HEAD_WORDS)
+                elif r is not None and frozen is None:
+                    outer = parents.get(id(node))
+                    n = slice_upper(outer.iter) if isinstance(outer, ast.For) and isinstance(owner, ast.Name) and \
+                        isinstance(outer.target, ast.Name) and outer.target.id == owner.id else None
+                    kind = n if n else (freeze_kind(owner) if owner is not None else None)
+                    if conditional(outer if n else node):
+                        partial = partial or (node, 'parameters frozen under a condition')
+                    elif kind:
+                        frozen = (node, kind)
+                    else:
+                        partial = partial or (node, '%s frozen' % target_text(owner))
+                elif isinstance(st, ast.If) and any(sets_requires_grad(b) for b in st.body):
+                    partial = partial or (st, 'requires_grad set under a condition, parameter by parameter')
+        elif isinstance(node, ast.With) and frozen is None and any(
+                isinstance(i.context_expr, ast.Call) and callee_name(i.context_expr.func)[0] == 'no_grad'
+                for i in node.items):
+            # a feature extractor: the loaded model called under no_grad inside the loop that calls backward
+            loop = parents.get(id(node))
+            while loop is not None and not isinstance(loop, (ast.For, ast.While, ast.FunctionDef)):
+                loop = parents.get(id(loop))
+            calls_model = any(isinstance(x, ast.Call) and (target_text(x.func) or '').split('.')[-1] in models
+                              for x in ast.walk(node))
+            if isinstance(loop, (ast.For, ast.While)) and calls_model and any(
+                    isinstance(x, ast.Call) and callee_name(x.func)[0] == 'backward' for x in ast.walk(loop)):
+                frozen = (node, 'backbone')
+    if frozen is None:
+        if partial is not None:
+            ctx.note('%s: what trains is not read' % partial[1], fid, partial[0])
+        return
+    node, kind = frozen
+    if unfrozen:
+        ctx.note('parameters frozen and others unfrozen: what trains is not read', fid, node)
+        return
+    site = ctx.site(fid, node)
+    out.record('sweeplint_frozen', K(kind, site), 'frozen %s (%s)' % (
+        kind if isinstance(kind, str) else 'bottom %d layers' % kind, type(node).__name__), node, fid, 2)
+    # the head it trains: an nn.Linear / nn.Sequential of literal sizes bound to a head-like name
+    for st in order:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            t = target_text(st.targets[0]) or ''
+            spec = layer_spec(st.value)
+            if spec and any(w in t.split('.')[-1].lower() for w in HEAD_WORDS):
+                out.record('sweeplint_head_params', K(spec, ctx.site(fid, st.value)), '%s = %s(...)' % (
+                    t, callee_name(st.value.func)[0]), st.value, fid, 2)
+                break

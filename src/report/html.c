@@ -97,10 +97,12 @@ static const char css[] =
 	".sev.info{background:#d6e8fb;color:#0b3f73}"
 	"rect.t-weights{fill:#4e79a7}rect.t-gradients{fill:#f28e2b}rect.t-optimizer{fill:#e15759}"
 	"rect.t-activations{fill:#76b7b2}rect.t-logits{fill:#59a14f}rect.t-context{fill:#9c755f}"
-	"rect.t-zero_gather{fill:#b07aa1}rect.t-slack{fill:#bab0ac}"
+	"rect.t-zero_gather{fill:#b07aa1}rect.t-kv_cache{fill:#edc948}rect.t-outside{fill:#ff9da7}"
+	"rect.t-slack{fill:#bab0ac}"
 	"i.t-weights{background:#4e79a7}i.t-gradients{background:#f28e2b}i.t-optimizer{background:#e15759}"
 	"i.t-activations{background:#76b7b2}i.t-logits{background:#59a14f}i.t-context{background:#9c755f}"
-	"i.t-zero_gather{background:#b07aa1}i.t-slack{background:#bab0ac}"
+	"i.t-zero_gather{background:#b07aa1}i.t-kv_cache{background:#edc948}i.t-outside{background:#ff9da7}"
+	"i.t-slack{background:#bab0ac}"
 	"line.capacity{stroke:#b00020;stroke-width:2}line.plan{stroke:#b00020;stroke-width:1;stroke-dasharray:4 3}"
 	"ul.assumptions li{margin:2px 0}details{margin:6px 0}summary{cursor:pointer;color:var(--muted)}";
 
@@ -269,8 +271,9 @@ static void section(struct sl_report *r, const struct sl_file *f, size_t i)
 	fprintf(out, "<section class=\"file\" id=\"file-%zu\">\n<h2>", i);
 	sl_html_text(out, f->src->display);
 	fputs("</h2>\n<p class=\"counts\">", out);
-	sl_html_textf(out, a, "%s combinations: %s fit, %s oom, %s unknown.", sl_count_str(a, f->combos.total),
-		      sl_count_str(a, f->combos.fit), sl_count_str(a, f->combos.oom), sl_count_str(a, f->combos.unknown));
+	sl_html_textf(out, a, "%s combinations: %s fit, %s oom, %s at risk, %s unknown.", sl_count_str(a, f->combos.total),
+		      sl_count_str(a, f->combos.fit), sl_count_str(a, f->combos.oom), sl_count_str(a, f->combos.at_risk),
+		      sl_count_str(a, f->combos.unknown));
 	if (f->evaluated && f->eval) {
 		const struct sl_eval *ev = f->eval;
 		fputs(" Checked against <b>", out);

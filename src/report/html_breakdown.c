@@ -3,7 +3,8 @@
  * (struct sl_eval_value.worst_combo) estimated again and drawn as one
  * stacked bar of the memory model's terms: weights, gradients, optimizer
  * states, activations, logits, CUDA context (with the cuBLAS workspace),
- * ZeRO-3 gathers when there are any, and allocator slack. The terms add up
+ * ZeRO-3 gathers when there are any, a generation's KV cache, the share a
+ * vLLM engine that does not start leaves to others, and allocator slack. The terms add up
  * to the peak (struct sl_breakdown.total). Bars share one scale, with the
  * card's capacity as a solid line and the planning headroom dashed. A file
  * whose axes have one value each gets the bar of its worst combination. An
@@ -23,7 +24,8 @@ struct term {
 static const struct term terms[] = {
 	{"weights", "weights"},         {"gradients", "gradients"}, {"optimizer", "optimizer"},
 	{"activations", "activations"}, {"logits", "logits"},       {"context", "CUDA context"},
-	{"zero_gather", "ZeRO gather"}, {"slack", "slack"},
+	{"zero_gather", "ZeRO gather"}, {"kv_cache", "KV cache"},    {"outside", "outside vLLM's share"},
+	{"slack", "slack"},
 };
 enum { NTERMS = sizeof terms / sizeof terms[0] };
 
@@ -36,7 +38,9 @@ static void term_bytes(const struct sl_breakdown *b, uint64_t v[NTERMS])
 	v[4] = b->logits;
 	v[5] = b->cuda_context + b->workspace;
 	v[6] = b->zero_gather;
-	v[7] = b->slack;
+	v[7] = b->kv_cache;
+	v[8] = b->outside_share;
+	v[9] = b->slack;
 }
 
 struct bar {

@@ -208,6 +208,7 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 	set_count(co, "total", f->combos.total, &sat, &inf);
 	set_count(co, "fit", f->combos.fit, &sat, &inf);
 	set_count(co, "oom", f->combos.oom, &sat, &inf);
+	set_count(co, "at_risk", f->combos.at_risk, &sat, &inf);
 	set_count(co, "unknown", f->combos.unknown, &sat, &inf);
 	set_count(co, "stated", f->combos.stated, &sat, &inf);
 	set_count(co, "assumed", f->combos.assumed, &sat, &inf);

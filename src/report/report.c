@@ -50,6 +50,7 @@ static void add_combos(struct sl_combinations *to, const struct sl_combinations 
 	to->total = sl_count_add(to->total, c->total);
 	to->fit = sl_count_add(to->fit, c->fit);
 	to->oom = sl_count_add(to->oom, c->oom);
+	to->at_risk = sl_count_add(to->at_risk, c->at_risk);
 	to->unknown = sl_count_add(to->unknown, c->unknown);
 	to->stated = sl_count_add(to->stated, c->stated);
 	to->assumed = sl_count_add(to->assumed, c->assumed);
@@ -102,11 +103,14 @@ const char *sl_report_summary(struct sl_arena *a, const struct sl_report_totals 
 	const struct sl_combinations *c = &t->combos;
 	bool one = !c->total.infinite && !c->total.saturated && c->total.value == 1;
 	bool none_assumed = !c->assumed.infinite && !c->assumed.saturated && c->assumed.value == 0;
-	return sl_arena_printf(a, "%zu %s, %zu %s, %zu info in %zu %s (%s %s: %s fit, %s oom, %s unknown%s%s%s)", e,
+	/* an oom verdict that rests on a guess (an assumed setting, a bound) is its own count */
+	bool none_at_risk = !c->at_risk.infinite && !c->at_risk.saturated && c->at_risk.value == 0;
+	const char *risk = none_at_risk ? "" : sl_arena_printf(a, "%s at risk, ", sl_count_str(a, c->at_risk));
+	return sl_arena_printf(a, "%zu %s, %zu %s, %zu info in %zu %s (%s %s: %s fit, %s oom, %s%s unknown%s%s%s)", e,
 			       plural(e, "error", "errors"), w, plural(w, "warning", "warnings"), i, t->files,
 			       plural(t->files, "file", "files"), sl_count_str(a, c->total),
 			       one ? "combination" : "combinations", sl_count_str(a, c->fit),
-			       sl_count_str(a, c->oom), sl_count_str(a, c->unknown),
+			       sl_count_str(a, c->oom), risk, sl_count_str(a, c->unknown),
 			       none_assumed ? "" : "; ", none_assumed ? "" : sl_count_str(a, c->assumed),
 			       none_assumed ? "" : " judged on assumed settings");
 }

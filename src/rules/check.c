@@ -388,7 +388,8 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 							sl_eval_origins_describe(a, ev, ev->worst_combo));
 	f->evaluated = true;
 	f->combos.fit = count_sum(ev->n[SL_VERDICT_FIT], ev->n[SL_VERDICT_NEAR]);
-	f->combos.oom = ev->n[SL_VERDICT_OOM];
+	f->combos.oom = ev->oom_sure;
+	f->combos.at_risk = ev->at_risk;
 	f->combos.unknown = ev->n[SL_VERDICT_UNKNOWN];
 	f->combos.stated = ev->stated;
 	f->combos.assumed = ev->assumed;

@@ -157,9 +157,43 @@ static const char *shorter_that_fits(struct sl_arena *a, const struct sl_eval *e
 	return best ? sl_arena_printf(a, "%s %s fits", ax->key, best->text) : NULL;
 }
 
+/* A vLLM engine that does not start: the longest max_model_len that fits, else a tensor parallelism that does. */
+static const char *vllm_fix(struct sl_arena *a, const struct sl_eval *ev, const struct sl_settings *s,
+			    const struct sl_model *m, uint64_t limit)
+{
+	struct sl_settings t = *s;
+	struct sl_breakdown bd;
+	uint64_t len = s->max_model_len ? s->max_model_len : m->arch.max_pos;
+	uint64_t lo = 0, hi = len;
+	while (lo < hi) { /* the largest max_model_len in [1, len) whose start-up fits */
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		t.max_model_len = mid;
+		sl_estimate(&m->arch, &t, ev->gpu, &ev->cat->calib, &bd);
+		if (bd.total <= limit && mid < len)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo >= 1)
+		return sl_arena_printf(a, "max_model_len %llu fits (vLLM needs the KV cache of one sequence that long)",
+				       (unsigned long long)lo);
+	t = *s;
+	for (uint32_t tp = 2; tp <= 8; tp *= 2) {
+		t.tensor_parallel = tp;
+		sl_estimate(&m->arch, &t, ev->gpu, &ev->cat->calib, &bd);
+		if (bd.total <= limit)
+			return sl_arena_printf(a, "tensor_parallel_size %u fits", tp);
+	}
+	return "neither a shorter max_model_len nor tensor parallelism up to 8 GPUs fits";
+}
+
 const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx, size_t axis,
 			   uint64_t limit)
 {
+	struct sl_settings vs;
+	const struct sl_model *vm;
+	if (sl_eval_settings(ev, idx, &vs, &vm) && sl_settings_vllm(&vs) && vm->arch.kind == SL_ARCH_DECODER)
+		return vllm_fix(a, ev, &vs, vm, limit);
 	struct sl_eval_fix fx;
 	if (!sl_eval_fix(ev, idx, limit, &fx))
 		return NULL;
@@ -524,24 +558,10 @@ void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_
 			unsigned given, uint64_t limit,
 			uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m))
 {
-	unsigned mask = sl_eval_assumed(ev, idx) & ~given;
-	d->assumed = sl_arena_array(cx->arena, 4, sizeof *d->assumed);
+	/* what the verdict rests on of the assumed settings (0: it does not fit whatever they are) */
+	unsigned mask = sl_eval_oom_assumed(ev, idx, given, limit, measure);
+	d->assumed = sl_arena_array(cx->arena, 6, sizeof *d->assumed);
 	d->nassumed = 0;
-	struct sl_settings s;
-	const struct sl_model *m;
-	if (mask && sl_eval_settings(ev, idx, &s, &m)) {
-		sl_need_favourable(&s, mask);
-		uint64_t peak;
-		if (measure) {
-			peak = measure(ev, &s, m);
-		} else {
-			struct sl_breakdown bd;
-			sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
-			peak = bd.total;
-		}
-		if (peak > limit)
-			mask = 0; /* it does not fit whatever the defaults: the verdict does not rest on them */
-	}
 	for (unsigned bit = 1; bit & SL_NEED__ALL; bit <<= 1)
 		if (mask & bit)
 			d->assumed[d->nassumed++] = sl_need_role_name(bit);

@@ -78,6 +78,20 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_KBIT_PREPARE] = "kbit_prepare",
 	[SL_ROLE_FSDP_EMBEDDING_UNITS] = "fsdp_embedding_units",
 	[SL_ROLE_BNB_LEGACY] = "bnb_legacy",
+	[SL_ROLE_FROZEN] = "frozen",
+	[SL_ROLE_HEAD_PARAMS] = "head_params",
+	[SL_ROLE_PART] = "part",
+	[SL_ROLE_SEPARATE_ENCODERS] = "separate_encoders",
+	[SL_ROLE_QUERY_LEN] = "query_len",
+	[SL_ROLE_CHUNKS_PER_TEXT] = "chunks_per_text",
+	[SL_ROLE_LOSS] = "loss",
+	[SL_ROLE_PADDING] = "padding",
+	[SL_ROLE_ENGINE] = "engine",
+	[SL_ROLE_MAX_MODEL_LEN] = "max_model_len",
+	[SL_ROLE_TENSOR_PARALLEL] = "tensor_parallel_size",
+	[SL_ROLE_MAX_NUM_BATCHED_TOKENS] = "max_num_batched_tokens",
+	[SL_ROLE_MAX_NUM_SEQS] = "max_num_seqs",
+	[SL_ROLE_MODULES] = "modules",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -532,6 +546,7 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	static const struct sl_role_count workers = {"a whole number of workers (0 or more)", 4096, true, true};
 	static const struct sl_role_count stage = {"a ZeRO stage: 0, 1, 2 or 3", 3, true, true};
 	static const struct sl_role_count shape = {"a positive integer", (uint64_t)1 << 31, false, true};
+	static const struct sl_role_count small = {"a positive integer", (uint64_t)1 << 20, false, true};
 	switch (r) {
 	case SL_ROLE_BATCH_SIZE:
 	case SL_ROLE_EVAL_BATCH_SIZE:
@@ -542,7 +557,14 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	case SL_ROLE_NUM_BEAMS:
 	case SL_ROLE_MAX_NEW_TOKENS:
 	case SL_ROLE_NUM_VIRTUAL_TOKENS:
+	case SL_ROLE_QUERY_LEN:
+	case SL_ROLE_MAX_MODEL_LEN:
+	case SL_ROLE_MAX_NUM_BATCHED_TOKENS:
 		return &positive;
+	case SL_ROLE_CHUNKS_PER_TEXT:
+	case SL_ROLE_TENSOR_PARALLEL:
+	case SL_ROLE_MAX_NUM_SEQS:
+		return &small;
 	case SL_ROLE_GRAD_ACCUM:         /* -1: "derive it from a global batch" in many scripts */
 	case SL_ROLE_NUM_GPUS:           /* Lightning devices=-1: every GPU; 0: the CPU */
 	case SL_ROLE_TEXTS_PER_EXAMPLE:  /* -1 negatives: "all in the batch" */
@@ -855,6 +877,109 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = (uint64_t)k;
 		return 0;
 	}
+	case SL_ROLE_PART: {
+		int k = sl_part_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_LOSS: {
+		/* a loss that is not a sentence-transformers one (cross_entropy, mse) says nothing to the
+		 * memory model: SL_LOSS__COUNT, which leaves the settings alone */
+		int k = sl_loss_parse(t);
+		if (k < 0)
+			k = SL_LOSS__COUNT;
+		out->u = (uint64_t)k;
+		/* a sentence-transformers loss trains a bi-encoder */
+		if (k != SL_LOSS_NONE && k != SL_LOSS__COUNT) {
+			out->also[0].role = SL_ROLE_TASK;
+			out->also[0].u = SL_TASK_BI_ENCODER;
+			out->nalso = 1;
+		}
+		return 0;
+	}
+	case SL_ROLE_ENGINE: {
+		int k = sl_engine_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_PADDING: {
+		/* padding="max_length" pads every sequence to it; True / "longest" / False ("do_not_pad",
+		 * then a collator pads each batch) make each batch as long as its longest example */
+		if (strcasecmp(t, "max_length") == 0 || strcasecmp(t, "fixed") == 0 ||
+		    strcasecmp(t, "PaddingStrategy.MAX_LENGTH") == 0) {
+			out->u = 0;
+			return 0;
+		}
+		const struct sl_value *tv = t == text ? typed : NULL;
+		bool boolean = tv ? tv->type == SL_V_BOOL : (strcasecmp(t, "true") == 0 || strcasecmp(t, "false") == 0);
+		if (strcasecmp(t, "longest") == 0 || strcasecmp(t, "dynamic") == 0 || strcasecmp(t, "do_not_pad") == 0 ||
+		    strcasecmp(t, "PaddingStrategy.LONGEST") == 0 || strcasecmp(t, "PaddingStrategy.DO_NOT_PAD") == 0 ||
+		    boolean) {
+			out->u = 1;
+			return 0;
+		}
+		/* another padding (a convolution's "same", 1): not a tokenizer's, left alone */
+		out->u = 2;
+		return 0;
+	}
+	case SL_ROLE_SEPARATE_ENCODERS: {
+		int b = truthy(t, t == text ? typed : NULL);
+		if (b < 0)
+			goto bad;
+		out->u = (uint64_t)b;
+		return 0;
+	}
+	case SL_ROLE_FROZEN: {
+		/* none | embeddings | backbone (the whole model but its head) | N: the embeddings and N layers */
+		const struct sl_value *tv = t == text ? typed : NULL;
+		int b = truthy(t, tv);
+		char *end = NULL;
+		unsigned long long n = isdigit((unsigned char)*t) ? strtoull(t, &end, 10) : 0;
+		if (end && !*end && n < SL_FROZEN_BACKBONE) {
+			out->u = n;
+			return 0;
+		}
+		if (strcasecmp(t, "none") == 0 || b == 0) {
+			out->u = 0;
+			return 0;
+		}
+		if (strcasecmp(t, "embeddings") == 0 || strcasecmp(t, "embedding") == 0) {
+			out->u = SL_FROZEN_EMBEDDINGS_ROLE;
+			return 0;
+		}
+		if (strcasecmp(t, "backbone") == 0 || strcasecmp(t, "base") == 0 || strcasecmp(t, "encoder") == 0 ||
+		    strcasecmp(t, "model") == 0 || strcasecmp(t, "all") == 0 || b == 1) {
+			out->u = SL_FROZEN_BACKBONE;
+			return 0;
+		}
+		goto bad;
+	}
+	case SL_ROLE_HEAD_PARAMS:
+	case SL_ROLE_MODULES: {
+		/* a count (head_params) or a layer list (struct sl_modules) */
+		const struct sl_value *tv = t == text ? typed : NULL;
+		uint64_t n;
+		if (r == SL_ROLE_HEAD_PARAMS && positive_int(t, tv, MAX_COUNT, &n) == 0) {
+			out->u = n;
+			return 0;
+		}
+		struct sl_modules mods;
+		const char *mwhy = NULL;
+		if (sl_modules_parse(a, t, &mods, &mwhy) != 0) {
+			if (why)
+				*why = sl_arena_printf(a, "%s %s is not a parameter count or a layer list sweeplint can "
+							  "count (%s)",
+						       sl_role_name(r), show(a, text), mwhy ? mwhy : "?");
+			return -SL_EPARSE;
+		}
+		out->u = mods.params;
+		out->s = mods.text;
+		return 0;
+	}
 	case SL_ROLE_GPU_MEMORY_UTILIZATION: {
 		/* a fraction in (0, 1]: vLLM refuses anything else */
 		const struct sl_value *tv = t == text ? typed : NULL;
@@ -1108,6 +1233,48 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		break;
 	case SL_ROLE_BNB_LEGACY:
 		s->bnb_legacy = u != 0;
+		break;
+	case SL_ROLE_FROZEN:
+		s->frozen_layers = u == SL_FROZEN_EMBEDDINGS_ROLE ? 0 : (uint32_t)u;
+		s->frozen_embeddings = u != 0;
+		break;
+	case SL_ROLE_HEAD_PARAMS:
+		s->head_params = u;
+		break;
+	case SL_ROLE_PART:
+		s->part = (enum sl_part)u;
+		break;
+	case SL_ROLE_SEPARATE_ENCODERS:
+		s->separate_encoders = u != 0;
+		break;
+	case SL_ROLE_QUERY_LEN:
+		s->query_len = u;
+		break;
+	case SL_ROLE_CHUNKS_PER_TEXT:
+		s->chunks_per_text = (uint32_t)u;
+		break;
+	case SL_ROLE_LOSS:
+		if (u < SL_LOSS__COUNT)
+			s->loss = (enum sl_loss)u;
+		break;
+	case SL_ROLE_PADDING:
+		if (u < 2)
+			s->dynamic_padding = u != 0;
+		break;
+	case SL_ROLE_ENGINE:
+		s->engine = (enum sl_engine)u;
+		break;
+	case SL_ROLE_MAX_MODEL_LEN:
+		s->max_model_len = u;
+		break;
+	case SL_ROLE_TENSOR_PARALLEL:
+		s->tensor_parallel = (uint32_t)u;
+		break;
+	case SL_ROLE_MAX_NUM_BATCHED_TOKENS:
+		s->max_num_batched_tokens = u;
+		break;
+	case SL_ROLE_MAX_NUM_SEQS:
+		s->max_num_seqs = (uint32_t)u;
 		break;
 	default:
 		break;

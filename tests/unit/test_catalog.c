@@ -501,8 +501,8 @@ static void test_config_families(void **state)
 		}
 	}
 	assert_int_equal(bad, 0);
-	for (int fam = 0; fam < SL_FAMILY__COUNT; fam++)
-		assert_int_equal(seen[fam], 1); /* a fixture per family */
+	for (int fam = 0; fam < SL_FAMILY__COUNT; fam++) /* a fixture per family (a custom stack has no config.json) */
+		assert_int_equal(seen[fam], fam == SL_FAMILY_CUSTOM ? 0 : 1);
 
 	/* a config.json path works as well as its directory */
 	struct sl_diags d;

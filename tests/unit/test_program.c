@@ -245,6 +245,101 @@ static void test_models_and_inference(void **state)
 	expect(r, no, "FSDPStrategy.use_orig_params", "False", "False)");
 }
 
+/* What the program does with the model (issue #28): the sweeplint_* settings the reader emits. */
+static void test_usage_sinks(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* a frozen backbone under a literal head; dynamic padding bounded by max_length */
+	const char *frozen = "import torch\n"
+			     "model = AutoModel.from_pretrained('bert-base-uncased')\n"
+			     "model.requires_grad_(False)\n"
+			     "head = torch.nn.Sequential(torch.nn.Linear(768, 64), torch.nn.ReLU(), torch.nn.Linear(64, 2))\n"
+			     "opt = torch.optim.AdamW(head.parameters())\n"
+			     "def enc(t):\n"
+			     "    return tok(t, padding=True, truncation=True, max_length=256)\n"
+			     "enc(x)\n";
+	struct sl_pyread *r = read_py(frozen);
+	expect(r, frozen, "sweeplint_frozen", "backbone", "model.requires_grad_(False)");
+	expect(r, frozen, "sweeplint_head_params", "Linear(768, 64); ReLU(); Linear(64, 2)", "torch.nn.Sequential");
+	expect(r, frozen, "sweeplint_part", "base", "AutoModel.from_pretrained");
+	expect(r, frozen, "sweeplint_padding", "longest", "True, truncation");
+	expect(r, frozen, "max_length", "256", "256)");
+	assert_int_equal(r->trains, 1);
+	/* the bottom 6 layers; a feature extractor under no_grad in the training loop */
+	const char *layers = "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\n"
+			     "for layer in model.bert.encoder.layer[:6]:\n"
+			     "    for p in layer.parameters():\n"
+			     "        p.requires_grad = False\n"
+			     "trainer.train()\n";
+	r = read_py(layers);
+	expect(r, layers, "sweeplint_frozen", "6", "for p in");
+	const char *nograd = "backbone = AutoModel.from_pretrained('roberta-base')\n"
+			     "for batch in loader:\n"
+			     "    with torch.no_grad():\n"
+			     "        feats = backbone(**batch).last_hidden_state\n"
+			     "    head(feats).sum().backward()\n";
+	r = read_py(nograd);
+	expect(r, nograd, "sweeplint_frozen", "backbone", "with torch.no_grad()");
+	/* not frozen: an evaluation under no_grad, a teacher the program does not load as its model, the
+	 * embeddings only, a PEFT model (its base is frozen anyway), freezing under a condition */
+	const char *evaluation = "model = AutoModel.from_pretrained('roberta-base')\n"
+				 "for batch in loader:\n    model(**batch).loss.backward()\n"
+				 "def evaluate():\n    with torch.no_grad():\n        model(x)\n";
+	r = read_py(evaluation);
+	assert_null(sl_trainer_get(r->settings, "sweeplint_frozen"));
+	const char *emb = "model = AutoModel.from_pretrained('roberta-base')\nmodel.embeddings.requires_grad_(False)\n"
+			  "loss.backward()\n";
+	r = read_py(emb);
+	expect(r, emb, "sweeplint_frozen", "embeddings", "model.embeddings");
+	const char *peft = "model = AutoModelForCausalLM.from_pretrained('gpt2')\nmodel.requires_grad_(False)\n"
+			   "model = get_peft_model(model, LoraConfig(r=8))\nloss.backward()\n";
+	r = read_py(peft);
+	assert_null(sl_trainer_get(r->settings, "sweeplint_frozen"));
+	const char *cond = "model = AutoModel.from_pretrained('roberta-base')\n"
+			   "for n, p in model.named_parameters():\n    if 'layer.1' in n:\n        p.requires_grad = False\n"
+			   "loss.backward()\n";
+	r = read_py(cond);
+	assert_null(sl_trainer_get(r->settings, "sweeplint_frozen"));
+	/* the part: T5EncoderModel is the encoder alone */
+	const char *t5 = "m = T5EncoderModel.from_pretrained('t5-base')\nloss.backward()\n";
+	r = read_py(t5);
+	expect(r, t5, "sweeplint_part", "encoder", "T5EncoderModel.from_pretrained");
+	/* sentence-transformers: the loss and the texts of each example */
+	const char *st = "model = SentenceTransformer('bert-base-uncased')\n"
+			 "ex = [InputExample(texts=['q', 'p', 'n'])]\n"
+			 "loss = losses.MultipleNegativesRankingLoss(model)\n"
+			 "model.fit(train_objectives=[(dl, loss)])\n";
+	r = read_py(st);
+	expect(r, st, "sweeplint_loss", "MultipleNegativesRankingLoss", "losses.Multiple");
+	expect(r, st, "texts_per_example", "3", "['q'");
+	/* vLLM: the model, its start-up keywords and the engine; an inference-only program says so */
+	const char *vllm = "from vllm import LLM, SamplingParams\n"
+			   "llm = LLM(model='meta-llama/Llama-3.1-8B', max_model_len=8192, tensor_parallel_size=2)\n"
+			   "out = llm.generate(['hi'], SamplingParams(max_tokens=64))\n";
+	r = read_py(vllm);
+	expect(r, vllm, "model_name_or_path", "meta-llama/Llama-3.1-8B", "'meta-llama");
+	expect(r, vllm, "max_model_len", "8192", "8192");
+	expect(r, vllm, "tensor_parallel_size", "2", "2)");
+	expect(r, vllm, "sweeplint_engine", "vllm", "LLM(model");
+	expect(r, vllm, "sweeplint_mode", "generate", "LLM(model");
+	assert_int_equal(r->trains, 0);
+	/* transformers' TrainingArguments without a per-device batch: its default is the program's */
+	const char *hf = "args = TrainingArguments(output_dir='o', learning_rate=1e-5)\n";
+	r = read_py(hf);
+	expect(r, hf, "sweeplint_hf_trainer_defaults", "TrainingArguments", "TrainingArguments(");
+	const char *hf_bs = "args = TrainingArguments(output_dir='o', per_device_train_batch_size=bs)\n";
+	r = read_py(hf_bs);
+	assert_null(sl_trainer_get(r->settings, "sweeplint_hf_trainer_defaults"));
+	/* a trainer class chosen by an if/else and generate in an evaluation hook: it trains */
+	const char *chosen = "class T(SFTTrainer):\n    def evaluate(self):\n        return self.model.generate(x)\n"
+			     "cls = T if flag else SFTTrainer\n"
+			     "trainer = cls(model=m, args=a)\ntrainer.train()\n";
+	r = read_py(chosen);
+	assert_int_equal(r->trains, 1);
+	assert_null(sl_trainer_get(r->settings, "sweeplint_mode"));
+}
+
 static void test_hostile_programs(void **state)
 {
 	(void)state;
@@ -381,11 +476,14 @@ static void test_follow_modules(void **state)
 	assert_string_equal(sl_trainer_get(p->settings[1], "batch_size")->node->text, "32");
 	assert_string_equal(sl_trainer_get(p->settings[2], "model_name_or_path")->node->text, "bert-base-uncased");
 	assert_int_equal(p->trains, 1);
-	/* an inference-only program gives no settings */
+	/* an inference-only program keeps its settings and says it generates (issue #28: they were dropped) */
 	write_file("gen.py", "m = AutoModelForCausalLM.from_pretrained('gpt2')\nm.generate(x)\n");
 	p = sl_program_follow(A, sweep_of("program: gen.py\n"), &o);
 	assert_int_equal(p->trains, 0);
-	assert_int_equal(p->nsettings, 0);
+	assert_int_equal(p->nsettings, 1);
+	assert_string_equal(sl_trainer_get(p->settings[0], "model_name_or_path")->node->text, "gpt2");
+	assert_string_equal(sl_trainer_get(p->settings[0], "sweeplint_mode")->node->text, "generate");
+	assert_int_equal(sl_trainer_get(p->settings[0], "sweeplint_mode")->node->span.line, 2);
 }
 
 static void test_hydra_compose(void **state)
@@ -440,7 +538,12 @@ static void test_follow_configs_hydra_shell(void **state)
 			    "    m = AutoModel.from_pretrained(cfg.model.name)\n    m.train(); loss.backward()\n");
 	struct sl_program_opts o = {.sweep_dir = dir};
 	struct sl_program *p = sl_program_follow(A, sweep_of("program: hy.py\nparameters:\n  lr: {values: [1, 2]}\n"), &o);
-	const struct sl_trainer *last = p->settings[p->nsettings - 1];
+	/* the last settings group that gives the model (a later one may say what part runs: AutoModel) */
+	const struct sl_trainer *last = NULL;
+	for (size_t i = p->nsettings; i-- > 0 && !last;)
+		if (sl_trainer_get(p->settings[i], "model_name_or_path"))
+			last = p->settings[i];
+	assert_non_null(last);
 	/* _self_ absent: the primary's own keys last, so model.name is its value; the ref reads that */
 	assert_string_equal(sl_trainer_get(last, "model_name_or_path")->node->text, "overridden-by-group");
 	assert_int_equal(p->nignore_params, 0);
@@ -477,6 +580,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dataclass_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyword_literals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_models_and_inference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage_sinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_python_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),

@@ -115,6 +115,13 @@ static void test_text_lines_and_summary(void **state)
 	assert_string_equal(render(), "sweep.yaml:4:18: error: batch 256 needs 93.4 GiB [syntax]\n"
 				      "sweep.yaml:6:12: warning: a warning [bad-suppression]\n"
 				      "1 error, 1 warning, 0 info in 1 file (12 combinations: 10 fit, 2 oom, 0 unknown)\n");
+	/* an oom verdict resting on a guess is its own count, shown when there is one */
+	f->combos.oom = count(1);
+	f->combos.at_risk = count(1);
+	r = sl_report_new(R->arena, &R->opt, SINK);
+	sl_report_file(r, f);
+	assert_int_equal(sl_report_finish(r), 0);
+	assert_non_null(strstr(render(), "(12 combinations: 10 fit, 1 oom, 1 at risk, 0 unknown)\n"));
 	const struct sl_report_totals *t = sl_report_totals(r);
 	assert_int_equal(t->files, 1);
 	assert_int_equal(t->by_severity[SL_SEV_ERROR], 1);
@@ -253,8 +260,9 @@ static void test_json_document(void **state)
 	finding(f, "bad-suppression", SL_SEV_WARNING, "1e-5", "w");
 	sl_diags_sort(&f->diags);
 	f->combos.total = count(12);
-	f->combos.fit = count(9);
+	f->combos.fit = count(8);
 	f->combos.oom = count(2);
+	f->combos.at_risk = count(1);
 	f->combos.unknown = count(1);
 	f->combos.stated = count(8);
 	f->combos.assumed = count(3);
@@ -279,13 +287,14 @@ static void test_json_document(void **state)
 	assert_true(json_is_false(json_object_get(gpu, "assumed")));
 	json_t *co = json_object_get(f0, "combinations");
 	assert_int_equal(json_integer_value(json_object_get(co, "total")), 12);
-	assert_int_equal(json_integer_value(json_object_get(co, "fit")), 9);
+	assert_int_equal(json_integer_value(json_object_get(co, "fit")), 8);
 	assert_int_equal(json_integer_value(json_object_get(co, "oom")), 2);
 	assert_int_equal(json_integer_value(json_object_get(co, "unknown")), 1);
 	assert_null(json_object_get(co, "saturated"));
 	assert_int_equal(json_integer_value(json_object_get(co, "stated")), 8);
 	assert_int_equal(json_integer_value(json_object_get(co, "assumed")), 3);
-	assert_int_equal(json_object_size(co), 6);
+	assert_int_equal(json_integer_value(json_object_get(co, "at_risk")), 1);
+	assert_int_equal(json_object_size(co), 7);
 
 	json_t *ds = json_object_get(f0, "diagnostics");
 	assert_int_equal(json_array_size(ds), 2);

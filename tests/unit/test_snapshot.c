@@ -134,6 +134,15 @@ static void calib_eq(const struct sl_calib *x, const struct sl_calib *y)
 	assert_int_equal(x->bnb_min_8bit_size, y->bnb_min_8bit_size);
 	assert_int_equal(x->bnb_block, y->bnb_block);
 	assert_int_equal(x->bnb_paged_min, y->bnb_paged_min);
+	double_eq(x->vllm_utilization, y->vllm_utilization);
+	assert_int_equal(x->vllm_batched_tokens, y->vllm_batched_tokens);
+	assert_int_equal(x->vllm_batched_tokens_large, y->vllm_batched_tokens_large);
+	assert_int_equal(x->vllm_max_seqs, y->vllm_max_seqs);
+	assert_int_equal(x->vllm_max_seqs_large, y->vllm_max_seqs_large);
+	assert_int_equal(x->vllm_large_gpu, y->vllm_large_gpu);
+	assert_int_equal(x->vllm_block_size, y->vllm_block_size);
+	assert_int_equal(x->vllm_non_torch, y->vllm_non_torch);
+	double_eq(x->vllm_sampler_bytes, y->vllm_sampler_bytes);
 }
 
 static void models_eq(const struct sl_model *x, size_t nx, const struct sl_model *y, size_t ny)

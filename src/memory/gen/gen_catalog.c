@@ -292,6 +292,18 @@ static void put_calib(FILE *f, const struct sl_calib *c)
 	put_u64(f, "bnb_min_8bit_size", c->bnb_min_8bit_size);
 	put_u64(f, "bnb_block", c->bnb_block);
 	put_u64(f, "bnb_paged_min", c->bnb_paged_min);
+	fputs("\n\t", f);
+	put_double(f, "vllm_utilization", c->vllm_utilization);
+	put_u64(f, "vllm_batched_tokens", c->vllm_batched_tokens);
+	put_u64(f, "vllm_batched_tokens_large", c->vllm_batched_tokens_large);
+	fputs("\n\t", f);
+	put_u64(f, "vllm_max_seqs", c->vllm_max_seqs);
+	put_u64(f, "vllm_max_seqs_large", c->vllm_max_seqs_large);
+	put_u64(f, "vllm_large_gpu", c->vllm_large_gpu);
+	put_u64(f, "vllm_block_size", c->vllm_block_size);
+	fputs("\n\t", f);
+	put_u64(f, "vllm_non_torch", c->vllm_non_torch);
+	put_double(f, "vllm_sampler_bytes", c->vllm_sampler_bytes);
 	fputs("\n};\n\n", f);
 }
 
