@@ -429,7 +429,10 @@ struct sl_calib {
 	double eager_attn_copies;     /* b·a·s² tensors kept per layer by eager attention (16-bit) */
 	double sdpa_attn_bytes;       /* per b·a·s element kept by SDPA/flash (logsumexp etc.) */
 	double act_extra_frac;        /* fp32 softmax/layernorm share under AMP */
-	double zero3_gather_layers;   /* ZeRO-3 live gathered layers (prefetch) */
+	double zero_reuse_distance;   /* DeepSpeed stage3_max_reuse_distance, parameter elements */
+	double zero_sub_group;        /* DeepSpeed sub_group_size, elements */
+	double zero_reduce_bucket;    /* reduce_bucket_size, in hidden² (HF "auto") */
+	double zero_prefetch_bucket;  /* stage3_prefetch_bucket_size, in hidden² (HF "auto") */
 	uint64_t nccl_buffer;         /* per-process NCCL buffers on multi-GPU runs */
 	/* host RAM (seed 001) */
 	uint64_t host_base;           /* base process */

@@ -22,6 +22,7 @@
 #include "estimate_internal.h"
 #include "peft_table.h"
 #include "sweeplint/memory.h"
+#include "zero.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -1087,11 +1088,14 @@ struct statics {
 	double optim;       /* optimizer states on the device */
 	double paged;       /* a paged optimizer's states in CUDA managed memory (not on the device's books) */
 	double opt_temp;
-	double gather;      /* ZeRO-3 gathered layers */
+	double gather;      /* gathered parameters (ZeRO-3, FSDP) at the end of the forward and the start of the backward */
+	double gather_layer; /* ... during one layer's backward */
+	double gather_step; /* ... at the optimizer step */
 	double comm;        /* communication buffers */
 	double ctx;         /* CUDA context */
 	double ws;          /* cuBLAS workspaces */
 	bool grads_persist; /* gradients resident through forward/backward */
+	bool grad_transient; /* ZeRO: a module's whole gradient exists until reduced into the partitions */
 	double first_grads; /* gradients allocated at the start of backward (LM head) */
 	double layer_grads;
 	double dequant;     /* a quantised layer's weight dequantised for its matmul */
@@ -1223,6 +1227,46 @@ static void fsdp_statics(const struct ctx *x, struct statics *S, double base, do
 		S->save_gather = (full ? tb : pw) * (root + per_layer);
 }
 
+/*
+ * The model as DeepSpeed ZeRO traces it (src/memory/zero.c): the head (V·h, the tied embedding's
+ * weight when tied), an untied input embedding, one layer's parameters (what is left over the
+ * layers of both stacks), the largest module of a layer and the largest trainable parameter.
+ */
+static void zero_shape(const struct sl_arch *a, const struct sl_settings *s, double P, double T, double wb,
+		       double Tm, struct sl_zero_shape *z)
+{
+	bool lm = has_vocab_logits(a, s->task);
+	double vh = (double)a->vocab * a->hidden;
+	double E = embedding_params(a);
+	double L = a->layers + (a->kind == SL_ARCH_ENCDEC && !a->enc_only ? (a->dec_layers ? a->dec_layers : a->layers)
+									  : 0);
+	double head = lm ? vh : 0;
+	double embed = lm && a->tied ? (E > vh ? E - vh : 0) : E;
+	double rest = P - E - (lm && !a->tied ? vh : 0);
+	struct sl_arch nv = *a; /* the largest module of a layer: the largest module without the vocabulary */
+	nv.vocab = 0;
+	nv.tied = true;
+	double unit = (double)sl_arch_largest_layer(&nv);
+	bool full = peft_of(s) == SL_PEFT_NONE;
+	*z = (struct sl_zero_shape){
+		.stage = s->zero_stage,
+		.N = s->num_gpus ? s->num_gpus : 1,
+		.wb = wb,
+		.mixed = wb == 2,
+		.offload = s->offload != SL_OFFLOAD_NONE,
+		.gc = s->gradient_checkpointing,
+		.T = T,
+		.head = head,
+		.tied = lm && a->tied,
+		.embed = embed,
+		.layer = L > 0 && rest > 0 ? rest / L : 0,
+		.layers = L,
+		.unit = unit,
+		.largest = full ? (double)sl_arch_largest_layer(a) : Tm > 0 ? vh : 0,
+		.hidden = a->hidden,
+	};
+}
+
 static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct statics *S)
 {
 	const struct sl_arch *a = x->a;
@@ -1346,16 +1390,16 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		if (N > 1)
 			S->comm = gb * T + (double)c->nccl_buffer; /* DDP gradient buckets */
 	} else {
-		/* DeepSpeed: the model in half under fp16/bf16, fp32 master weights
-		 * and fp32 gradient partitions in the optimizer (2P + 18P/N for ZeRO-2,
-		 * stage_1_and_2.py / stage3.py estimators) */
+		/* DeepSpeed: the model in half under fp16/bf16, a float32 master partition and the
+		 * optimizer's float32 states (docs/memory-model.md "ZeRO"); the gradient partitions in the
+		 * model dtype, made float32 one sub-group at a time at the step (src/memory/zero.c) */
 		bool mixed = s->amp != SL_AMP_OFF || pb == 2;
 		double wb = mixed ? 2 : 4;
 		/* a paged client optimizer's states are counted on the device here (docs/memory-model.md) */
 		struct sl_settings unpaged = *s;
 		unpaged.optimizer_paged = false;
 		double unused = 0;
-		double ob = optim_states(a, &unpaged, c, T + Tm, 4, P, full, sp, &unused) + (mixed ? 8 : 0) * (T + Tm);
+		double ob = optim_states(a, &unpaged, c, T + Tm, 4, P, full, sp, &unused) + (mixed ? 4 : 0) * (T + Tm);
 		double wfull = s->quant == SL_QUANT_NONE ? wb * P : base;
 		S->weights = (s->zero_stage >= 3 ? wfull / N : wfull) + adapters + wb * Tm;
 		if (s->zero_stage >= 3 && s->offload == SL_OFFLOAD_ALL)
@@ -1364,12 +1408,22 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		if (s->zero_stage >= 2 && s->offload != SL_OFFLOAD_NONE)
 			S->grads = 0; /* reduced straight into the host partition */
 		S->optim = s->offload != SL_OFFLOAD_NONE ? 0 : ob / N;
-		S->opt_temp = 0; /* FusedAdam / DeepSpeedCPUAdam: multi-tensor kernels, no state-sized temporaries */
-		if (s->zero_stage >= 3)
-			S->gather = c->zero3_gather_layers * (double)sl_arch_largest_layer(a) * wb;
-		/* HF "auto" buckets: reduce h², prefetch 0.9·h² elements */
-		S->comm = 1.9 * (double)a->hidden * a->hidden * wb + (N > 1 ? (double)c->nccl_buffer : 0);
+		/* gathered parameters, buckets and the step's transients (FusedAdam / DeepSpeedCPUAdam update in
+		 * place): src/memory/zero.c */
+		struct sl_zero_shape z;
+		zero_shape(a, s, P, T + Tm, wb, Tm, &z);
+		struct sl_zero_terms zt;
+		sl_zero_terms(&z, c, &zt);
+		S->opt_temp = zt.step_temp;
+		S->gather = zt.gather_fwd;
+		S->gather_layer = zt.gather_layer;
+		S->gather_step = 0; /* stage3.py step(): _partition_all_parameters first */
+		/* DeepSpeed initialises torch.distributed at every world size and its optimizers run
+		 * collectives at one rank too (stage3.py _setup_for_real_optimizer: dist.barrier(); the
+		 * overflow and norm all_reduces): the NCCL communicator exists on one GPU as well */
+		S->comm = zt.buckets + zt.offload_buf + (double)c->nccl_buffer;
 		S->grads_persist = true; /* DeepSpeed keeps its gradient partitions */
+		S->grad_transient = true;
 		gb = wb;
 	}
 	if (full && lm && x->train_head) {
@@ -1383,6 +1437,12 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		S->weights *= 2, S->copies *= 2, S->grads *= 2, S->optim *= 2, S->paged *= 2, S->opt_temp *= 2;
 	}
 
+	if (s->zero_stage > 0 && s->fsdp == SL_FSDP_NONE) {
+		S->gather_layer += S->dequant;
+	} else {
+		S->gather_layer = S->gather + S->dequant;
+		S->gather_step = S->gather + S->dequant;
+	}
 	S->gather += S->dequant;
 	S->ctx = (double)(s->legacy_runtime ? c->cuda_context_legacy : c->cuda_context);
 	/* FSDP initialises an NCCL process group even at world size 1: its communicator's device memory
@@ -1420,9 +1480,9 @@ static void fill(struct sl_breakdown *o, const struct statics *S, double copies,
  * of its static terms (in the order the peak adds them) and their bytes.
  */
 struct phase_fixed {
-	double sum;         /* weights + copies + gradients + optimizer (+ the optimizer temporaries) */
+	double sum;         /* weights + copies + gradients + optimizer + gathered parameters and buckets */
 	double copies, grads;
-	uint64_t weights, gradients, optimizer;
+	uint64_t weights, gradients, optimizer, gather;
 };
 
 struct sl_estimate_plan {
@@ -1434,7 +1494,7 @@ struct sl_estimate_plan {
 	struct phase_fixed ph[3]; /* end of forward, start of backward, one layer's backward */
 	double op;                /* the optimizer step: all static */
 	uint64_t op_optimizer;    /* its optimizer bytes, with the temporaries */
-	uint64_t ctx_b, ws_b, gather_b, params_b, trainable_b, paged_b;
+	uint64_t ctx_b, ws_b, gather_step_b, params_b, trainable_b, paged_b;
 	uint64_t load_b, save_b;  /* the FSDP load and save phases' totals (0: not modelled) */
 	bool have_len;          /* len holds the terms of one length pair */
 	struct per_len len;
@@ -1447,14 +1507,16 @@ struct sl_estimate_plan *sl_estimate_plan_new(struct sl_arena *a)
 	return sl_arena_alloc(a, sizeof(struct sl_estimate_plan));
 }
 
-static void phase_fixed(struct phase_fixed *ph, const struct statics *S, double copies, double grads, double sum)
+static void phase_fixed(struct phase_fixed *ph, const struct statics *S, double copies, double grads, double sum,
+			double gather)
 {
-	ph->sum = sum;
+	ph->sum = sum + gather;
 	ph->copies = copies;
 	ph->grads = grads;
 	ph->weights = u64(S->weights + copies);
 	ph->gradients = u64(grads);
 	ph->optimizer = u64(S->optim);
+	ph->gather = u64(gather);
 }
 
 /* The architecture as a run uses it: an encoder-decoder's encoder stack alone under part encoder. */
@@ -1481,20 +1543,21 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 	bool gc = p->s.gradient_checkpointing;
 	double G = S->grads_persist ? S->grads : 0;
 	double copies_bwd = gc ? 0 : S->copies;
-	double g_bwd = G + (S->grads_persist ? 0 : S->first_grads);
-	double g_layer = G + (S->grads_persist ? 0 : S->first_grads + S->layer_grads);
+	/* the head's gradient at the start of the backward, a layer's during its backward: kept until the
+	 * step without ZeRO, reduced into the partitions under it (the head's before a layer's) */
+	bool whole = !S->grads_persist || S->grad_transient;
+	double g_bwd = G + (whole ? S->first_grads : 0);
+	double g_layer = G + (whole ? (S->grad_transient ? 0 : S->first_grads) + S->layer_grads : 0);
 	double copies_layer = gc ? S->layer_copy : S->copies;
-	phase_fixed(&p->ph[0], S, S->copies, G, S->weights + S->copies + G + S->optim);
-	phase_fixed(&p->ph[1], S, copies_bwd, g_bwd,
-		    S->weights + copies_bwd + G + (S->grads_persist ? 0 : S->first_grads) + S->optim);
-	phase_fixed(&p->ph[2], S, copies_layer, g_layer,
-		    S->weights + (gc ? S->layer_copy : S->copies) + G +
-			    (S->grads_persist ? 0 : S->first_grads + S->layer_grads) + S->optim);
-	p->op = S->weights + S->grads + S->optim + S->opt_temp;
+	phase_fixed(&p->ph[0], S, S->copies, G, S->weights + S->copies + G + S->optim, S->gather + S->comm);
+	phase_fixed(&p->ph[1], S, copies_bwd, g_bwd, S->weights + copies_bwd + g_bwd + S->optim, S->gather + S->comm);
+	phase_fixed(&p->ph[2], S, copies_layer, g_layer, S->weights + copies_layer + g_layer + S->optim,
+		    S->gather_layer + S->comm);
+	p->op = S->weights + S->grads + S->optim + S->opt_temp + S->gather_step + S->comm;
 	p->op_optimizer = u64(S->optim + S->opt_temp);
 	p->ctx_b = u64(S->ctx);
 	p->ws_b = u64(S->ws);
-	p->gather_b = u64(S->gather + S->comm);
+	p->gather_step_b = u64(S->gather_step + S->comm);
 	p->params_b = u64(S->P);
 	p->trainable_b = u64(S->T);
 	p->paged_b = u64(S->paged);
@@ -1645,7 +1708,6 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	memset(out, 0, sizeof *out);
 	out->cuda_context = p->ctx_b;
 	out->workspace = p->ws_b;
-	out->zero_gather = p->gather_b;
 	out->params = p->params_b;
 	out->trainable = p->trainable_b;
 	out->paged = p->paged_b;
@@ -1655,8 +1717,10 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 		out->weights = u64(S->weights + 0.0);
 		out->gradients = u64(S->grads);
 		out->optimizer = p->op_optimizer;
+		out->zero_gather = p->gather_step_b;
 		out->activations = out->attention = out->logits = 0;
 	} else {
+		out->zero_gather = ph->gather;
 		out->weights = ph->weights;
 		out->gradients = ph->gradients;
 		out->optimizer = ph->optimizer;

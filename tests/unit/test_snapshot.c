@@ -122,7 +122,10 @@ static void calib_eq(const struct sl_calib *x, const struct sl_calib *y)
 	double_eq(x->eager_attn_copies, y->eager_attn_copies);
 	double_eq(x->sdpa_attn_bytes, y->sdpa_attn_bytes);
 	double_eq(x->act_extra_frac, y->act_extra_frac);
-	double_eq(x->zero3_gather_layers, y->zero3_gather_layers);
+	double_eq(x->zero_reuse_distance, y->zero_reuse_distance);
+	double_eq(x->zero_sub_group, y->zero_sub_group);
+	double_eq(x->zero_reduce_bucket, y->zero_reduce_bucket);
+	double_eq(x->zero_prefetch_bucket, y->zero_prefetch_bucket);
 	assert_int_equal(x->nccl_buffer, y->nccl_buffer);
 	assert_int_equal(x->host_base, y->host_base);
 	assert_int_equal(x->host_per_worker, y->host_per_worker);

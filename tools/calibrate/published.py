@@ -428,8 +428,12 @@ def read_row(raw):
         roles.append(("zero_stage", zs))
     elif zs == "3+offload":
         roles += [("zero_stage", "3"), ("offload", "all")]
+    elif zs in ("1+offload_optimizer", "2+offload_optimizer", "3+offload_optimizer"):
+        roles += [("zero_stage", zs[0]), ("offload", "optimizer")]  # offload_optimizer only
     elif fsdp:
         roles.append(("fsdp", fsdp))
+    elif "zeropp" in zs:
+        return out("ZeRO++ (quantised weights and gradients, secondary partitions): no role")
     elif zs not in ("0", ""):
         return out("zero_stage %r: not a value sweeplint reads" % raw["zero_stage"])
     # roles the notes state as tokens, the framework of the source, the torchtune config named

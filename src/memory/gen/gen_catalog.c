@@ -277,7 +277,10 @@ static void put_calib(FILE *f, const struct sl_calib *c)
 	put_double(f, "sdpa_attn_bytes", c->sdpa_attn_bytes);
 	fputs("\n\t", f);
 	put_double(f, "act_extra_frac", c->act_extra_frac);
-	put_double(f, "zero3_gather_layers", c->zero3_gather_layers);
+	put_double(f, "zero_reuse_distance", c->zero_reuse_distance);
+	put_double(f, "zero_sub_group", c->zero_sub_group);
+	put_double(f, "zero_reduce_bucket", c->zero_reduce_bucket);
+	put_double(f, "zero_prefetch_bucket", c->zero_prefetch_bucket);
 	put_u64(f, "nccl_buffer", c->nccl_buffer);
 	fputs("\n\t", f);
 	put_u64(f, "host_base", c->host_base);
