@@ -23,9 +23,12 @@ struct sl_lsp_lint *sl_lsp_doc_lint(struct sl_lsp_server *s, struct sl_lsp_doc *
 	if (d->lint && !d->dirty)
 		return d->lint;
 	sl_lsp_lint_free(d->lint);
-	d->lint = sl_lsp_lint(s->o, d->path, d->path ? d->path : d->uri, d->text, d->len);
+	/* a text past the bound was not kept: the lint only says so */
+	d->lint = sl_lsp_lint(s->o, d->path, d->path ? d->path : d->uri, d->dropped_len ? NULL : d->text,
+			      d->dropped_len ? d->dropped_len : d->len);
 	d->lint_version = d->version;
 	d->dirty = false;
+	d->unpublished = true; /* until sl_lsp_publish sends it */
 	return d->lint;
 }
 
@@ -98,6 +101,7 @@ void sl_lsp_publish(struct sl_lsp_server *s, struct sl_lsp_doc *d)
 	sl_lsp_notify(s, "textDocument/publishDiagnostics",
 		      json_pack("{s:s, s:I, s:o}", "uri", d->uri, "version", (json_int_t)d->lint_version,
 				"diagnostics", list));
+	d->unpublished = false;
 }
 
 void sl_lsp_publish_empty(struct sl_lsp_server *s, const char *uri)

@@ -49,11 +49,13 @@ struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path
 	struct sl_lsp_lint *l = sl_arena_alloc(a, sizeof *l);
 	l->run = run;
 	sl_diags_init(&l->extra, a);
-	if (len > SL_MAX_INPUT_BYTES) {
+	if (!text || len > SL_MAX_INPUT_BYTES) {
 		l->note = sl_arena_printf(a,
 					  "not checked: the document is %zu bytes, past the %u MiB limit sweeplint "
-					  "checks (sweeplint check refuses such a file too)",
-					  len, SL_MAX_INPUT_BYTES >> 20);
+					  "checks (sweeplint check refuses such a file too)%s",
+					  len, SL_MAX_INPUT_BYTES >> 20,
+					  text ? "" : "; the server keeps no text past it, so it follows the document "
+						      "again from its next full text (a change without range, a save)");
 		return l;
 	}
 	if (path && is_config(path)) {

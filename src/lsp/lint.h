@@ -30,7 +30,9 @@ struct sl_lsp_lint {
  * names it in messages. A document named .sweeplint.yaml is a project
  * config, not a sweep: its problems are the config's own (sl_config_load,
  * which reads the file), reported while the text is the one on disk (after
- * opening or saving it), none while it is being edited. Never NULL.
+ * opening or saving it), none while it is being edited. text NULL: a
+ * document of len bytes whose text was not kept (past the bound): a note
+ * says so. Never NULL.
  */
 struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path, const char *display,
 				const char *text, size_t len);

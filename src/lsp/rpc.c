@@ -3,7 +3,12 @@
  * line by line from a buffer the reader owns; header names are compared
  * case-insensitively (they are HTTP-style); a block without Content-Length,
  * or with a value that is not a plain decimal, is reported and skipped, so
- * the next well-formed message is still read.
+ * the next well-formed message is still read. After a block whose length
+ * was wrong (negative, hex, too small), the rest of its body runs into the
+ * next message's header: a header line with "Content-Length:" inside it
+ * starts a new block there (the reader resynchronises on the next header).
+ * A body with more JSON values than SL_JSON_MAX_VALUES is dropped before
+ * jansson builds it.
  */
 #include "rpc.h"
 
@@ -15,8 +20,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/json_bound.h"
+#include "sweeplint/json_out.h"
 
 #define HEADER_MAX 8192   /* one header line past this is malformed */
 
@@ -113,6 +119,22 @@ static char *read_line(struct sl_rpc_reader *r, size_t *n, bool *too_long)
 	}
 }
 
+/*
+ * Where the last "Content-Length:" (any case) inside a header line starts, or NULL when the line has
+ * none past its start: a line that begins with the header is a header; one that has it inside is the
+ * rest of a body glued to the next message's header.
+ */
+static char *glued_header(char *line, size_t n)
+{
+	static const char name[] = "content-length:";
+	const size_t k = sizeof name - 1;
+	char *found = NULL;
+	for (size_t i = 1; i + k <= n; i++)
+		if (strncasecmp(line + i, name, k) == 0)
+			found = line + i;
+	return found;
+}
+
 /* Parse a Content-Length value: decimal digits only, with surrounding blanks; -1 otherwise. */
 static long long parse_length(const char *v)
 {
@@ -158,6 +180,14 @@ enum sl_rpc_status sl_rpc_read(struct sl_rpc_reader *r, json_t **msg, const char
 			if (!any)
 				continue; /* blank lines between messages */
 			break;
+		}
+		char *glued = glued_header(line, n);
+		if (glued) {
+			/* the header of the next message behind a body that overran its length: start again there */
+			n -= (size_t)(glued - line);
+			line = glued;
+			length = -1;
+			bad = false;
 		}
 		any = true;
 		char *colon = memchr(line, ':', n);
@@ -216,6 +246,14 @@ enum sl_rpc_status sl_rpc_read(struct sl_rpc_reader *r, json_t **msg, const char
 		}
 		if (!fill(r))
 			return SL_RPC_EOF;
+	}
+	/* counted before jansson builds anything: ~40 bytes a value, so 16 MiB of "{}," took 1.3 GB */
+	if (sl_json_values_past(r->buf + r->pos, want, SL_JSON_MAX_VALUES) < want) {
+		r->pos += want;
+		snprintf(r->why, sizeof r->why, "a message of more than %d JSON values, past the bound: dropped",
+			 SL_JSON_MAX_VALUES);
+		*why = r->why;
+		return SL_RPC_TOO_LARGE;
 	}
 	json_error_t err;
 	json_t *j = json_loadb(r->buf + r->pos, want, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);

@@ -28,7 +28,7 @@ enum sl_rpc_status {
 	SL_RPC_MESSAGE,      /* *msg holds the parsed JSON (any JSON value; the caller checks its shape) */
 	SL_RPC_BAD_HEADER,   /* a header block without a usable Content-Length: skipped; *why says what */
 	SL_RPC_BAD_JSON,     /* the body is not JSON: skipped; *why says where */
-	SL_RPC_TOO_LARGE,    /* the body is past the reader's bound: read and dropped */
+	SL_RPC_TOO_LARGE,    /* the body is past the reader's bound (bytes, or JSON values): read and dropped */
 	SL_RPC_EOF,          /* the input ended (or failed) */
 };
 

@@ -23,7 +23,9 @@
  * Coalescing: a change only marks its document dirty. Dirty documents are
  * linted and published when no further input is already waiting, so a burst
  * of changes is linted once, at its latest version. A request about a dirty
- * document lints it first.
+ * document lints it first; that lint is published as a change's would be,
+ * when no input waits (without a second lint): a request never swallows a
+ * change's diagnostics.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -136,15 +138,23 @@ json_t *sl_lsp_jrange(const struct sl_lsp_server *s, const struct sl_lsp_doc *d,
 	return j;
 }
 
+/* A position's line or character: a non-negative integer, clamped to UINT32_MAX (past any text: its end). */
+static bool position_part(json_t *v, uint32_t *out)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = json_integer_value(v) > UINT32_MAX ? UINT32_MAX : (uint32_t)json_integer_value(v);
+	return true;
+}
+
 bool sl_lsp_joffset(const struct sl_lsp_server *s, const struct sl_lsp_doc *d, json_t *pos, size_t *off)
 {
-	json_t *line = json_object_get(pos, "line"), *ch = json_object_get(pos, "character");
-	if (!json_is_integer(line) || !json_is_integer(ch) || json_integer_value(line) < 0 ||
-	    json_integer_value(ch) < 0 || json_integer_value(line) > UINT32_MAX || json_integer_value(ch) > UINT32_MAX)
+	uint32_t line, ch;
+	if (!position_part(json_object_get(pos, "line"), &line) ||
+	    !position_part(json_object_get(pos, "character"), &ch))
 		return false;
 	if (d)
-		*off = sl_lsp_offset(&d->lines, s->enc, (uint32_t)json_integer_value(line),
-				     (uint32_t)json_integer_value(ch));
+		*off = sl_lsp_offset(&d->lines, s->enc, line, ch);
 	return true;
 }
 
@@ -236,20 +246,13 @@ static bool did_change(struct sl_lsp_server *s, json_t *params)
 			return false;
 		json_t *range = json_object_get(c, "range");
 		size_t start = 0, end = d->len;
-		if (range) {
-			json_t *a = json_object_get(range, "start"), *b = json_object_get(range, "end");
-			json_t *al = json_object_get(a, "line"), *ac = json_object_get(a, "character");
-			json_t *bl = json_object_get(b, "line"), *bc = json_object_get(b, "character");
-			if (!json_is_integer(al) || !json_is_integer(ac) || !json_is_integer(bl) || !json_is_integer(bc) ||
-			    json_integer_value(al) < 0 || json_integer_value(ac) < 0 || json_integer_value(bl) < 0 ||
-			    json_integer_value(bc) < 0)
-				return false;
-			start = sl_lsp_offset(&d->lines, s->enc, (uint32_t)json_integer_value(al),
-					      (uint32_t)json_integer_value(ac));
-			end = sl_lsp_offset(&d->lines, s->enc, (uint32_t)json_integer_value(bl),
-					    (uint32_t)json_integer_value(bc));
-		}
-		sl_lsp_doc_edit(d, start, end, json_string_value(text), json_string_length(text));
+		/* positions past the text (a line past 2^32 included) are its end, as for every request */
+		if (range && !sl_lsp_joffsets(s, d, range, &start, &end))
+			return false;
+		if (range)
+			sl_lsp_doc_edit(d, start, end, json_string_value(text), json_string_length(text));
+		else
+			sl_lsp_doc_set(d, json_string_value(text), json_string_length(text));
 	}
 	d->version = json_integer_value(version);
 	d->dirty = true;
@@ -270,7 +273,7 @@ static bool did_save(struct sl_lsp_server *s, json_t *params)
 		return false;
 	json_t *text = json_object_get(params, "text");
 	if (json_is_string(text))
-		sl_lsp_doc_edit(d, 0, d->len, json_string_value(text), json_string_length(text));
+		sl_lsp_doc_set(d, json_string_value(text), json_string_length(text));
 	/* what was saved may be a .sweeplint.yaml or a -c trainer config other documents read: lint them all */
 	mark_all_dirty(s);
 	return true;
@@ -386,11 +389,11 @@ static void dispatch(struct sl_lsp_server *s, json_t *msg)
 		notification(s, json_string_value(method), params);
 }
 
-/* A dirty document to lint, or NULL. */
+/* A document to lint and publish (dirty), or whose lint a request made is not published yet; or NULL. */
 static struct sl_lsp_doc *dirty_doc(struct sl_lsp_server *s)
 {
 	for (struct sl_lsp_doc *d = s->docs; d; d = d->next)
-		if (d->dirty)
+		if (d->dirty || d->unpublished)
 			return d;
 	return NULL;
 }

@@ -15,6 +15,7 @@
 
 #include "position.h"
 #include "sweeplint/lsp.h"
+#include "sweeplint/source.h"
 
 struct sl_lsp_lint;
 struct sl_rpc_reader;
@@ -28,6 +29,8 @@ struct sl_lsp_doc {
 	int64_t version;
 	struct sl_lsp_lines lines;   /* over text */
 	bool dirty;                  /* changed since its last lint */
+	bool unpublished;            /* its last lint's diagnostics were not published (a request linted it) */
+	size_t dropped_len;          /* > 0: a text past SL_LSP_MAX_DOC_BYTES, not kept (text is empty) */
 	struct sl_lsp_lint *lint;    /* the last lint (of lint_version), or NULL */
 	int64_t lint_version;
 	struct sl_lsp_doc *next;
@@ -77,8 +80,16 @@ struct sl_lsp_doc *sl_lsp_doc_find(struct sl_lsp_server *s, const char *uri);
 /* Open (or reopen) uri with text; the text is copied. */
 struct sl_lsp_doc *sl_lsp_doc_open(struct sl_lsp_server *s, const char *uri, int64_t version, const char *text,
 				   size_t len);
-/* Replace the text, or the range [start, end) of it, by text. */
+/*
+ * The most bytes a document's text is kept at: check's limit. A longer text (opened, or grown by
+ * edits) is not kept: the document is empty with dropped_len its length, its lint says so, edits of
+ * ranges are ignored until a full text (a change without range, a save with text) under the bound.
+ */
+#define SL_LSP_MAX_DOC_BYTES ((size_t)SL_MAX_INPUT_BYTES)
+/* Replace the range [start, end) of the text by text. */
 void sl_lsp_doc_edit(struct sl_lsp_doc *d, size_t start, size_t end, const char *text, size_t len);
+/* Replace the whole text. */
+void sl_lsp_doc_set(struct sl_lsp_doc *d, const char *text, size_t len);
 void sl_lsp_doc_close(struct sl_lsp_server *s, struct sl_lsp_doc *d);
 void sl_lsp_doc_close_all(struct sl_lsp_server *s);
 

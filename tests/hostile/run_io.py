@@ -3,7 +3,7 @@
 that a script or an editor runs (run.sh, run.py, lsp_big.py), each as its README says, with the check
 its defect calls for (TAP).
 
-usage: run_io.py SWEEPLINT
+usage: run_io.py SWEEPLINT [b_sanitize]
 
 The .yaml reproducers of the folder are run_shared.py's; the classes behind these have their own tests
 generated there (tests/hostile/run_writes.py for the writer, tests/hub/hostile_hub.py for the cache, the
@@ -31,6 +31,7 @@ def port_free(port):
 
 def main():
     exe = os.path.abspath(sys.argv[1])
+    sanitized = len(sys.argv) > 2 and common.sanitized(sys.argv[2])
     src = common.hostile_dir()
     if not src or not os.path.isdir(os.path.join(src, "turn3")):
         print("1..0 # SKIP no ../shared/hostile/turn3 beside the source tree")
@@ -104,6 +105,38 @@ def main():
                           f"exit {rc}\n{out[-600:]}\n{err[-600:]}")
             else:
                 check("turn3/fetch-unbounded-requests", True, skip="port 18091 is taken")
+
+        # the language server's reproducers (python3 run.py SWEEPLINT), each read by what it prints
+        def py(folder, script, timeout=300):
+            start = time.monotonic()
+            try:
+                p = subprocess.run([sys.executable, script, exe], cwd=os.path.join(work, folder), capture_output=True,
+                                   text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return None, "", "TIMEOUT", time.monotonic() - start
+            return p.returncode, p.stdout, p.stderr, time.monotonic() - start
+
+        rc, out, err, el = py("lsp-desync", "run.py")
+        check("turn3/lsp-desync: after Content-Length: -5 and its body, all 20 requests answered",
+              "answered 20 of 20" in out, out[-400:] + err[-400:])
+        rc, out, err, el = py("lsp-didchange-wrap", "run.py")
+        lines = re.findall(r"insert at line (\d+) -> duplicate-value reported at line \[(\d+)\]", out)
+        check("turn3/lsp-didchange-wrap: inserts at lines 5, 2^32, 2^32+1, 2^33 all land at the end (the finding "
+              "stays at line 3)", len(lines) == 4 and all(line == "3" for _, line in lines), out[-600:] + err[-400:])
+        rc, out, err, el = py("lsp-stale-diagnostics", "run.py")
+        m = re.search(r"publishDiagnostics seen \(version, codes\): (.*)", out)
+        check("turn3/lsp-stale-diagnostics: the change a hover follows is published (version 2, its oom)",
+              m and re.search(r"\(2, \[[^]]*'oom'", m.group(1)), out[-600:] + err[-400:])
+        rc, out, err, el = py("lsp-json-memory", "run.py")
+        rss = [int(x) for x in re.findall(r"VmRSS (\d+) KB", out)]
+        bound = (1 << 20) if sanitized else (64 << 10)  # KB: the usual bounds, 1 GiB under the sanitizers' shadow
+        check(f"turn3/lsp-json-memory: a 16 MiB message of empty objects and 320 MiB of inserts stay under "
+              f"{bound >> 10} MB (VmRSS {rss} KB; was 1.29 GB and 364 MB)",
+              len(rss) == 2 and max(rss) < bound, out[-600:] + err[-400:])
+        rc, out, err, el = py("cosmetic-messages", "lsp_big.py")
+        check("turn3/cosmetic-messages (3): a 20 MiB message is dropped at the 16 MiB bound docs/lsp.md states",
+              "past the 16 MiB bound: dropped" in out and
+              "past 16 MiB" in open(os.path.join(common.ROOT, "docs", "lsp.md")).read(), out[-400:] + err[-400:])
 
     return tap.finish()
 

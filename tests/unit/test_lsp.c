@@ -17,6 +17,7 @@
 
 #include "../../src/lsp/position.h"
 #include "../../src/lsp/rpc.h"
+#include "sweeplint/json_bound.h"
 #include "../../src/lsp/uri.h"
 
 static void pos(const struct sl_lsp_lines *l, enum sl_lsp_encoding e, size_t off, uint32_t line, uint32_t ch)
@@ -152,6 +153,66 @@ static void test_rpc_large_body(void **state)
 	free(body);
 }
 
+/* After a block whose Content-Length was wrong, the next message is found at its header (turn3/lsp-desync). */
+static void test_rpc_resync(void **state)
+{
+	(void)state;
+	static const char in[] =
+		"Content-Length: -5\r\n\r\n{}"                       /* negative: bad, its body glued on */
+		"Content-Length: 4\r\n\r\ntrue"
+		"Content-Length: 0x10\r\n\r\n{\"a\": 1}\n\n"          /* hex, a body with line breaks */
+		"Content-Length: 5\r\n\r\nfalse"
+		"Content-Length: 2\r\n\r\n[1,2,\"content-length: 9\"]" /* too small: its rest glued on */
+		"CONTENT-LENGTH: 4\r\n\r\nnull";
+	struct sl_rpc_reader *r = reader_over(in, sizeof in - 1, 1 << 10);
+	json_t *m;
+	const char *why;
+	int messages = 0, bad = 0;
+	enum sl_rpc_status st;
+	/* every bad block is reported (the hex one twice: its body has a blank line; the too-small body as not
+	 * JSON), every good message is read */
+	const char *want[] = {"true", "false", "null"};
+	while ((st = sl_rpc_read(r, &m, &why)) != SL_RPC_EOF) {
+		if (st != SL_RPC_MESSAGE) {
+			bad++;
+			continue;
+		}
+		char *dump = json_dumps(m, JSON_ENCODE_ANY | JSON_COMPACT);
+		assert_true(messages < 3);
+		assert_string_equal(dump, want[messages]);
+		free(dump);
+		json_decref(m);
+		messages++;
+	}
+	assert_int_equal(messages, 3);
+	assert_int_equal(bad, 4);
+	sl_rpc_reader_free(r);
+}
+
+/* A body past SL_JSON_MAX_VALUES values is dropped before jansson builds it (turn3/lsp-json-memory). */
+static void test_rpc_value_bound(void **state)
+{
+	(void)state;
+	size_t k = SL_JSON_MAX_VALUES + 1, n = 3 * k + 2;
+	char *in = malloc(n + 64);
+	int h = sprintf(in, "Content-Length: %zu\r\n\r\n[", n);
+	for (size_t i = 0; i < k; i++)
+		memcpy(in + h + 1 + 3 * i, "{},", 3);
+	memcpy(in + h + 1 + 3 * k, "0]", 2);
+	size_t total = (size_t)h + n + 1;
+	memcpy(in + total, "Content-Length: 2\r\n\r\n[]", 24);
+	struct sl_rpc_reader *r = reader_over(in, total + 24, 1 << 22);
+	json_t *m;
+	const char *why;
+	assert_int_equal(sl_rpc_read(r, &m, &why), SL_RPC_TOO_LARGE);
+	assert_non_null(strstr(why, "JSON values"));
+	assert_int_equal(sl_rpc_read(r, &m, &why), SL_RPC_MESSAGE);
+	assert_true(json_is_array(m));
+	json_decref(m);
+	sl_rpc_reader_free(r);
+	free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +221,8 @@ int main(void)
 		cmocka_unit_test(test_uri),
 		cmocka_unit_test(test_rpc_framing),
 		cmocka_unit_test(test_rpc_large_body),
+		cmocka_unit_test(test_rpc_resync),
+		cmocka_unit_test(test_rpc_value_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
