@@ -142,6 +142,13 @@ struct sl_file {
 	struct sl_model_use *models;     /* every model value the evaluation read, in axis order */
 	size_t nmodels;
 	struct sl_program *program;      /* the program followed (program.h), or NULL */
+	/* sweeps defined in Python (pysweep.h): a code file defines any number, each checked as its own file */
+	const char *defined_by;          /* "wandb.sweep(sweep_config)": the call that makes this sweep, or NULL */
+	struct sl_span defined_at;       /* where that call is, in code (its display says "cell N" in a notebook) */
+	const struct sl_source *code;    /* the code that defines it (the sweep's own source, or the code that
+					  * loads the sweep file src), or NULL for a sweep file given as such */
+	struct sl_file *next;            /* the next sweep the same input defines, or NULL */
+	bool more;                       /* not the first sweep of its input: reports count the input once */
 };
 
 /* A new run with default options (headroom 0.85, text, every rule at its default severity). */
@@ -185,5 +192,11 @@ struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src);
  * reported: memory stays flat in the number of files (docs/reliability.md).
  */
 struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, struct sl_source *src);
+
+/*
+ * A source's path decides how it is read: *.py and *.ipynb are code (pysweep.h), whose sweeps are each
+ * checked as a file of its own, chained by `next` from the one returned (a file without a sweep is
+ * one file with no finding); anything else is a sweep file (YAML, JSON).
+ */
 
 #endif

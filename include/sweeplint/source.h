@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct sl_arena;
+struct sl_notebook;
 
 /* A position range. start <= end; both index source->bytes. line/col are 1-based. */
 struct sl_span {
@@ -34,6 +35,8 @@ struct sl_source {
 	bool ascii;          /* no byte >= 0x80: character index == byte offset */
 	bool yaml_lines;     /* lines also end at NEL, LS and PS and columns skip U+FEFF (sl_source_yaml_lines) */
 	bool json_lines;     /* JSON read through libyaml: sl_ydoc_parse keeps \n lines, as JSON readers count */
+	bool python;         /* Python code (a .py file, a notebook's code): edits spell values as Python literals */
+	const struct sl_notebook *notebook; /* a notebook's code cells (notebook.h): positions are cell:line:col */
 	size_t *line_start;  /* byte offset of each line's first byte; [0] == 0 */
 	size_t nlines;       /* entries in line_start (>= 1) */
 	/* cursor for character-index -> byte conversion (marks arrive mostly in order) */
@@ -86,6 +89,19 @@ struct sl_span sl_source_span(const struct sl_source *s, size_t start, size_t en
 
 /* 1-based line and character column of byte offset off. */
 void sl_source_linecol(const struct sl_source *s, size_t off, uint32_t *line, uint32_t *col);
+
+/*
+ * A span as people and tools count it: for a notebook's code (s->notebook), *cell receives the
+ * cell's number (among all cells, as ruff and nbqa count) and the lines become lines of that cell;
+ * otherwise *cell is 0 and the span is returned as is.
+ */
+struct sl_span sl_source_cell_span(const struct sl_source *s, struct sl_span span, unsigned *cell);
+
+/* "path:line:col", or "path:cell N:line:col" in a notebook's code (in a). */
+const char *sl_source_where(struct sl_arena *a, const struct sl_source *s, struct sl_span span);
+
+/* "path:line", or "path:cell N:line" in a notebook's code (in a). */
+const char *sl_source_where_line(struct sl_arena *a, const struct sl_source *s, uint32_t line);
 
 /* The bytes of line n (1-based), without its line break. */
 const char *sl_source_line(const struct sl_source *s, uint32_t n, size_t *len);

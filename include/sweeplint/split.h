@@ -31,7 +31,8 @@ const char *sl_split_safe_name(struct sl_arena *a, const char *value);
 
 /*
  * The stem and extension of a sweep's file name: "runs/sweep.yml" ->
- * "sweep", ".yml"; anything but .yaml/.yml keeps its whole name and gets
+ * "sweep", ".yml"; "train.py" -> "train", ".py" (.ipynb the same: a part of a sweep written
+ * in Python is the code with its dict narrowed); anything else keeps its whole name and gets
  * ".yaml".
  */
 void sl_split_stem(struct sl_arena *a, const char *path, const char **stem, const char **ext);

@@ -64,6 +64,8 @@ struct sl_node {
 	struct sl_value value; /* PyYAML's typing of the scalar */
 	const char *cerr;     /* why PyYAML's constructor refuses the scalar where it builds it, or NULL */
 	const struct sl_node *origin; /* a scalar standing for a scalar-tagged mapping's '=' value: the mapping */
+	const char *computed; /* a sweep written in Python: the code that computes this value (np.linspace(...)),
+			       * when span is that code and not the value's literal; no edit splices it (pysweep.h) */
 
 	/* sequences: items[0..n); mappings: pairs[0..n) */
 	struct sl_node **items;

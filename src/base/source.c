@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sweeplint/arena.h"
+#include "sweeplint/notebook.h"
 
 static bool is_cont(unsigned char c)
 {
@@ -286,4 +287,57 @@ const char *sl_source_line(const struct sl_source *s, uint32_t n, size_t *len)
 	}
 	*len = to - from;
 	return s->bytes + from;
+}
+
+/* The code cell holding line l of a notebook's code, or NULL. */
+static const struct sl_nb_cell *cell_of_line(const struct sl_notebook *nb, uint32_t l)
+{
+	size_t lo = 0, hi = nb->ncells;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (nb->cells[mid].first_line <= l)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &nb->cells[lo - 1] : NULL;
+}
+
+struct sl_span sl_source_cell_span(const struct sl_source *s, struct sl_span span, unsigned *cell)
+{
+	*cell = 0;
+	if (!s || !s->notebook)
+		return span;
+	const struct sl_nb_cell *c = cell_of_line(s->notebook, span.line);
+	if (!c)
+		return span;
+	const struct sl_nb_cell *c1 = cell_of_line(s->notebook, span.end_line);
+	*cell = c->number;
+	span.line = span.line - c->first_line + 1;
+	if (c1 == c) {
+		span.end_line = span.end_line - c->first_line + 1;
+	} else {
+		span.end_line = span.line;
+		span.end_col = span.col;
+	}
+	return span;
+}
+
+const char *sl_source_where(struct sl_arena *a, const struct sl_source *s, struct sl_span span)
+{
+	unsigned cell = 0;
+	struct sl_span c = sl_source_cell_span(s, span, &cell);
+	if (cell)
+		return sl_arena_printf(a, "%s:cell %u:%u:%u", s->display, cell, c.line, c.col);
+	return sl_arena_printf(a, "%s:%u:%u", s->display, span.line, span.col);
+}
+
+const char *sl_source_where_line(struct sl_arena *a, const struct sl_source *s, uint32_t line)
+{
+	unsigned cell = 0;
+	struct sl_span span = {.line = line, .end_line = line};
+	struct sl_span c = sl_source_cell_span(s, span, &cell);
+	if (cell)
+		return sl_arena_printf(a, "%s:cell %u:%u", s->display, cell, c.line);
+	return sl_arena_printf(a, "%s:%u", s->display, line);
 }

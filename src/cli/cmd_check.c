@@ -24,6 +24,7 @@
 #include "opts.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/config.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/report.h"
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
@@ -195,25 +196,29 @@ static void check_one(struct check_loop *L, const char *path, struct sl_arena *f
 		L->first_file_done = true;
 	}
 	int err = 0;
-	struct sl_source *src = sl_source_read(fa, path, SL_MAX_INPUT_BYTES, &err);
+	/* a notebook's outputs (images) make it larger than any sweep: it has a bound of its own */
+	size_t max = sl_code_kind(path) == SL_CODE_NOTEBOOK ? SL_NOTEBOOK_MAX_BYTES : SL_MAX_INPUT_BYTES;
+	struct sl_source *src = sl_source_read(fa, path, max, &err);
 	if (!src) {
 		if (err == EFBIG)
-			fprintf(cli->err, "%s: error: cannot read: larger than the %u MiB limit\n", shown,
-				SL_MAX_INPUT_BYTES >> 20);
+			fprintf(cli->err, "%s: error: cannot read: larger than the %zu MiB limit\n", shown, max >> 20);
 		else
 			fprintf(cli->err, "%s: error: cannot read: %s\n", shown, sl_source_strerror(err));
 		L->stopped = true;
 		return;
 	}
-	struct sl_file *f = sl_run_check_source_in(run, fa, src);
-	sl_report_file(L->rep, f);
-	if (f->err) {
-		L->stopped = true;
-		if (strcmp(f->err_rule, "config") == 0)
-			fprintf(cli->err, "%s: error: a --config file could not be used (see its finding)\n", shown);
-		else
-			fprintf(cli->err, "%s: error: rule '%s' could not run: %s\n", shown, f->err_rule,
-				sl_strerror(f->err));
+	/* a Python file or notebook defines any number of sweeps: each is reported as a file of its own */
+	for (struct sl_file *f = sl_run_check_source_in(run, fa, src); f; f = f->next) {
+		sl_report_file(L->rep, f);
+		if (f->err) {
+			L->stopped = true;
+			if (strcmp(f->err_rule, "config") == 0)
+				fprintf(cli->err, "%s: error: a --config file could not be used (see its finding)\n",
+					shown);
+			else
+				fprintf(cli->err, "%s: error: rule '%s' could not run: %s\n", shown, f->err_rule,
+					sl_strerror(f->err));
+		}
 	}
 }
 

@@ -99,9 +99,9 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				const struct sl_eval_value *v = &ax->values[k];
 				edits++;
 				fprintf(err,
-					"%s:%u:%u: removed %s %s: out of memory in %s it takes part in (the "
+					"%s: removed %s %s: out of memory in %s it takes part in (the "
 					"smallest needs %s on %s)\n",
-					j->shown, v->span.line, v->span.col, sl_term_safe(a, ax->key), sl_term_safe(a, sl_rewrite_value_text(rw, i, k)),
+					rw_at(j, v->span), sl_term_safe(a, ax->key), sl_term_safe(a, sl_rewrite_value_text(rw, i, k)),
 					v->n[SL_VERDICT_OOM].infinite || v->n[SL_VERDICT_OOM].saturated
 						? sl_arena_printf(a, "all %llu memory-relevant combinations",
 								  (unsigned long long)v->u[SL_VERDICT_OOM])
@@ -120,27 +120,27 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 			if (hi - lo == 1 && hi - lo < ax->n) {
 				edits++;
 				fprintf(err,
-					"%s:%u:%u: narrowed %s to %s, written as `value: %s` (W&B wants min < max): "
+					"%s: narrowed %s to %s, written as `value: %s` (W&B wants min < max): "
 					"every other value runs out of memory in every combination\n",
-					j->shown, ax->param->key->span.line, ax->param->key->span.col, sl_term_safe(a, ax->key),
+					rw_at(j, ax->param->key->span), sl_term_safe(a, ax->key),
 					sl_term_safe(a, sl_rewrite_value_text(rw, i, lo)), sl_term_safe(a, sl_rewrite_value_text(rw, i, lo)));
 				break;
 			}
 			if (hi < ax->n) {
 				edits++;
 				fprintf(err,
-					"%s:%u:%u: lowered the max of %s to keep %s at most: %s to %s run out of "
+					"%s: lowered the max of %s to keep %s at most: %s to %s run out of "
 					"memory in every combination\n",
-					j->shown, ax->param->max->span.line, ax->param->max->span.col, sl_term_safe(a, ax->key),
+					rw_at(j, ax->param->max->span), sl_term_safe(a, ax->key),
 					sl_term_safe(a, sl_rewrite_value_text(rw, i, hi - 1)), sl_term_safe(a, sl_rewrite_value_text(rw, i, hi)),
 					sl_term_safe(a, sl_rewrite_value_text(rw, i, ax->n - 1)));
 			}
 			if (lo > 0) {
 				edits++;
 				fprintf(err,
-					"%s:%u:%u: raised the min of %s to %s: %s to %s run out of memory in every "
+					"%s: raised the min of %s to %s: %s to %s run out of memory in every "
 					"combination\n",
-					j->shown, ax->param->min->span.line, ax->param->min->span.col, sl_term_safe(a, ax->key),
+					rw_at(j, ax->param->min->span), sl_term_safe(a, ax->key),
 					sl_term_safe(a, sl_rewrite_value_text(rw, i, lo)), sl_term_safe(a, sl_rewrite_value_text(rw, i, 0)),
 					sl_term_safe(a, sl_rewrite_value_text(rw, i, lo - 1)));
 			}
@@ -149,9 +149,9 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 		case SL_RW_BOUNDS:
 			if (b->max[i] && ++edits)
 				fprintf(err,
-					"%s:%u:%u: lowered the max of %s from %s to %llu: above it every combination "
+					"%s: lowered the max of %s from %s to %llu: above it every combination "
 					"runs out of memory\n",
-					j->shown, ax->param->max->span.line, ax->param->max->span.col, sl_term_safe(a, ax->key),
+					rw_at(j, ax->param->max->span), sl_term_safe(a, ax->key),
 					sl_term_safe(a, sl_rewrite_value_text(rw, i, 1)), (unsigned long long)b->max[i]);
 			break;
 		default:
@@ -160,8 +160,8 @@ static size_t explain(struct rw_job *j, const struct sl_box *b, size_t *stuck)
 				const struct sl_eval_value *v = &ax->values[k];
 				if (v->u[SL_VERDICT_OOM] && !v->u[SL_VERDICT_FIT] && !v->u[SL_VERDICT_NEAR] &&
 				    !v->u[SL_VERDICT_UNKNOWN] && ++*stuck)
-					fprintf(err, "%s:%u:%u: kept %s %s although it fits in no combination: %s\n",
-						j->shown, v->span.line, v->span.col, sl_term_safe(a, ax->key),
+					fprintf(err, "%s: kept %s %s although it fits in no combination: %s\n",
+						rw_at(j, v->span), sl_term_safe(a, ax->key),
 						sl_term_safe(a, sl_rewrite_value_text(rw, i, k)), x->why);
 			}
 			break;
@@ -260,7 +260,7 @@ int cmd_fix(struct sl_cli *cli, int argc, char **argv)
 		sl_buf_init(&d, run->arena);
 		/* the labels are the names as given (sl_rewrite_diff quotes them as git does when needed) */
 		const char *p = strcmp(j.path, "-") == 0 ? "<stdin>" : j.path[0] == '/' ? j.path : NULL;
-		sl_rewrite_diff(&d, j.file->src, o.splices, o.nsplices,
+		sl_rewrite_diff(&d, j.input, o.splices, o.nsplices,
 				p ? p : sl_arena_printf(run->arena, "a/%s", j.path),
 				p ? p : sl_arena_printf(run->arena, "b/%s", j.path), 3);
 		fwrite(d.buf, 1, d.len, cli->out);

@@ -276,8 +276,8 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 					kept |= boxes[m]->value && it->kind == SL_NODE_SCALAR &&
 						strcmp(boxes[m]->value, it->text) == 0;
 				if (!kept)
-					fprintf(err, "%s:%u:%u: %s %s: no combination fits on %s: no sweep for it\n",
-						j.shown, it->span.line, it->span.col, by->path,
+					fprintf(err, "%s: %s %s: no combination fits on %s: no sweep for it\n",
+						rw_at(&j, it->span), by->path,
 						it->kind == SL_NODE_SCALAR ? sl_term_safe(a, it->text) : "?", j.ev->gpu->name);
 			}
 		}
@@ -296,9 +296,9 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 	}
 	if (by && nboxes > c->max_files) {
 		/* before anything is rendered: thousands of files are a mistake more often than a plan */
-		fprintf(err, "%s:%u:%u: error: splitting by %s makes %zu sweeps, more than --max-files allows (%zu): give "
+		fprintf(err, "%s: error: splitting by %s makes %zu sweeps, more than --max-files allows (%zu): give "
 			     "--max-files %zu to write them all, or --only VALUE for one; nothing written\n",
-			j.shown, by->values->span.line, by->values->span.col, sl_term_safe(a, by->path), nboxes,
+			rw_at(&j, by->values->span), sl_term_safe(a, by->path), nboxes,
 			c->max_files, nboxes);
 		goto out;
 	}
@@ -371,10 +371,10 @@ int cmd_split(struct sl_cli *cli, int argc, char **argv)
 		weights[k] = pieces[k].box->n[SL_RW_FEASIBLE] + pieces[k].box->n[SL_RW_UNKNOWN];
 	if (sw->has_run_cap && !sl_split_run_caps((uint64_t)sw->run_cap_value, weights, np, caps)) {
 		/* one run each would run more than the cap W&B keeps: refuse rather than raise the budget */
-		fprintf(err, "%s:%u:%u: error: run_cap %lld cannot be shared among the %zu sweeps of this split (each "
+		fprintf(err, "%s: error: run_cap %lld cannot be shared among the %zu sweeps of this split (each "
 			     "needs at least 1, so they would run %zu): raise run_cap to at least %zu, or split fewer "
 			     "ways (--only); nothing written\n",
-			j.shown, sw->run_cap->span.line, sw->run_cap->span.col, (long long)sw->run_cap_value, np, np, np);
+			rw_at(&j, sw->run_cap->span), (long long)sw->run_cap_value, np, np, np);
 		status = SL_EXIT_USAGE;
 		goto out;
 	}

@@ -13,6 +13,8 @@
 #include "opts.h"
 #include "sweeplint/config.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/notebook.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/run.h"
 #include "sweeplint/source.h"
@@ -20,6 +22,17 @@
 #include "sweeplint/trainer.h"
 #include "sweeplint/write.h"
 #include "sweeplint/ydoc.h"
+
+const char *rw_at(struct rw_job *j, struct sl_span span)
+{
+	struct sl_arena *a = j->run->arena;
+	const struct sl_source *src = j->file ? j->file->src : NULL;
+	unsigned cell = 0;
+	struct sl_span s = sl_source_cell_span(src, span, &cell);
+	if (cell)
+		return sl_arena_printf(a, "%s:cell %u:%u:%u", j->shown, cell, s.line, s.col);
+	return sl_arena_printf(a, "%s:%u:%u", j->shown, span.line, span.col);
+}
 
 const char *rw_count(struct rw_job *j, struct sl_count c)
 {
@@ -63,6 +76,52 @@ static bool apply_project(struct rw_job *j)
 	return true;
 }
 
+/*
+ * A sweep defined in Python (pysweep.h): fix and split rewrite the dict's literals in the code, so the
+ * code must define exactly one sweep, written in it (not loaded from a file), that sweeplint read.
+ * Returns 0, or the exit status after saying why not.
+ */
+static int code_sweep(struct rw_job *j)
+{
+	FILE *err = j->cli->err;
+	const struct sl_file *f = j->file;
+	struct sl_arena *a = j->run->arena;
+	if (f->next) {
+		size_t n = 0;
+		for (const struct sl_file *g = f; g; g = g->next)
+			n++;
+		fprintf(err, "%s: error: the code defines %zu sweeps; %s rewrites a file that defines one:\n", j->shown, n,
+			j->cmd);
+		for (const struct sl_file *g = f; g; g = g->next)
+			fprintf(err, "%s: note: %s\n", sl_source_where(a, g->code, g->defined_at), g->defined_by);
+		return SL_EXIT_USAGE;
+	}
+	if (!f->defined_by) {
+		fprintf(err, "%s: error: no W&B sweep defined here (wandb.sweep, hyperparameter_search(backend=\"wandb\"))"
+			     ": nothing to %s\n", j->shown, j->cmd);
+		return SL_EXIT_USAGE;
+	}
+	const char *at = sl_source_where(a, f->code, f->defined_at);
+	if (f->src != f->code) {
+		fprintf(err, "%s: error: %s loads its sweep from %s: %s that file (sweeplint %s %s)\n", at, f->defined_by,
+			f->src->display, j->cmd, j->cmd, f->src->display);
+		return SL_EXIT_USAGE;
+	}
+	if (!f->doc->root) {
+		/* why it was not read is the note the check made */
+		const char *why = "sweeplint cannot evaluate it";
+		for (size_t i = 0; i < f->nnotes; i++)
+			if (strstr(f->notes[i], ": not read: "))
+				why = strstr(f->notes[i], ": not read: ") + 12;
+		if (f->diags.n)
+			why = "wandb.sweep would refuse it (see `sweeplint check`)";
+		fprintf(err, "%s: error: the sweep %s makes is built in code sweeplint does not evaluate (%s): nothing "
+			     "to %s\n", at, f->defined_by, why, j->cmd);
+		return SL_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int rw_load(struct rw_job *j)
 {
 	struct sl_run *run = j->run;
@@ -77,17 +136,20 @@ int rw_load(struct rw_job *j)
 		return SL_EXIT_USAGE;
 	}
 	int e = 0;
-	struct sl_source *src = sl_source_read(run->arena, j->path, SL_MAX_INPUT_BYTES, &e);
+	size_t max = sl_code_kind(j->path) == SL_CODE_NOTEBOOK ? SL_NOTEBOOK_MAX_BYTES : SL_MAX_INPUT_BYTES;
+	struct sl_source *src = sl_source_read(run->arena, j->path, max, &e);
 	if (!src) {
 		if (e == EFBIG)
-			fprintf(err, "%s: error: cannot read: larger than the %u MiB limit\n", j->shown,
-				SL_MAX_INPUT_BYTES >> 20);
+			fprintf(err, "%s: error: cannot read: larger than the %zu MiB limit\n", j->shown, max >> 20);
 		else
 			fprintf(err, "%s: error: cannot read: %s\n", j->shown, sl_source_strerror(e));
 		return SL_EXIT_USAGE;
 	}
 	struct sl_file *f = sl_run_check_source(run, src);
 	j->file = f;
+	j->input = src;
+	if (f->code && (rc = code_sweep(j)) != 0)
+		return rc;
 	if (!f->doc->ok) {
 		for (size_t i = 0; i < f->diags.n; i++)
 			if (strcmp(f->diags.v[i].rule, "syntax") == 0)
@@ -193,10 +255,30 @@ int rw_render(struct rw_job *j, const struct sl_box *b, const char *name, uint64
 		*why = sl_arena_printf(a, "the edits do not apply: %s", sl_strerror(rc));
 		return rc;
 	}
+	const struct sl_notebook *nb = j->file->src->notebook;
+	if (nb) {
+		/* a notebook: the code's edits as edits of the JSON strings that hold it, outputs untouched */
+		struct sl_edit *raw = NULL;
+		size_t nraw = 0;
+		if (sl_notebook_splices(a, nb, j->file->src, o->splices, o->nsplices, &raw, &nraw, why) < 0)
+			return -SL_ELIMIT;
+		struct sl_edits re;
+		sl_edits_init(&re, a, j->input);
+		for (size_t i = 0; i < nraw && rc == 0; i++)
+			rc = sl_edits_splice(&re, raw[i].start, raw[i].end, raw[i].text, raw[i].len);
+		if (rc == 0)
+			rc = sl_edits_apply(&re, &o->text);
+		if (rc == 0)
+			rc = sl_edits_list(&re, &o->splices, &o->nsplices);
+		if (rc < 0) {
+			*why = sl_arena_printf(a, "the notebook's edits do not apply: %s", sl_strerror(rc));
+			return rc;
+		}
+	}
 
 	/* check the result as if it were a new file beside the old one (same folder: same configs) */
-	struct sl_source *src = sl_source_from_bytes(a, j->file->src->path, o->text.buf, o->text.len);
-	src->display = j->file->src->display;
+	struct sl_source *src = sl_source_from_bytes(a, j->input->path, o->text.buf, o->text.len);
+	src->display = j->input->display;
 	struct sl_file *f = sl_run_check_source(run, src);
 	o->checked = f;
 	if (!f->doc->ok || !f->sweep || !f->sweep->is_sweep) {
@@ -335,7 +417,7 @@ int rw_write(struct rw_job *j, const char *path, const char *text, size_t len, u
 		return SL_EXIT_USAGE;
 	}
 	/* --in-place replaces the file that was read: only while it still holds those bytes */
-	const struct sl_source *src = must_exist && j->file ? j->file->src : NULL;
+	const struct sl_source *src = must_exist && j->file ? j->input : NULL;
 	return sl_cli_write(j->cli, j->run->arena, path, text, len, flags, src ? src->bytes : NULL, src ? src->len : 0);
 }
 

@@ -27,10 +27,14 @@ struct rw_job {
 	const char *path;            /* as given ("-": standard input) */
 	const char *shown;           /* for messages ("<stdin>") */
 	struct sl_file *file;        /* the input, checked */
+	const struct sl_source *input; /* its bytes as read (a notebook's JSON text; file->src holds its code) */
 	const struct sl_eval *ev;
 	struct sl_rewrite rw;
 	const char *config_file;     /* --config-file, or NULL */
 };
+
+/* "FILE:line:col" of a span of the sweep for messages, "FILE:cell N:line:col" in a notebook's code. */
+const char *rw_at(struct rw_job *j, struct sl_span span);
 
 /* A rendered box. */
 struct rw_output {

@@ -295,7 +295,7 @@ static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sl_cfg_entry *e = &t->entries[i];
 		/* a program's literal: its file:line, and how it was read (kept on its notes) */
-		const char *where = e->how ? sl_arena_printf(B->a, "%s:%u", t->src->display, e->node->span.line)
+		const char *where = e->how ? sl_source_where_line(B->a, t->src, e->node->span.line)
 					   : config_where;
 		size_t first = B->ev->nnotes;
 		add_entry(B, t, e, where);

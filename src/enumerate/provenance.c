@@ -398,7 +398,7 @@ static void describe_one(struct sl_buf *b, struct sl_arena *a, const char *what,
 		sl_buf_adds(b, sl_arena_printf(a, "%s assumed (%s)", what, dflt));
 		return;
 	}
-	const char *at = o->src ? sl_arena_printf(a, ", %s:%u:%u", o->src->display, o->span.line, o->span.col) : "";
+	const char *at = o->src ? sl_arena_printf(a, ", %s", sl_source_where(a, o->src, o->span)) : "";
 	sl_buf_adds(b, sl_arena_printf(a, "%s from the %s (%s%s)", what, sl_setting_origin_name(o),
 				       o->key ? o->key : "", at));
 }

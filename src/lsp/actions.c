@@ -340,7 +340,8 @@ json_t *sl_lsp_code_action(struct sl_lsp_server *s, json_t *params, struct sl_ls
 	struct sl_lsp_lint *l = sl_lsp_doc_lint(s, d);
 	sl_lsp_joffsets(s, d, range, &from, &to);
 	struct act c = {.s = s, .d = d, .l = l, .a = sl_arena_new(), .out = json_array()};
-	const struct sl_file *f = l->file;
+	/* a notebook's edits are edits of its code cells, not of the JSON text the editor holds: none offered */
+	const struct sl_file *f = l->file && !l->file->src->notebook ? l->file : NULL;
 	bool any_oom = false;
 	for (size_t i = 0; f && f->sweep && i < f->diags.n; i++) {
 		const struct sl_diag *g = &f->diags.v[i];

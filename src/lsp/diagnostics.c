@@ -14,6 +14,7 @@
 #include "lint.h"
 #include "server.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/notebook.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/run.h"
 #include "uri.h"
@@ -49,6 +50,12 @@ json_t *sl_lsp_diagnostic(struct sl_lsp_server *s, struct sl_lsp_doc *d, const s
 	struct sl_arena *a = d->lint->run->arena;
 	const struct sl_lsp_lint *l = d->lint;
 	bool here = (l->file && g->src == l->file->src) || (l->self && g->src && strcmp(g->src->path, l->self) == 0);
+	/* a notebook's code (the document is the .ipynb's JSON text): the range of the JSON string holding it */
+	size_t start = g->span.start, end = g->span.end;
+	if (here && g->src->notebook) {
+		start = sl_notebook_raw_offset(g->src->notebook, g->span.start);
+		end = g->span.end > g->span.start ? sl_notebook_raw_offset(g->src->notebook, g->span.end) : start;
+	}
 	const struct sl_rule *r = sl_rule_find(g->rule);
 	const char *msg = g->message;
 	if (!here)
@@ -56,7 +63,7 @@ json_t *sl_lsp_diagnostic(struct sl_lsp_server *s, struct sl_lsp_doc *d, const s
 	if (g->hint)
 		msg = sl_arena_printf(a, "%s\nhint: %s", msg, g->hint);
 	json_t *j = json_pack("{s:o, s:i, s:s, s:s, s:o, s:{s:s, s:s}}", "range",
-			      here ? sl_lsp_jrange(s, d, g->span.start, g->span.end) : sl_lsp_jrange(s, d, 0, 0),
+			      here ? sl_lsp_jrange(s, d, start, end) : sl_lsp_jrange(s, d, 0, 0),
 			      "severity", lsp_severity(g->severity), "source", "sweeplint", "code", g->rule, "message",
 			      sl_lsp_jstr(msg), "data", "rule", g->rule, "code", r ? r->code : "");
 	if (!j)
@@ -87,12 +94,13 @@ void sl_lsp_publish(struct sl_lsp_server *s, struct sl_lsp_doc *d)
 	}
 	for (size_t i = 0; i < l->extra.n; i++)
 		json_array_append_new(list, sl_lsp_diagnostic(s, d, &l->extra.v[i]));
-	if (l->file) {
-		for (size_t i = 0; i < l->file->diags.n; i++)
-			json_array_append_new(list, sl_lsp_diagnostic(s, d, &l->file->diags.v[i]));
-		if (l->file->err && strcmp(l->file->err_rule, "config") != 0) {
-			const char *m = sl_arena_printf(l->run->arena, "rule '%s' could not run: %s",
-							l->file->err_rule, sl_strerror(l->file->err));
+	/* a Python document defines any number of sweeps: each one's findings */
+	for (const struct sl_file *f = l->file; f; f = f->next) {
+		for (size_t i = 0; i < f->diags.n; i++)
+			json_array_append_new(list, sl_lsp_diagnostic(s, d, &f->diags.v[i]));
+		if (f->err && strcmp(f->err_rule, "config") != 0) {
+			const char *m = sl_arena_printf(l->run->arena, "rule '%s' could not run: %s", f->err_rule,
+							sl_strerror(f->err));
 			json_array_append_new(list, json_pack("{s:o, s:i, s:s, s:s}", "range",
 							      sl_lsp_jrange(s, d, 0, 0), "severity", 1, "source",
 							      "sweeplint", "message", m));

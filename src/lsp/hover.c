@@ -31,7 +31,8 @@
 /* The evaluation of the lint when it evaluated this document's combinations. */
 static const struct sl_eval *lint_eval(const struct sl_lsp_lint *l)
 {
-	if (!l->file || !l->file->eval)
+	/* a notebook's offsets are offsets of its code cells, not of the JSON text the editor holds */
+	if (!l->file || !l->file->eval || l->file->src->notebook)
 		return NULL;
 	const struct sl_eval *ev = l->file->eval;
 	return ev->cells && ev->has_model ? ev : NULL;
@@ -218,7 +219,7 @@ void sl_lsp_value_span(const struct sl_lsp_lint *l, size_t axis, size_t value, s
 
 const char *sl_lsp_hover_key(const struct sl_lsp_lint *l, size_t off, size_t *start, size_t *end)
 {
-	if (!l->file || !l->file->sweep)
+	if (!l->file || !l->file->sweep || l->file->src->notebook)
 		return NULL;
 	const struct sl_param *p = param_at(l->file->sweep, off);
 	if (!p)

@@ -62,6 +62,12 @@ static inline struct sl_arena *sl_report_file_arena(const struct sl_report *r, c
 	return f->arena ? f->arena : r->arena;
 }
 
+/*
+ * "path:line:col" of a finding, or "path:cell N:line:col" in a notebook's code (the cell's number and
+ * the line within it, as ruff and nbqa write them): what text, html and messages print (in a).
+ */
+const char *sl_report_where(struct sl_arena *a, const struct sl_source *src, struct sl_span span);
+
 /* One per enum sl_format value. */
 /* The end of a line-oriented report: the assumed-GPU note and the summary line (text and github). */
 void sl_report_finish_lines(struct sl_report *r);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
 #include "sweeplint/utf8.h"
@@ -68,9 +69,14 @@ static void github_file(struct sl_report *r, const struct sl_file *f)
 		const struct sl_diag *d = &f->diags.v[i];
 		const struct sl_rule *rule = sl_rule_find(d->rule);
 		fprintf(out, "::%s file=", command[d->severity] ? command[d->severity] : "notice");
-		put_escaped(out, d->src ? d->src->display : f->src->display, true);
-		fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", d->span.line, d->span.col,
-			d->span.end_line, d->span.end_col);
+		/* the file's own lines: in a notebook, where the JSON string holding the code is; the message
+		 * starts with the cell and the line in it */
+		const struct sl_source *src = d->src ? d->src : f->src, *raw = src;
+		struct sl_span sp = sl_code_raw_span(src, d->span, &raw);
+		unsigned cell = 0;
+		struct sl_span cs = sl_source_cell_span(src, d->span, &cell);
+		put_escaped(out, src->display, true);
+		fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", sp.line, sp.col, sp.end_line, sp.end_col);
 		put_escaped(out, d->rule, true);
 		if (rule) {
 			fputs(" (", out);
@@ -78,6 +84,8 @@ static void github_file(struct sl_report *r, const struct sl_file *f)
 			fputc(')', out);
 		}
 		fputs("::", out);
+		if (cell)
+			fprintf(out, "cell %u:%u:%u: ", cell, cs.line, cs.col);
 		put_escaped(out, d->message, false);
 		if (d->hint) {
 			fputs("%0Ahint: ", out);

@@ -122,8 +122,7 @@ static void findings(struct sl_report *r, const struct sl_file *f)
 		fprintf(out, "<tr class=\"finding %s\" data-rule=\"", sev);
 		sl_html_text(out, d->rule);
 		fprintf(out, "\" data-line=\"%u\" data-col=\"%u\"><td class=\"pos\">", d->span.line, d->span.col);
-		sl_html_textf(out, r->arena, "%s:%u:%u", d->src ? d->src->display : f->src->display, d->span.line,
-			      d->span.col);
+		sl_html_text(out, sl_report_where(r->arena, d->src ? d->src : f->src, d->span));
 		fprintf(out, "</td><td><span class=\"sev %s\">%s</span></td><td>", sev, sev);
 		sl_html_text(out, d->message);
 		if (d->hint) {

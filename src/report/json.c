@@ -27,6 +27,7 @@
 #include "sweeplint/eval.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/program.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
 
@@ -241,6 +242,21 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 		}
 	}
 
+	if (f->defined_by) {
+		/* a sweep defined in Python: the call that makes it, where it is in the code */
+		json_t *sw = json_object();
+		set(jf, "sweep", sw);
+		set(sw, "defined_by", jstr(a, f->defined_by));
+		if (f->code && f->code != f->src)
+			set(sw, "path", jstr(a, f->code->display));
+		unsigned cell = 0;
+		struct sl_span sp = sl_source_cell_span(f->code, f->defined_at, &cell);
+		if (cell)
+			set(sw, "cell", json_integer(cell));
+		set(sw, "line", json_integer(sp.line));
+		set(sw, "column", json_integer(sp.col));
+	}
+
 	if (f->program && f->program->ref.path) /* a program found: one not found is a -v note only */
 		set(jf, "program", program_json(a, f));
 
@@ -259,10 +275,15 @@ static json_t *diag_json(struct sl_arena *a, const struct sl_file *f, const stru
 	if (d->src && d->src != f->src) /* a finding in a -c config */
 		set(jd, "path", jstr(a, d->src->display));
 	set(jd, "severity", json_string(sl_severity_name(d->severity)));
-	set(jd, "line", json_integer(d->span.line));
-	set(jd, "column", json_integer(d->span.col));
-	set(jd, "end_line", json_integer(d->span.end_line));
-	set(jd, "end_column", json_integer(d->span.end_col));
+	/* in a notebook's code: the cell (its number among all cells) and the lines within it */
+	unsigned cell = 0;
+	struct sl_span sp = sl_source_cell_span(d->src ? d->src : f->src, d->span, &cell);
+	if (cell)
+		set(jd, "cell", json_integer(cell));
+	set(jd, "line", json_integer(sp.line));
+	set(jd, "column", json_integer(sp.col));
+	set(jd, "end_line", json_integer(sp.end_line));
+	set(jd, "end_column", json_integer(sp.end_col));
 	set(jd, "message", jstr(a, d->message));
 	if (d->hint)
 		set(jd, "hint", jstr(a, d->hint));

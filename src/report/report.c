@@ -3,6 +3,7 @@
 
 #include "format.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/source.h"
 
 /* Adding a format: a value in enum sl_format (run.h), its name, and a row here. */
@@ -59,7 +60,8 @@ static void add_combos(struct sl_combinations *to, const struct sl_combinations 
 void sl_report_file(struct sl_report *r, const struct sl_file *f)
 {
 	struct sl_report_totals *t = &r->totals;
-	t->files++;
+	if (!f->more)
+		t->files++; /* the sweeps of one code file count it once */
 	for (size_t i = 0; i < f->diags.n; i++)
 		t->by_severity[f->diags.v[i].severity]++;
 	add_combos(&t->combos, &f->combos);
@@ -71,6 +73,11 @@ void sl_report_file(struct sl_report *r, const struct sl_file *f)
 		r->files[r->nfiles++] = f;
 	}
 	r->fmt->file(r, f);
+}
+
+const char *sl_report_where(struct sl_arena *a, const struct sl_source *src, struct sl_span span)
+{
+	return sl_source_where(a, src, span);
 }
 
 bool sl_report_keeps_files(const struct sl_report *r)

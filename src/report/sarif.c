@@ -29,6 +29,7 @@
 #include "format.h"
 #include "sweeplint/json_out.h"
 #include "sweeplint/arena.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
 
@@ -267,9 +268,13 @@ static json_t *result_json(struct sl_arena *a, const struct sl_file *f, const st
 	json_t *al = obj();
 	set(al, "uri", sl_report_jstr(a, artifact_uri(a, src->display, cwd)));
 	json_t *region = obj();
-	uint32_t line = d->span.line ? d->span.line : 1, col = d->span.col ? d->span.col : 1;
-	uint32_t end_line = d->span.end_line >= line ? d->span.end_line : line;
-	uint32_t end_col = d->span.end_col ? d->span.end_col : col;
+	/* a region of the artifact's own text: in a notebook, where the JSON string holding the code is
+	 * (the file as stored, the text code scanning shows); the cell and the line in it are properties */
+	const struct sl_source *raw = src;
+	struct sl_span sp = sl_code_raw_span(src, d->span, &raw);
+	uint32_t line = sp.line ? sp.line : 1, col = sp.col ? sp.col : 1;
+	uint32_t end_line = sp.end_line >= line ? sp.end_line : line;
+	uint32_t end_col = sp.end_col ? sp.end_col : col;
 	if (end_line == line && end_col < col)
 		end_col = col;
 	set(region, "startLine", json_integer(line));
@@ -290,6 +295,15 @@ static json_t *result_json(struct sl_arena *a, const struct sl_file *f, const st
 	set(fp, "primaryLocationLineHash",
 	    json_string(sl_arena_printf(a, "%016llx:%u", (unsigned long long)h, occurrence(a, seen, h))));
 	set(r, "partialFingerprints", fp);
+	unsigned cell = 0;
+	struct sl_span cs = sl_source_cell_span(src, d->span, &cell);
+	if (cell) {
+		json_t *props = obj();
+		set(props, "cell", json_integer(cell));
+		set(props, "cellLine", json_integer(cs.line));
+		set(props, "cellColumn", json_integer(cs.col));
+		set(r, "properties", props);
+	}
 	return r;
 }
 

@@ -52,8 +52,8 @@ static void text_file(struct sl_report *r, const struct sl_file *f)
 		const struct sl_diag *d = &f->diags.v[i];
 		if (color)
 			fputs(DIM, out);
-		put_text(out, d->src ? d->src->display : f->src->display);
-		fprintf(out, ":%u:%u:", d->span.line, d->span.col);
+		put_text(out, sl_report_where(f->arena ? f->arena : r->arena, d->src ? d->src : f->src, d->span));
+		fputc(':', out);
 		if (color)
 			fprintf(out, RESET " %s%s" RESET ": ", sev_color[d->severity], sl_severity_name(d->severity));
 		else

@@ -119,6 +119,14 @@ static bool text_is_int(const char *s)
 	return true;
 }
 
+/* Why a value a sweep written in Python computes is not rewritten (ydoc.h `computed`). */
+static const char *computed_why(const struct sl_rewrite *rw, const struct sl_node *n)
+{
+	return sl_arena_printf(rw->arena, "it is computed by the code (%s), not written as a literal there: change "
+					  "the code",
+			       n->computed);
+}
+
 static void classify_axis(const struct sl_rewrite *rw, struct sl_rw_axis *x)
 {
 	const struct sl_eval_axis *ax = x->ax;
@@ -134,6 +142,10 @@ static void classify_axis(const struct sl_rewrite *rw, struct sl_rw_axis *x)
 		}
 		if (under_anchor(p->values)) {
 			x->why = "its list is under an anchor that other parts of the file may alias";
+			return;
+		}
+		if (p->values->computed) {
+			x->why = computed_why(rw, p->values);
 			return;
 		}
 		x->kind = SL_RW_LIST;
@@ -164,6 +176,10 @@ static void classify_axis(const struct sl_rewrite *rw, struct sl_rw_axis *x)
 		}
 		if (under_anchor(p->max) || under_anchor(p->min)) {
 			x->why = "its bounds are under an anchor that other parts of the file may alias";
+			return;
+		}
+		if (p->min->computed || p->max->computed || (p->node && p->node->computed)) {
+			x->why = computed_why(rw, p->min->computed ? p->min : p->max->computed ? p->max : p->node);
 			return;
 		}
 		if (!ax->bounds && (p->dist == SL_DIST_INT_UNIFORM || p->dist == SL_DIST_Q_UNIFORM)) {
@@ -532,6 +548,10 @@ int sl_rewrite_split_by(const struct sl_rewrite *rw, const struct sl_box *whole,
 	if (axis != SIZE_MAX && rw->axes[axis].kind != SL_RW_LIST) {
 		*why = sl_arena_printf(rw->arena, "cannot split by '%s': %s", p->path,
 				       rw->axes[axis].why ? rw->axes[axis].why : "its values cannot be narrowed");
+		return -SL_EUSAGE;
+	}
+	if (p->values->computed) {
+		*why = sl_arena_printf(rw->arena, "cannot split by '%s': %s", p->path, computed_why(rw, p->values));
 		return -SL_EUSAGE;
 	}
 	if (axis == SIZE_MAX && under_anchor(p->values)) {

@@ -177,7 +177,9 @@ void sl_split_stem(struct sl_arena *a, const char *path, const char **stem, cons
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	const char *dot = strrchr(base, '.');
-	if (dot && dot != base && (strcasecmp(dot, ".yaml") == 0 || strcasecmp(dot, ".yml") == 0)) {
+	/* a sweep written in Python stays code: each part is the script or notebook with its dict narrowed */
+	if (dot && dot != base && (strcasecmp(dot, ".yaml") == 0 || strcasecmp(dot, ".yml") == 0 ||
+				   strcmp(dot, ".py") == 0 || strcmp(dot, ".ipynb") == 0)) {
 		*stem = sl_arena_strndup(a, base, (size_t)(dot - base));
 		*ext = sl_arena_strdup(a, dot);
 	} else {

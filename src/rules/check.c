@@ -9,6 +9,7 @@
  * inside quotes or a block scalar is text, not a comment).
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "sweeplint/memory.h"
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
+#include "sweeplint/pysweep.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/run.h"
@@ -689,12 +691,9 @@ struct sl_file *sl_run_check_source(struct sl_run *run, struct sl_source *src)
 	return sl_run_check_source_in(run, run->arena, src);
 }
 
-struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, struct sl_source *src)
+/* A new file of the run in arena a, before its tree. */
+static struct sl_file *new_file(struct sl_run *run, struct sl_arena *a, struct sl_source *src)
 {
-	/* what the run shares (catalogs, key map, GPU) is made in the run's arena before the file's own */
-	const char *why = NULL;
-	if (memory_rules_on(run))
-		(void)sl_run_prepare(run, &why); /* a failure is the file's: evaluate() reports it */
 	struct sl_file *f = sl_arena_alloc(a, sizeof *f);
 	f->run = run;
 	f->arena = a;
@@ -702,15 +701,14 @@ struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, s
 	sl_diags_init(&f->diags, a);
 	f->gpu_assumed = run->opt.gpu == NULL;
 	f->gpu_name = f->gpu_assumed ? SL_DEFAULT_GPU : run->opt.gpu;
+	return f;
+}
 
-	f->doc = sl_ydoc_parse(a, src, run->resolver, &f->diags);
-	/* W&B's PyYAML refuses a tab libyaml takes as a space, or stops at one before libyaml's own error */
-	sl_ydoc_refuse_tabs(f->doc, &f->diags);
-	if (!f->doc->ok) {
-		/* the tree cannot be trusted: report where parsing stopped and nothing else */
-		sl_diags_sort(&f->diags);
-		return f;
-	}
+/* Everything after the tree: the W&B view, the -c configs, the program, the evaluation, the rules. */
+static void check_doc(struct sl_run *run, struct sl_file *f)
+{
+	struct sl_arena *a = f->arena;
+	struct sl_source *src = f->src;
 	f->sweep = sl_sweep_load(a, f->doc);
 	if (run->opt.nconfigs) {
 		const char *dir = strcmp(src->path, "-") == 0 ? NULL : sl_path_dir(a, src->path);
@@ -765,5 +763,170 @@ struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, s
 	}
 	apply_suppressions(f);
 	sl_diags_sort(&f->diags);
+}
+
+/* A YAML or JSON sweep file: parsed, then checked unless it does not parse. */
+static void check_yaml(struct sl_run *run, struct sl_file *f)
+{
+	f->doc = sl_ydoc_parse(f->arena, f->src, run->resolver, &f->diags);
+	/* W&B's PyYAML refuses a tab libyaml takes as a space, or stops at one before libyaml's own error */
+	sl_ydoc_refuse_tabs(f->doc, &f->diags);
+	if (!f->doc->ok) {
+		/* the tree cannot be trusted: report where parsing stopped and nothing else */
+		sl_diags_sort(&f->diags);
+		return;
+	}
+	check_doc(run, f);
+}
+
+/* A document with no tree (code that defines no sweep sweeplint reads): nothing is checked. */
+static struct sl_ydoc *no_tree(struct sl_arena *a, struct sl_source *src)
+{
+	struct sl_ydoc *doc = sl_arena_alloc(a, sizeof *doc);
+	doc->src = src;
+	doc->ok = true;
+	return doc;
+}
+
+/* Notes said before the evaluation's own (how the sweep was found in the code). */
+static void prepend_notes(struct sl_file *f, const char *const *notes, size_t n)
+{
+	if (!n)
+		return;
+	const char **v = sl_arena_array(f->arena, f->nnotes + n, sizeof *v);
+	memcpy(v, notes, n * sizeof *v);
+	if (f->nnotes)
+		memcpy(v + n, f->notes, f->nnotes * sizeof *v);
+	f->notes = v;
+	f->nnotes += n;
+}
+
+/* The file a sweep's code loads (yaml.safe_load(open("sweep.yaml"))): beside the code, else as written. */
+static struct sl_source *sweep_file(struct sl_arena *a, const struct sl_source *code, const struct sl_pysweep *s,
+				    const char **why)
+{
+	const char *dir = sl_path_dir(a, code->path);
+	const char *beside = s->file[0] == '/' ? s->file : sl_arena_printf(a, "%s/%s", dir, s->file);
+	if (strcmp(dir, ".") == 0 && s->file[0] != '/')
+		beside = s->file;
+	int err = 0;
+	struct sl_source *src = sl_source_read(a, beside, SL_MAX_INPUT_BYTES, &err);
+	if (!src && !s->file_script_dir && s->file[0] != '/' && strcmp(beside, s->file) != 0)
+		src = sl_source_read(a, s->file, SL_MAX_INPUT_BYTES, &err);
+	if (!src)
+		*why = sl_arena_printf(a, "%s: %s", beside, err == ENOENT ? "not found" : sl_source_strerror(err));
+	return src;
+}
+
+/* One sweep the code defines, checked as a file of its own. */
+static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, struct sl_source *code,
+				     const struct sl_pysweep *s)
+{
+	/* "12:5" in a script, "cell 3:2:5" in a notebook */
+	const char *where = sl_source_where(a, code, s->at) + strlen(code->display) + 1;
+	const char *notes[8];
+	size_t nn = 0;
+	struct sl_file *f;
+	if (s->file && !s->unknown) {
+		const char *why = NULL;
+		struct sl_source *ysrc = sweep_file(a, code, s, &why);
+		if (ysrc) {
+			f = new_file(run, a, ysrc);
+			notes[nn++] = sl_arena_printf(a, "the sweep %s makes at %s:%s: this file, as the code loads it",
+						      s->how, code->display, where);
+			check_yaml(run, f);
+		} else {
+			f = new_file(run, a, code);
+			f->doc = no_tree(a, code);
+			notes[nn++] = sl_arena_printf(a, "%s: %s loads its sweep from %s: not read", where, s->how, why);
+		}
+	} else {
+		f = new_file(run, a, code);
+		notes[nn++] = sl_arena_printf(a, "%s: the sweep %s makes", where, s->how);
+		for (size_t i = 0; i < s->ndropped && nn < 7; i++)
+			notes[nn++] = sl_arena_printf(a, "%s: left out of the sweep: %s", where, s->dropped[i]);
+		if (s->nproblems) {
+			f->doc = no_tree(a, code);
+			for (size_t i = 0; i < s->nproblems; i++) {
+				const struct sl_rule *r = sl_rule_find(s->problems[i].rule);
+				enum sl_severity sev = r ? sl_run_severity(run, r) : SL_SEV_ERROR;
+				if (sev == SL_SEV_OFF)
+					continue;
+				struct sl_diag *d = sl_diags_add(&f->diags, r ? r->slug : "schema", sev, code,
+								 s->problems[i].at, "%s", s->problems[i].message);
+				d->hint = s->problems[i].hint;
+			}
+			apply_suppressions(f);
+			sl_diags_sort(&f->diags);
+		} else if (s->unknown || !s->doc) {
+			f->doc = no_tree(a, code);
+			notes[nn++] = sl_arena_printf(a, "%s: not read: %s", where, s->unknown ? s->unknown : "no tree");
+		} else {
+			f->doc = s->doc;
+			check_doc(run, f);
+		}
+	}
+	f->code = code;
+	f->defined_by = s->how;
+	f->defined_at = s->at;
+	prepend_notes(f, notes, nn);
+	return f;
+}
+
+/* A Python file or notebook: each sweep it defines, chained; one file without findings when none. */
+static struct sl_file *check_code(struct sl_run *run, struct sl_arena *a, struct sl_source *src)
+{
+	struct sl_pysweeps ps;
+	const char *why = NULL;
+	size_t bad = 0;
+	struct sl_pysweep_opts po = {.python = run->opt.python, .res = run->resolver};
+	if (sl_pysweep_read(a, src, &po, &ps, &why, &bad) < 0) {
+		/* not a notebook sweeplint can read: as a YAML file that does not parse */
+		struct sl_file *f = new_file(run, a, src);
+		f->doc = no_tree(a, src);
+		f->doc->ok = false;
+		sl_diags_add(&f->diags, "syntax", SL_SEV_ERROR, src, sl_source_span(src, bad, bad), "%s", why);
+		return f;
+	}
+	struct sl_file *first = NULL, **link = &first;
+	for (size_t i = 0; i < ps.n; i++) {
+		struct sl_file *f = check_pysweep(run, a, ps.code, &ps.v[i]);
+		f->more = i > 0;
+		*link = f;
+		link = &f->next;
+	}
+	if (!first) {
+		first = new_file(run, a, ps.code);
+		first->doc = no_tree(a, ps.code);
+		first->code = ps.code;
+		const char *n0 = ps.error ? sl_arena_printf(a, "not read: %s", ps.error)
+					  : ps.scanned ? "no W&B sweep: the code names no wandb sweep or hyperparameter_search"
+						       : "no W&B sweep defined here (wandb.sweep, hyperparameter_search(backend=\"wandb\"))";
+		prepend_notes(first, &n0, 1);
+	}
+	if (ps.nnotes) {
+		/* what the reader left unread, once, after the first sweep's notes */
+		const char **v = sl_arena_array(a, first->nnotes + ps.nnotes, sizeof *v);
+		if (first->nnotes)
+			memcpy(v, first->notes, first->nnotes * sizeof *v);
+		memcpy(v + first->nnotes, ps.notes, ps.nnotes * sizeof *v);
+		first->notes = v;
+		first->nnotes += ps.nnotes;
+	}
+	if (ps.error && ps.n)
+		prepend_notes(first, (const char *const[]){sl_arena_printf(a, "not read: %s", ps.error)}, 1);
+	return first;
+}
+
+struct sl_file *sl_run_check_source_in(struct sl_run *run, struct sl_arena *a, struct sl_source *src)
+{
+	/* what the run shares (catalogs, key map, GPU) is made in the run's arena before the file's own */
+	const char *why = NULL;
+	if (memory_rules_on(run))
+		(void)sl_run_prepare(run, &why); /* a failure is the file's: evaluate() reports it */
+	if (sl_code_kind(src->path) != SL_CODE_NONE)
+		return check_code(run, a, src);
+	struct sl_file *f = new_file(run, a, src);
+	check_yaml(run, f);
 	return f;
 }

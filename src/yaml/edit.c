@@ -540,6 +540,8 @@ static int drop_entries(struct sl_edits *e, const struct sl_node *c, const bool 
 {
 	if (!c || (c->kind != SL_NODE_SEQ && c->kind != SL_NODE_MAP) || c->n == 0 || !drop)
 		return -SL_EUSAGE;
+	if (c->computed)
+		return -SL_ELIMIT; /* Python: the entries are computed, not written in it */
 	/* the union with what was asked before, refused whole when it would empty c */
 	const struct sl_edit_drop *old = NULL;
 	for (size_t i = 0; i < e->ndrops; i++)
@@ -645,6 +647,8 @@ int sl_edits_keep_item(struct sl_edits *e, const struct sl_node *seq, size_t k)
 		return -SL_EUSAGE;
 	if (seq->n == 1)
 		return 0;
+	if (seq->computed)
+		return -SL_ELIMIT;
 	int rc = keep_one_flow(e, seq, k);
 	if (rc <= 0)
 		return rc;
@@ -855,6 +859,87 @@ const char *sl_edit_spell(struct sl_arena *a, const struct sl_scalar_resolver *r
 	return NULL;
 }
 
+/*
+ * A value as a Python literal, for a sweep written in Python (src->python): a string in the quotes of
+ * the literal it replaces (backslash escapes for the quote, backslashes and control characters), a
+ * number as written when Python reads it as that type, True / False / None. NULL (-SL_EUSAGE in *err)
+ * when text cannot be written as want (a float Python has no literal for: .inf, .nan).
+ */
+static const char *python_spell(struct sl_arena *a, const char *text, size_t len, enum sl_vtype want,
+				enum sl_node_style style, int *err)
+{
+	*err = 0;
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	switch (want) {
+	case SL_V_STR: {
+		char q = style == SL_STYLE_SINGLE ? '\'' : '"';
+		sl_buf_addc(&b, q);
+		for (size_t i = 0; i < len; i++) {
+			unsigned char c = (unsigned char)text[i];
+			if (c == (unsigned char)q || c == '\\') {
+				sl_buf_addc(&b, '\\');
+				sl_buf_addc(&b, (char)c);
+			} else if (c == '\n') {
+				sl_buf_adds(&b, "\\n");
+			} else if (c == '\t') {
+				sl_buf_adds(&b, "\\t");
+			} else if (c == '\r') {
+				sl_buf_adds(&b, "\\r");
+			} else if (c < 0x20 || c == 0x7f) {
+				sl_buf_addf(&b, "\\x%02x", c);
+			} else {
+				sl_buf_addc(&b, (char)c);
+			}
+		}
+		sl_buf_addc(&b, q);
+		return b.buf;
+	}
+	case SL_V_INT:
+	case SL_V_FLOAT: {
+		/* [-]digits[.digits][e[+-]digits]: Python's literal of that number (a float needs a dot or an
+		 * exponent, an int neither) */
+		size_t i = 0, digits = 0;
+		bool dot = false, exp = false;
+		if (i < len && (text[i] == '-' || text[i] == '+'))
+			i++;
+		for (; i < len; i++) {
+			char c = text[i];
+			if (c >= '0' && c <= '9')
+				digits++;
+			else if (c == '.' && !dot && !exp)
+				dot = true;
+			else if ((c == 'e' || c == 'E') && !exp && digits) {
+				exp = true;
+				if (i + 1 < len && (text[i + 1] == '-' || text[i + 1] == '+'))
+					i++;
+			} else
+				break;
+		}
+		bool is_float = dot || exp;
+		if (i != len || !digits || is_float != (want == SL_V_FLOAT) ||
+		    (!is_float && len > 1 + (text[0] == '-') && text[text[0] == '-'] == '0')) {
+			*err = -SL_EUSAGE;
+			return NULL;
+		}
+		sl_buf_add(&b, text, len);
+		return b.buf;
+	}
+	case SL_V_BOOL:
+		if (len == 4 && memcmp(text, "true", 4) == 0)
+			return "True";
+		if (len == 5 && memcmp(text, "false", 5) == 0)
+			return "False";
+		break;
+	case SL_V_NULL:
+		return "None";
+	default:
+		break;
+	}
+	*err = -SL_EUSAGE;
+	return NULL;
+}
+
 static bool in_flow(const struct sl_node *n)
 {
 	for (const struct sl_node *p = n->parent; p; p = p->parent)
@@ -868,9 +953,14 @@ int sl_edits_set_scalar(struct sl_edits *e, const struct sl_scalar_resolver *r, 
 {
 	if (!node || node->kind != SL_NODE_SCALAR || node->span.end > e->src->len)
 		return -SL_EUSAGE;
-	if (node->style == SL_STYLE_LITERAL || node->style == SL_STYLE_FOLDED)
+	if (node->style == SL_STYLE_LITERAL || node->style == SL_STYLE_FOLDED || node->computed)
 		return -SL_ELIMIT;
 	const struct sl_source *s = e->src;
+	if (s->python) {
+		int perr;
+		const char *py = python_spell(e->arena, text, len, want, node->style, &perr);
+		return py ? sl_edits_splice(e, node->span.start, node->span.end, py, strlen(py)) : perr;
+	}
 	size_t own = skip_props(s, node->span.start, node->span.end);
 	const char *props = NULL;
 	if (own > node->span.start) {

@@ -17,7 +17,8 @@ actionlint is not packaged for Debian 12, so the action is checked here:
              PATH; tests/package and tests/precommit prove the pip install) and so is the SARIF
              upload (GitHub's). A pull request adding an OOM sweep: one file selected (not the
              trainer config beside it), ::error annotations at its position, a SARIF file with
-             the finding, the last step fails. `files:` naming a sweep that fits: status 0, the
+             the finding, the last step fails. One adding a script that defines an OOM sweep and
+             one without a sweep: both selected, the first annotated at its value, the second silent. `files:` naming a sweep that fits: status 0, the
              fail step skipped.
 """
 import json
@@ -52,6 +53,16 @@ parameters:
     values: [8, 16]
   max_len:
     values: [64, 128]
+"""
+
+OOM_SCRIPT = """\
+import wandb
+
+sweep_config = {"method": "grid", "parameters": {
+    "model_name": {"value": "bge-m3-ko"},
+    "batch_size": {"values": [16, 512]},
+    "max_len": {"values": [128, 8192]}}}
+wandb.sweep(sweep_config)
 """
 
 results = []
@@ -289,6 +300,20 @@ def main():
         check("pull request: the last step fails (exit 1), after the SARIF step",
               log["ran"][-1] == "Fail on error-level findings" and log["rc"][log["ran"][-1]] == 1
               and "sarif" in log["ran"], f"{log['ran']} {log['rc']}")
+
+        # a pull request adding Python: a script defining a sweep that does not fit, and one without a
+        # sweep; both selected (the hook's pattern), the first annotated, the second silent
+        base = git(repo, "rev-parse", "HEAD").strip()
+        write(repo, "train.py", OOM_SCRIPT)
+        write(repo, "utils.py", "import os\nprint(os.getcwd())\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "python")
+        log = simulate(action, exe, repo, {"sarif": ""}, base, tmp)
+        lint = log["stdout"].get("lint", "")
+        check("pull request with Python: both scripts selected, train.py annotated at its value, utils.py silent",
+              "2 file(s) to lint" in log["stdout"].get("select", "") and
+              re.search(r"^::error file=train\.py,line=5,.*oom", lint, re.M) and "utils.py" not in lint
+              and log["rc"][log["ran"][-1]] == 1, f"{log}")
 
         log = simulate(action, exe, repo, {"files": "sweeps/**/fit_*.yaml", "sarif": ""}, "", tmp)
         check("files: a glob naming a sweep that fits: status 0, no SARIF step, no failure",

@@ -129,6 +129,33 @@ def _():
     sanitizer_clean(c)
 
 
+@case("diagnostics: sweeps written in Python and notebooks, at the code's places (a notebook's in its JSON text)")
+def _():
+    c = Client(EXE)
+    c.initialize()
+    paths = sorted(glob.glob("fixtures/pysweep/*.py") + glob.glob("fixtures/pysweep/*.ipynb"))
+    assert paths
+    for path in paths:
+        uri, text = open_doc(c, path)
+        diags = c.diagnostics(uri)
+        if path.endswith(".ipynb"):
+            # the editor holds the .ipynb's JSON text: the range is where SARIF's region is
+            r = subprocess.run([EXE, "check", "-f", "sarif", path], capture_output=True)
+            want = []
+            for res in json.loads(r.stdout)["runs"][0]["results"]:
+                reg = res["locations"][0]["physicalLocation"]["region"]
+                rng = {"start": lsp_position(text, reg["startLine"], reg["startColumn"]),
+                       "end": lsp_position(text, reg["endLine"], reg["endColumn"])}
+                want.append((res["ruleId"], json.dumps(rng, sort_keys=True), res["message"]["text"].split("\nhint: ")[0]))
+            want.sort()
+        else:
+            want = expected(path, text, "utf-16")
+        assert want and got(diags) == want, (path, got(diags), want)
+    r, rc = c.close()
+    assert rc == 0, c.stderr
+    sanitizer_clean(c)
+
+
 KOREAN = """\
 # 한국어 주석 🎉: 배치 크기 실험
 program: train.py

@@ -17,12 +17,15 @@ whatever `sweeplint` PATH finds). Three ways in, each on a fresh repository with
             (VIRTUALENV_SYSTEM_SITE_PACKAGES=1 for Debian's meson-python, PIP_NO_BUILD_ISOLATION=0,
             PIP_NO_INDEX=1); the build tree is not on PATH. Skipped without meson-python.
 In each, a commit adding a sweep that runs out of memory (bge-m3-ko, batch 512 × max_len 8192
-on 16GiB) is refused with the finding shown, and a sweep that fits is committed. Until the
+on 16GiB) is refused with the finding shown, and a sweep that fits is committed. In `local`, the
+same sweep written as a Python dict in train.py and in a notebook is refused too (the hook's
+`types_or: [yaml, python, jupyter]`), and a script without a sweep is committed. Until the
 `oom` rule exists (`sweeplint rules` does not list it) the refused sweep is one W&B rejects
 (`schema`) instead, and the test says so in its output. Nothing touches the network:
 PRE_COMMIT_HOME, HOME and the git config live in the temporary folder.
 """
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -67,6 +70,38 @@ parameters:
   max_len:
     values: [64, 128]
 """
+
+OOM_SCRIPT = """\
+# a script that defines its sweep: bge-m3-ko at batch 512 x max_len 8192 cannot fit 16 GiB
+import wandb
+
+sweep_config = {
+    "method": "grid",
+    "parameters": {
+        "model_name": {"value": "bge-m3-ko"},
+        "batch_size": {"values": [16, 512]},
+        "max_len": {"values": [128, 8192]},
+        "fp16": {"value": True},
+    },
+}
+sweep_id = wandb.sweep(sweep_config, project="p")
+"""
+
+PLAIN_SCRIPT = """\
+# a training script without a sweep: the hook says nothing about it
+import wandb
+
+wandb.init(project="p")
+wandb.log({"loss": 0.5})
+"""
+
+
+def notebook(source):
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": source.splitlines(keepends=True)}
+    return json.dumps({"cells": [cell], "metadata": {"language_info": {"name": "python"}}, "nbformat": 4,
+                       "nbformat_minor": 5}, indent=1) + "\n"
+
 
 PROJECT_CONFIG = """\
 # the project's GPU: every sweep in this repository is checked against it
@@ -150,6 +185,26 @@ def commit_cases(label, repo, bad, fit, expect):
     check(f"{label}: the hook ran on it", "sweeplint" in out and "Passed" in out, out)
 
 
+def code_cases(label, repo):
+    """Python files and notebooks: one defining an OOM sweep is refused, one without a sweep passes."""
+    for path, text in (("train.py", OOM_SCRIPT), ("tune.ipynb", notebook(OOM_SCRIPT))):
+        before = repo.head()
+        repo.write(path, text)
+        repo.git("add", path)
+        rc, out = repo.run("git", "commit", "-q", "-m", "add " + path)
+        where = path + (":cell 1:" if path.endswith(".ipynb") else ":")
+        check(f"{label}: the commit adding {path} (a sweep that does not fit) is refused, the finding at "
+              f"its value", rc != 0 and repo.head() == before and where in out and "[oom]" in out, f"exit {rc}\n{out}")
+        repo.git("rm", "-q", "--cached", path)
+        os.remove(os.path.join(repo.path, path))
+    before = repo.head()
+    repo.write("utils/log.py", PLAIN_SCRIPT)
+    repo.git("add", "utils/log.py")
+    rc, out = repo.run("git", "commit", "-q", "-m", "a script without a sweep")
+    check(f"{label}: the commit adding a script without a sweep passes", rc == 0 and repo.head() != before and
+          "Passed" in out, f"exit {rc}\n{out}")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -198,6 +253,8 @@ def main():
         if check("local: pre-commit install", rc == 0, out):
             repo.git("commit", "-q", "-m", "config")
             commit_cases("local", repo, bad, FIT_SWEEP, expect)
+            if has_oom:
+                code_cases("local", repo)
 
         # 2. pre-commit try-repo on the project itself (staged files)
         repo = Repo(tmp, "try-repo", env)
