@@ -130,6 +130,11 @@ def main():
         for fid, (t, text) in enumerate(zip(ctx.trees, ctx.texts)):
             scan_trains(t, text, ctx.out, fid)
             scan_usage(t, text, ctx.out, fid, ctx)
+        if not ctx.out.trains and ctx.out.infers:
+            for fid, t in enumerate(ctx.trees):
+                generation_batch(t, ctx.out, fid, ctx)
+            for g_ev, key, v, how, node, fr in ctx.out.generation:
+                ctx.out.sink(g_ev, key, v, how, node, fr)
         if not ctx.out.trains and ctx.out.infers and ctx.out.infer_at is not None:
             # an inference-only program is estimated as inference, with its own settings (issue #28)
             fid, node = ctx.out.infer_at

@@ -60,6 +60,7 @@ class Out(object):
         self.wandb_reads = {}  # name (or '*') -> 2 when code a call reaches reads it, 1 when only unreached code
         self.seq = 0
         self.infer_at = None   # (fid, node) of the first generating call (generate, LLM, SamplingParams)
+        self.generation = []   # generate()'s settings, read when the program only generates
         self.model_classes = []  # (class name, fid, node) of each model loader: the part that runs
 
     # -- records -------------------------------------------------------------------------------------
@@ -628,6 +629,20 @@ def input_example(ev, name, base, args, kwargs, node, fr, made):
     return None
 
 
+def generate(ev, name, base, args, kwargs, node, fr, made):
+    """HF model.generate(..., max_new_tokens=, num_beams=): the generation's own lengths — kept until the
+    end and read only when the program only generates (a training program's evaluation hook generates
+    too: its lengths say nothing of the training step, and their keys would read as a generation sweep)."""
+    c = ev.c
+    for k in ('max_new_tokens', 'num_beams'):
+        if k in kwargs:
+            kn, kv = kwargs[k]
+            v = lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and not isinstance(x.v, bool) else UNK,
+                     kv) if not isinstance(kv, P) else kv
+            c.out.generation.append((ev, k, v, 'generate(%s=...)' % k, kn, fr))
+    return None
+
+
 def get_encoder(ev, name, base, args, kwargs, node, fr, made):
     ev.c.out.model_classes.append(('get_encoder', fr.fid, node))
     return None
@@ -687,6 +702,7 @@ SINKS = {
     'FSDPStrategy': fsdp_strategy,
     'Fabric': trainer,
     'InputExample': input_example,
+    'generate': generate,
     'get_encoder': get_encoder,
     'DataCollatorWithPadding': collator_padding,
 }
@@ -925,3 +941,37 @@ def scan_usage(tree, text, out, fid, ctx):
                 out.record('sweeplint_head_params', K(spec, ctx.site(fid, st.value)), '%s = %s(...)' % (
                     t, callee_name(st.value.func)[0]), st.value, fid, 2)
                 break
+
+
+def generation_batch(tree, out, fid, ctx):
+    """An inference-only program's batch: `for i in range(0, N, B)` whose body slices `[i:i + B]` and calls
+    generate (HF generate's batch is the program's loop, not a trainer's default). B a literal, or a name
+    bound to one at the module's top level."""
+    consts = {}
+    for st in getattr(tree, 'body', []):
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
+                isinstance(st.value, ast.Constant) and isinstance(st.value.value, int) and \
+                not isinstance(st.value.value, bool):
+            consts[st.targets[0].id] = st.value
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call)
+                and callee_name(node.iter.func)[0] == 'range' and len(node.iter.args) == 3):
+            continue
+        step = node.iter.args[2]
+        lit = step if isinstance(step, ast.Constant) else consts.get(step.id) if isinstance(step, ast.Name) else None
+        if lit is None or not isinstance(lit.value, int) or isinstance(lit.value, bool) or lit.value < 1:
+            continue
+        i = node.target.id
+
+        def is_slice(s):
+            if not (isinstance(s, ast.Slice) and isinstance(s.lower, ast.Name) and s.lower.id == i and
+                    isinstance(s.upper, ast.BinOp) and isinstance(s.upper.op, ast.Add)):
+                return False
+            return any(isinstance(x, ast.Name) and x.id == i for x in (s.upper.left, s.upper.right))
+        sliced = any(isinstance(x, ast.Subscript) and is_slice(x.slice) for x in ast.walk(node))
+        gen = any(isinstance(x, ast.Call) and callee_name(x.func)[0] in ('generate', 'pipeline') for x in ast.walk(node))
+        if sliced and gen:
+            out.record('batch_size', K(lit.value, ctx.site(fid, lit)),
+                       'the generation loop\'s batch: range(..., %d) sliced [%s:%s + ...]' % (lit.value, i, i),
+                       lit, fid, 2)
+            return

@@ -324,6 +324,17 @@ static void test_usage_sinks(void **state)
 	expect(r, vllm, "sweeplint_engine", "vllm", "LLM(model");
 	expect(r, vllm, "sweeplint_mode", "generate", "LLM(model");
 	assert_int_equal(r->trains, 0);
+	/* HF generate: its lengths, and the batch of the program's loop over the prompts */
+	const char *hfgen = "BATCH = 16\n"
+			    "model = AutoModelForCausalLM.from_pretrained('gpt2')\n"
+			    "for i in range(0, len(prompts), BATCH):\n"
+			    "    enc = tok(prompts[i:i + BATCH], return_tensors='pt')\n"
+			    "    model.generate(**enc, max_new_tokens=128, num_beams=4)\n";
+	r = read_py(hfgen);
+	expect(r, hfgen, "batch_size", "16", "16\n");
+	expect(r, hfgen, "max_new_tokens", "128", "128,");
+	expect(r, hfgen, "num_beams", "4", "4)");
+	expect(r, hfgen, "sweeplint_mode", "generate", "model.generate");
 	/* transformers' TrainingArguments without a per-device batch: its default is the program's */
 	const char *hf = "args = TrainingArguments(output_dir='o', learning_rate=1e-5)\n";
 	r = read_py(hf);
