@@ -324,6 +324,23 @@ enum sl_peft {
 	SL_PEFT_TABLE = 32,
 	SL_PEFT_TABLE_END = SL_PEFT_TABLE + 64
 };
+/* The KL coefficient of an RL algorithm as far as memory goes (role `beta`): GRPO and RLOO load no
+ * reference model when it is 0. DEFAULT: the algorithm's own default (rules/algorithms.yaml). */
+enum sl_beta { SL_BETA_DEFAULT, SL_BETA_ZERO, SL_BETA_POSITIVE };
+/* Where TRL runs vLLM (role `vllm_mode`): DEFAULT is colocate, TRL's default since 1.0. */
+enum sl_vllm_mode { SL_VLLM_DEFAULT, SL_VLLM_COLOCATE, SL_VLLM_SERVER };
+/* How the reference model is held (role `ref_model`). DEFAULT: a copy of the policy, or the PEFT base
+ * with its adapter disabled; MODEL: a separate model is given (a copy even under PEFT); PRECOMPUTED:
+ * precompute_ref_log_probs (no reference on the device during training); NONE: a reference-free loss
+ * (LLaMA-Factory pref_loss orpo / simpo, TRL reference_free). */
+enum sl_ref_model { SL_REFM_DEFAULT, SL_REFM_MODEL, SL_REFM_PRECOMPUTED, SL_REFM_NONE };
+/* A PPO run's reward model (role `reward_model`): DEFAULT and MODEL a separate frozen model; ADAPTER a
+ * LoRA adapter on the policy's base (LLaMA-Factory reward_model_type lora); API none on the GPU. */
+enum sl_reward_model { SL_RM_DEFAULT, SL_RM_MODEL, SL_RM_ADAPTER, SL_RM_API };
+
+/* The moments of a training step sl_estimate compares (struct sl_settings.at_phase; 0: the largest). */
+enum { SL_AT_PEAK, SL_AT_FORWARD, SL_AT_BACKWARD, SL_AT_LAYER_BACKWARD, SL_AT_OPTIMIZER, SL_AT__COUNT };
+
 /* The workload (role `mode`): a training step, an evaluation forward, or generation (prefill + decoding). */
 enum sl_mode { SL_MODE_TRAIN, SL_MODE_EVAL, SL_MODE_GENERATE, SL_MODE__COUNT };
 
@@ -559,6 +576,29 @@ struct sl_settings {
 	uint64_t max_new_tokens;   /* 0: not stated (HF's default max_length, calibration) */
 	uint32_t gpu_mem_util_bp;  /* vLLM gpu_memory_utilization in 1/10000 (0: none) */
 	/*
+	 * Preference and RL fine-tuning (docs/memory-model.md "Preference and RL fine-tuning"): the
+	 * algorithm, a row of rules/algorithms.yaml (sl_algo_parse), and what sizes it. batch_size is
+	 * per_device_train_batch_size as the trainer counts it: pairs (DPO, ORPO, SimPO, reward
+	 * models), examples (KTO), completions (GRPO, RLOO: prompts × generations), queries (PPO).
+	 */
+	uint32_t algorithm;        /* 0: sft (the model's own loss) */
+	uint8_t beta;              /* enum sl_beta: whether the KL coefficient is 0 (no reference model) */
+	uint32_t num_generations;  /* completions per prompt (0: the algorithm's default) */
+	uint64_t prompt_len;       /* a generating algorithm's prompt tokens (0: seq_len) */
+	uint64_t completion_len;   /* completion tokens (0: max_new_tokens, else the algorithm's default) */
+	uint8_t vllm_mode;         /* enum sl_vllm_mode: where the engine runs when `engine` is vllm (TRL use_vllm) */
+	uint32_t vllm_util_bp;     /* colocated vLLM's gpu_memory_utilization in 1/10000 (0: TRL's 0.3) */
+	bool vllm_sleep;           /* vllm_enable_sleep_mode: the engine frees its share outside generation */
+	uint8_t ref_model;         /* enum sl_ref_model: how the reference model is held */
+	uint8_t reward_model;      /* enum sl_reward_model: a PPO run's reward model */
+	uint64_t generation_batch; /* generation_batch_size: completions per generation over all GPUs (0: derived) */
+	uint32_t steps_per_generation; /* optimizer micro-steps per generation (0: grad_accum) */
+	/* set by sl_estimate_rl on the policy's step (not roles): how its loss holds the logits */
+	uint64_t logit_tokens;     /* positions per sequence with vocabulary logits (0: every position) */
+	uint8_t logit_loss;        /* 0: the model's cross-entropy; else the algorithm's loss (algo_table.h) */
+	bool ref_logits;           /* a reference model's logits alive at the end of the forward */
+	uint8_t at_phase;          /* SL_AT_*: the training step at that moment rather than at its peak */
+	/*
 	 * Added by the estimator. legacy_runtime: torch < 2.0 on CUDA < 11.7 —
 	 * every kernel loaded into the context (cuda_context_legacy) and
 	 * zero_grad() keeping the gradient tensors between steps.
@@ -633,6 +673,14 @@ struct sl_breakdown {
 	 * peak, total, phase and the terms are that phase's.
 	 */
 	uint64_t load_total, save_total;
+	uint64_t optimizer_states; /* the optimizer's resident states on the device (the optimizer term less
+	                            * the step's temporaries), in every phase */
+	/* preference and RL fine-tuning (sl_estimate_rl); 0 for other runs */
+	uint64_t frozen_models;   /* in total: the reference model and a reward model (frozen copies) */
+	uint64_t engine;          /* in total: a colocated vLLM engine's gpu_memory_utilization share */
+	uint64_t value_model;     /* of weights + gradients + optimizer + activations: PPO's value model */
+	uint64_t phase_generation; /* the generation phase's total (0: none on this GPU) */
+	uint64_t phase_step;      /* the training step's total */
 };
 
 /* Parameter count of an architecture, computed from its shape (base model + task head). */
@@ -717,6 +765,34 @@ void sl_estimate_prepare(struct sl_estimate_plan *p, const struct sl_arch *a, co
 			 const struct sl_gpu *gpu, const struct sl_calib *c);
 void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, struct sl_breakdown *out);
 
+/*
+ * A preference or RL fine-tuning step (s->algorithm != 0; docs/memory-model.md "Preference and RL
+ * fine-tuning"): the policy's step over its sequences as the algorithm batches them, the frozen
+ * reference and reward models, PPO's value model, a colocated vLLM engine, and the generation phase;
+ * the peak is the larger phase. sl_estimate calls it for such settings.
+ */
+void sl_estimate_rl(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
+		    const struct sl_calib *c, struct sl_breakdown *out);
+
+/* How an algorithm's run is shaped (sl_rl_shape): what sl_estimate_rl sizes, for fit and messages. */
+struct sl_rl_shape {
+	uint64_t sequences;       /* sequences in the policy's micro-batch (batch × 2 for pairs) */
+	uint64_t length;          /* tokens per sequence (prompt + completion for generating algorithms) */
+	uint64_t prompt, completion; /* generating algorithms: the prompt and completion lengths */
+	uint32_t generations;     /* completions per prompt */
+	uint64_t rollout_rows;    /* sequences generated at once on one GPU (0: no generation on it) */
+	bool reference;           /* a reference model copy on the device */
+	bool reference_forward;   /* the reference's logits inside the step */
+	bool engine;              /* a colocated vLLM engine */
+	uint64_t batch_quantum;   /* per-device batch sizes the trainer accepts are multiples of this */
+};
+void sl_rl_shape(const struct sl_arch *a, const struct sl_settings *s, struct sl_rl_shape *out);
+/* What the frozen_models term holds: "reference model", "reward model" or "reference + reward". */
+const char *sl_rl_frozen_label(const struct sl_settings *s);
+struct sl_buf;
+/* Appends the algorithm as estimate and the hover show it: ", grpo: 8 generations per prompt, ...". */
+void sl_rl_describe(struct sl_buf *b, const struct sl_settings *s);
+
 /* Peak device memory of an evaluation step (eval batch, no backward). */
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		      const struct sl_calib *c, struct sl_breakdown *out);
@@ -732,6 +808,7 @@ enum sl_phase {
 	SL_PHASE_LOAD,       /* FSDP with the whole model on the GPU before wrapping (fsdp_init device) */
 	SL_PHASE_SAVE,       /* an FSDP checkpoint: the units gathered for the state dict (fsdp_state_dict) */
 	SL_PHASE_VLLM,       /* vLLM's start-up: weights, its profile run, one max_model_len sequence's KV */
+	SL_PHASE_ROLLOUT,    /* RL: generating the completions inside training (the policy's KV cache) */
 	SL_PHASE__COUNT
 };
 const char *sl_phase_name(enum sl_phase p);
@@ -915,6 +992,13 @@ const char *sl_loss_name(enum sl_loss l);     /* "in-batch", "cached in-batch", 
 int sl_loss_parse(const char *s);             /* sentence-transformers loss class names; -1 when unknown */
 const char *sl_engine_name(enum sl_engine e); /* "hf", "vllm" */
 int sl_engine_parse(const char *s);           /* hf, transformers, vllm, ...; -1 */
+const char *sl_algo_name(uint32_t a);         /* a row of rules/algorithms.yaml: "sft", "dpo", "grpo", ... */
+int sl_algo_parse(const char *s);             /* a row's name or spelling (DPOTrainer, stage rm, ...) in any case; -1 */
+unsigned sl_algo_count(void);                 /* rows of rules/algorithms.yaml */
+const char *const *sl_algo_spellings(uint32_t a); /* a row's other names, NULL-terminated */
+const char *sl_vllm_mode_name(enum sl_vllm_mode m); /* "colocate", "server" */
+const char *sl_ref_model_name(enum sl_ref_model r); /* "default", "model", "precomputed", "none" */
+const char *sl_reward_model_name(enum sl_reward_model r); /* "default", "model", "adapter", "api" */
 struct sl_buf;
 /* Appends a combination's settings as estimate and the LSP hover show them:
  * ", batch B × L[→T], dtype[ + amp X], gradient checkpointing, optimizer, lora rN, …". */

@@ -96,6 +96,19 @@ enum sl_role {
 	SL_ROLE_MAX_NUM_BATCHED_TOKENS, /* vLLM max_num_batched_tokens (the profile run's tokens) */
 	SL_ROLE_MAX_NUM_SEQS,     /* vLLM max_num_seqs (the profile sampler's rows) */
 	SL_ROLE_MODULES,          /* a custom nn.Module's layer list: the model (struct sl_modules) */
+	/* preference and RL fine-tuning (issue #31; docs/memory-model.md "Preference and RL fine-tuning") */
+	SL_ROLE_ALGORITHM,        /* sft | dpo | orpo | simpo | kto | grpo | rloo | ppo | reward (rules/algorithms.yaml) */
+	SL_ROLE_BETA,             /* the KL coefficient: 0 loads no reference model (GRPO, RLOO) */
+	SL_ROLE_NUM_GENERATIONS,  /* completions generated per prompt */
+	SL_ROLE_PROMPT_LEN,       /* a generating algorithm's prompt length */
+	SL_ROLE_COMPLETION_LEN,   /* the completion length it generates */
+	SL_ROLE_VLLM_MODE,        /* colocate (the training GPUs) | server (other GPUs) */
+	SL_ROLE_VLLM_GPU_MEMORY_UTILIZATION, /* a colocated engine's share of the GPU */
+	SL_ROLE_VLLM_SLEEP,       /* vllm_enable_sleep_mode: the engine frees its share between generations */
+	SL_ROLE_REF_MODEL,        /* default | model (a separate reference) | precomputed | none (reference-free) */
+	SL_ROLE_REWARD_MODEL,     /* PPO's reward model: model | adapter | api */
+	SL_ROLE_GENERATION_BATCH_SIZE, /* completions per generation over all GPUs */
+	SL_ROLE_STEPS_PER_GENERATION,  /* micro-steps per generation */
 	SL_ROLE__COUNT
 };
 

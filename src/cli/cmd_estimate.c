@@ -265,7 +265,20 @@ static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 	return b.buf;
 }
 
+static json_t *terms_base_json(const struct sl_breakdown *b);
+
 static json_t *terms_json(const struct sl_breakdown *b)
+{
+	json_t *o = terms_base_json(b);
+	if (o && (b->frozen_models || b->engine || b->value_model)) {
+		json_object_set_new(o, "frozen_models", json_integer((json_int_t)b->frozen_models));
+		json_object_set_new(o, "vllm_engine", json_integer((json_int_t)b->engine));
+		json_object_set_new(o, "value_model", json_integer((json_int_t)b->value_model));
+	}
+	return o;
+}
+
+static json_t *terms_base_json(const struct sl_breakdown *b)
 {
 	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "paged_optimizer",
 			 (json_int_t)b->paged, "kv_cache", (json_int_t)b->kv_cache, "preallocated",
@@ -306,6 +319,11 @@ static int print_json(struct sl_cli *cli, const struct sl_mem_args *m, const str
 	/* generation has no optimizer and no evaluation step of a training run: its peak is the run's own */
 	if (m->s.mode == SL_MODE_GENERATE)
 		json_object_set_new(root, "eval", json_null());
+	if (m->s.algorithm) {
+		json_object_set_new(root, "algorithm", json_string(sl_algo_name(m->s.algorithm)));
+		json_object_set_new(root, "phases", json_pack("{s:I,s:I}", "generation", (json_int_t)b->phase_generation,
+							     "step", (json_int_t)b->phase_step));
+	}
 	int rc = sl_json_dumpf(root, cli->out, JSON_INDENT(2)) == 0 ? 0 : -SL_EIO;
 	fputc('\n', cli->out);
 	json_decref(root);
@@ -345,6 +363,8 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 	row(o, run, "logits and loss", b->logits, b->total);
 	row(o, run, "zero / comm buffers", b->zero_gather, b->total);
 	row(o, run, "outside vLLM's share", b->outside_share, b->total);
+	row(o, run, sl_rl_frozen_label(&m->s), b->frozen_models, b->total);
+	row(o, run, "vLLM engine (colocated)", b->engine, b->total);
 	row(o, run, "allocator slack", b->slack, b->total);
 	if (b->total == UINT64_MAX)
 		fprintf(o, "  %-22s %10s (saturated: the terms add up past 2^64 bytes; no shares)\n\n", "total",
@@ -355,6 +375,12 @@ static void print_text(FILE *o, struct sl_run *run, const struct sl_mem_args *m,
 		fprintf(o, "pre-allocated by vLLM: %s more KV cache blocks, the rest of its gpu_memory_utilization share (not in "
 			   "the total: the engine takes it whatever the run needs)\n\n",
 			sl_mem_size(run, b->preallocated));
+	if (b->value_model)
+		fprintf(o, "of which the value model (weights, gradients, optimizer states, activations): %s\n\n",
+			sl_mem_size(run, b->value_model));
+	if (b->phase_generation)
+		fprintf(o, "phases: generation %s, training step %s; the peak is the larger\n\n",
+			sl_mem_size(run, b->phase_generation), sl_mem_size(run, b->phase_step));
 	if (b->paged)
 		fprintf(o, "paged optimizer states: %s in CUDA managed memory, not in the total (outside torch's "
 			   "allocator; the driver evicts them to host RAM when the device needs the room)\n\n",

@@ -39,20 +39,24 @@ static uint64_t max_len(const struct sl_model *m)
 	return n;
 }
 
-static uint64_t largest_batch(const struct sl_mem_args *m, struct sl_settings s, uint64_t cap)
+/*
+ * The largest batch the trainer accepts that fits: a multiple of q (GRPO and RLOO batch completions
+ * in whole groups of num_generations: sl_rl_shape's batch_quantum; 1 otherwise).
+ */
+static uint64_t largest_batch(const struct sl_mem_args *m, struct sl_settings s, uint64_t cap, uint64_t q)
 {
 	struct sl_breakdown b;
-	uint64_t lo = 0, hi = MAX_BATCH;
+	uint64_t lo = 0, hi = MAX_BATCH / q;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo + 1) / 2;
-		s.batch_size = mid;
+		s.batch_size = mid * q;
 		sl_estimate(&m->model->arch, &s, m->gpu, &m->cat->calib, &b);
 		if (b.total <= cap)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	return lo;
+	return lo * q;
 }
 
 /* Heatmap colour of a cell: red (none fits) through yellow to green (>= 64). */
@@ -100,12 +104,15 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 		lens[n++] = l;
 	lens[n++] = top;
 	uint64_t cap = m.gpu->bytes;
+	struct sl_rl_shape sh;
+	sl_rl_shape(&m.model->arch, &m.s, &sh);
+	uint64_t quantum = sh.batch_quantum ? sh.batch_quantum : 1;
 	for (size_t i = 0; i < n; i++)
 		for (int gc = 0; gc < 2; gc++) {
 			struct sl_settings s = m.s;
 			s.seq_len = lens[i];
 			s.gradient_checkpointing = gc;
-			fit[gc][i] = largest_batch(&m, s, cap);
+			fit[gc][i] = largest_batch(&m, s, cap, quantum);
 		}
 
 	FILE *o = cli->out;
@@ -118,6 +125,10 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 		json_t *root = json_pack("{s:s,s:s,s:{s:s,s:I,s:b},s:o}", "model", m.model->name, "task",
 					 sl_task_name(m.s.task), "gpu", "name", m.gpu->name, "bytes",
 					 (json_int_t)m.gpu->bytes, "assumed", m.gpu_assumed, "rows", rows);
+		if (root && m.s.algorithm) {
+			json_object_set_new(root, "algorithm", json_string(sl_algo_name(m.s.algorithm)));
+			json_object_set_new(root, "batch_quantum", json_integer((json_int_t)quantum));
+		}
 		rc = root && sl_json_dumpf(root, o, JSON_INDENT(2)) == 0 ? 0 : -1;
 		fputc('\n', o);
 		json_decref(root);
@@ -135,7 +146,21 @@ int cmd_fit(struct sl_cli *cli, int argc, char **argv)
 			fprintf(o, ", fsdp %s × %u GPUs", sl_fsdp_name(s->fsdp), s->num_gpus);
 		else if (s->zero_stage)
 			fprintf(o, ", zero-%u × %u GPUs", s->zero_stage, s->num_gpus);
+		if (s->algorithm) {
+			struct sl_buf ab;
+			sl_buf_init(&ab, run->arena);
+			struct sl_settings searched = *s; /* the batch and the length are what fit searches */
+			searched.batch_size = searched.seq_len = 0;
+			sl_rl_describe(&ab, &searched);
+			fputs(ab.buf, o);
+		}
 		fputc('\n', o);
+		if (sh.completion)
+			fprintf(o, "(seq_len is the prompt; the batch counts completions, in multiples of %llu: whole groups "
+				   "of %u generations)\n",
+				(unsigned long long)quantum, sh.generations);
+		else if (sh.sequences > (m.s.batch_size ? m.s.batch_size : 1))
+			fputs("(the batch counts pairs: each is a chosen and a rejected sequence)\n", o);
 		fprintf(o, "%-12s", "seq_len");
 		for (size_t i = 0; i < n; i++)
 			fprintf(o, " %7llu", (unsigned long long)lens[i]);

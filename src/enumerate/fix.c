@@ -38,8 +38,15 @@ bool sl_eval_fix(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit, 
 			else
 				hi = mid - 1;
 		}
+		/* GRPO and RLOO take whole groups of num_generations completions per generation batch
+		 * (per-device batch × GPUs × steps): at the accumulation tried, a multiple of the quantum */
+		struct sl_rl_shape sh;
+		sl_rl_shape(&m->arch, &s, &sh);
+		if (sh.batch_quantum > 1)
+			lo -= lo % sh.batch_quantum;
 		fx->batch_fit = lo;
-		/* the largest divisor of the effective batch that fits keeps it exactly */
+		/* the largest divisor of the effective batch that fits keeps it exactly (and the generation
+		 * batch: batch × accumulation stays the same) */
 		uint64_t eff = s0.batch_size * fx->accum;
 		for (uint64_t b = lo; b >= 1; b--) {
 			if (eff % b)

@@ -110,6 +110,7 @@ static unsigned value_needs(const struct sl_eval_axis *ax, const struct sl_eval_
 			m |= SL_NEED_BATCH;
 			break;
 		case SL_ROLE_SEQ_LEN:
+		case SL_ROLE_PROMPT_LEN: /* a generating algorithm's sequence: the prompt + its completion */
 			m |= SL_NEED_LENGTH;
 			break;
 		case SL_ROLE_DTYPE:
@@ -413,7 +414,19 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 	sl_eval_origin(ev, idx, SL_ROLE_BATCH_SIZE, &o);
 	describe_one(&b, a, "batch_size", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.batch_size));
 	sl_eval_origin(ev, idx, SL_ROLE_SEQ_LEN, &o);
-	describe_one(&b, a, "seq_len", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.seq_len));
+	if (o.source == SL_SOURCE_DEFAULT) {
+		/* a generating algorithm's prompt length states its sequence (value_needs) */
+		struct sl_setting_origin pl;
+		sl_eval_origin(ev, idx, SL_ROLE_PROMPT_LEN, &pl);
+		if (pl.source != SL_SOURCE_DEFAULT) {
+			sl_eval_origin(ev, idx, SL_ROLE_PROMPT_LEN, &o);
+			describe_one(&b, a, "prompt_len", &o, "");
+		} else {
+			describe_one(&b, a, "seq_len", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.seq_len));
+		}
+	} else {
+		describe_one(&b, a, "seq_len", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.seq_len));
+	}
 	/* precision: the last of dtype, amp and quant that is stated */
 	static const enum sl_role prec[] = {SL_ROLE_DTYPE, SL_ROLE_AMP, SL_ROLE_QUANT};
 	struct sl_setting_origin p = {.source = SL_SOURCE_DEFAULT};

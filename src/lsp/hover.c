@@ -182,12 +182,17 @@ const char *sl_lsp_hover_value(const struct sl_lsp_lint *l, size_t axis, size_t 
 	row(&b, a, "logits and loss", bd.logits, bd.total);
 	row(&b, a, "ZeRO / comm buffers", bd.zero_gather, bd.total);
 	row(&b, a, "outside vLLM's share", bd.outside_share, bd.total);
+	row(&b, a, sl_rl_frozen_label(&s), bd.frozen_models, bd.total);
+	row(&b, a, "vLLM engine (colocated)", bd.engine, bd.total);
 	row(&b, a, "allocator slack", bd.slack, bd.total);
 	sl_buf_addf(&b, "| **total** | **%s** | |\n\n", sl_bytes_str(a, bd.total));
 	if (bd.preallocated)
 		sl_buf_addf(&b, "vLLM pre-allocates %s more KV cache blocks, the rest of its gpu_memory_utilization share "
 				"(not in the total).\n\n",
 			    sl_bytes_str(a, bd.preallocated));
+	if (bd.phase_generation)
+		sl_buf_addf(&b, "Phases: generation %s, training step %s; the peak is the larger.\n\n",
+			    sl_bytes_str(a, bd.phase_generation), sl_bytes_str(a, bd.phase_step));
 	if (bd.bound)
 		sl_buf_adds(&b, "The activations are an upper bound (a custom module's forward is not read): a fit is "
 				"sure, an out-of-memory verdict at risk.\n\n");

@@ -20,6 +20,7 @@
 
 #include "sweeplint/arena.h"
 #include "estimate_internal.h"
+#include "algo_table.h"
 #include "peft_table.h"
 #include "sweeplint/memory.h"
 #include "zero.h"
@@ -724,6 +725,43 @@ struct per_len {
 };
 
 static double nograd_layer(const struct ctx *x, double n);
+/*
+ * The logits of a preference or RL loss computed outside the model (s->logit_loss: enum
+ * sl_algo_loss, src/memory/algo_table.h): TRL's selective_log_softmax over the model's output
+ * (trl/trainer/utils.py @ f2cd577). Under mixed precision accelerate's prepared forward returns the
+ * outputs converted to float32 (accelerator.py prepare_model: convert_outputs_to_fp32 @ 16cb6eb), so
+ * the 16-bit logits live only while the copy is made; float32 logits go through logsumexp per row,
+ * which keeps them for backward (4 B), 16-bit ones through a log_softmax per row, which keeps its
+ * output beside the logits (2 × 2 B). A reference forward inside the step (DPO, KTO) keeps its
+ * logits to the end of the loss. ORPO and CPO add a cross-entropy over the chosen half: a contiguous
+ * shifted copy and its log-softmax (2 B or 4 B each over half the sequences). Backward: the gathered
+ * log-probs' gradient scattered over the vocabulary, the rows' gradients stacked and their sum:
+ * three tensors of the logits' size (the causal LM loss's 12 B under mixed precision). PPO keeps the
+ * logits of every position and takes the response's slice (SL_ALOSS_RESPONSE).
+ */
+static void rl_logit_bytes(const struct ctx *x, struct per_len *P)
+{
+	const struct sl_settings *s = x->s;
+	bool mixed = s->amp != SL_AMP_OFF;
+	double ob = mixed ? 4 : x->wb;       /* the logits as the loss sees them */
+	double conv = mixed ? x->ab : 0;     /* the 16-bit logits while they are converted */
+	double kept = ob >= 4 ? ob : 2 * ob; /* what selective_log_softmax keeps */
+	P->logit_b = kept + conv + (s->ref_logits ? ob : 0);
+	P->logit_bwd_b = 3 * ob;
+	if (s->logit_loss == SL_ALOSS_NLL) {
+		P->logit_b += ob; /* (copy + log-softmax) × half the sequences */
+		P->logit_bwd_b += ob;
+	} else if (s->logit_loss == SL_ALOSS_RESPONSE && P->out_tokens > 0) {
+		/* PPO (trl/experimental/ppo/ppo_trainer.py): the logits of every position stay alive, the
+		 * log-probs are the response's slice of them (its share f of the positions): in backward the
+		 * slice's gradients (2 × f) and the whole logits' gradient the slice scatters into */
+		double f = s->completion_len && (double)s->completion_len < P->out_tokens
+				   ? (double)s->completion_len / P->out_tokens
+				   : 1;
+		P->logit_b = kept + conv;
+		P->logit_bwd_b = ob + ob + 2 * f * ob;
+	}
+}
 
 /* Activations of one sequence of n tokens (t decoder tokens): the terms that do not depend on the batch. */
 static void activations_len(const struct ctx *x, double n, double t, struct per_len *P)
@@ -800,6 +838,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	}
 
 	P->out_tokens = encdec ? t : n;
+	if (s->logit_tokens && (double)s->logit_tokens < P->out_tokens)
+		P->out_tokens = (double)s->logit_tokens; /* TRL logits_to_keep: the completion's positions */
 	/* a trainable head the program adds (head_params) keeps its input, one hidden-wide tensor per
 	 * token at most (a pooled head keeps less) */
 	if (s->head_params)
@@ -824,6 +864,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 			 * hidden states' gradient, computed in the forward: per token h × (lb + 4 + 4 + lb) */
 			P->vocab = false;
 			P->flce = x->h * (2 * lb + 8);
+		} else if (s->logit_loss) {
+			rl_logit_bytes(x, P);
 		} else if (s->chunked_ce) {
 			/* torchtune CEWithChunkedOutputLoss: the logits stay whole in their dtype, the float32
 			 * upcast and log-softmax run one chunk (of 8) at a time, and so does the gradient */
@@ -1473,6 +1515,7 @@ static void fill(struct sl_breakdown *o, const struct statics *S, double copies,
 					      o->activations, o->logits, o->zero_gather, o->slack}, 9);
 	o->params = u64(S->P);
 	o->trainable = u64(S->T);
+	o->optimizer_states = u64(S->optim);
 }
 
 /*
@@ -1622,6 +1665,11 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	const struct ctx *xp = &p->x;
 	const struct statics *S = &p->S;
 	const struct sl_calib *c = xp->c;
+	if (s->algorithm && s->mode == SL_MODE_TRAIN && !xp->a->modules) {
+		/* preference and RL fine-tuning: the policy's step is this estimate again, over its sequences */
+		sl_estimate_rl(xp->a, s, p->gpu, c, out);
+		return;
+	}
 	if (xp->a->modules) {
 		sl_estimate_custom(xp->a, s, p->gpu, c, s->mode, out);
 		return;
@@ -1697,11 +1745,14 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	const struct phase_fixed *ph = &p->ph[0];
 	double peak = f + k * f_dyn, dyn = f_dyn, acts = A.saved + A.frozen_ws, logits = A.logits_fwd;
 	int phase = SL_PHASE_FORWARD;
-	if (bw + k * b_dyn > peak) {
+	/* at_phase: that phase rather than the largest (sl_estimate_rl adds a second model's at the same
+	 * moment of the step) */
+	int want = s->at_phase;
+	if (want ? want == SL_AT_BACKWARD : bw + k * b_dyn > peak) {
 		peak = bw + k * b_dyn, dyn = b_dyn, ph = &p->ph[1], phase = SL_PHASE_BACKWARD;
 		logits = A.logits_bwd;
 	}
-	if (l + k * l_dyn > peak) {
+	if (want ? want == SL_AT_LAYER_BACKWARD : l + k * l_dyn > peak) {
 		peak = l + k * l_dyn, dyn = l_dyn, ph = &p->ph[2], phase = SL_PHASE_BACKWARD;
 		acts = A.saved + A.recompute + A.transient, logits = 0;
 	}
@@ -1711,7 +1762,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 	out->params = p->params_b;
 	out->trainable = p->trainable_b;
 	out->paged = p->paged_b;
-	if (op + k * S->opt_temp > peak) {
+	if (want ? want == SL_AT_OPTIMIZER : op + k * S->opt_temp > peak) {
 		dyn = S->opt_temp;
 		phase = SL_PHASE_OPTIMIZER;
 		out->weights = u64(S->weights + 0.0);
@@ -1735,6 +1786,7 @@ void sl_estimate_at(struct sl_estimate_plan *p, const struct sl_settings *s, str
 						out->optimizer, out->activations, out->logits, out->zero_gather,
 						out->slack}, 9);
 	out->phase = phase;
+	out->optimizer_states = p->ph[0].optimizer;
 	outside_phase(p, out);
 }
 
@@ -1920,6 +1972,7 @@ const char *sl_phase_name(enum sl_phase p)
 		[SL_PHASE_LOAD] = "model loading",
 		[SL_PHASE_SAVE] = "checkpoint save",
 		[SL_PHASE_VLLM] = "vLLM start-up (profile run and one max_model_len sequence)",
+		[SL_PHASE_ROLLOUT] = "generation of the completions",
 	};
 	return (unsigned)p < SL_PHASE__COUNT ? names[p] : "?";
 }

@@ -491,4 +491,5 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 	}
 	if (s->dynamic_padding && !s->packing)
 		sl_buf_adds(b, ", dynamic padding (length a bound)");
+	sl_rl_describe(b, s);
 }

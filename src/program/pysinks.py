@@ -10,14 +10,14 @@
 TRAINING_ARGS = {
     'TrainingArguments', 'Seq2SeqTrainingArguments', 'SentenceTransformerTrainingArguments',
     'SFTConfig', 'DPOConfig', 'GRPOConfig', 'ORPOConfig', 'KTOConfig', 'RewardConfig', 'PPOConfig',
-    'CrossEncoderTrainingArguments', 'CPOConfig', 'OnlineDPOConfig', 'GKDConfig',
+    'CrossEncoderTrainingArguments', 'CPOConfig', 'OnlineDPOConfig', 'GKDConfig', 'RLOOConfig',
 }
 NOT_A_MODEL = ('Tokenizer', 'Processor', 'FeatureExtractor', 'Config', 'PeftModel', 'Dataset', 'ImageProcessor')
 DTYPES = {'float16', 'half', 'bfloat16', 'float32', 'float', 'float64', 'double'}
 TRAIN_CALLS = {'backward', 'fit'}
 TRAINER_CLASSES = {'Trainer', 'Seq2SeqTrainer', 'SFTTrainer', 'DPOTrainer', 'GRPOTrainer', 'ORPOTrainer',
                    'KTOTrainer', 'RewardTrainer', 'PPOTrainer', 'SentenceTransformerTrainer',
-                   'CrossEncoderTrainer', 'CPOTrainer', 'OnlineDPOTrainer', 'GKDTrainer'}
+                   'CrossEncoderTrainer', 'CPOTrainer', 'OnlineDPOTrainer', 'GKDTrainer', 'RLOOTrainer'}
 OPTIMIZERS = {'Adam', 'AdamW', 'SGD', 'Adafactor', 'AdamW8bit', 'PagedAdamW', 'PagedAdamW8bit', 'Lion',
               'RMSprop', 'Adagrad', 'LAMB', 'FusedAdam', 'DeepSpeedCPUAdam'}
 LIGHTNING = ('pl', 'L', 'lightning', 'pytorch_lightning')

@@ -98,11 +98,11 @@ static const char css[] =
 	"rect.t-weights{fill:#4e79a7}rect.t-gradients{fill:#f28e2b}rect.t-optimizer{fill:#e15759}"
 	"rect.t-activations{fill:#76b7b2}rect.t-logits{fill:#59a14f}rect.t-context{fill:#9c755f}"
 	"rect.t-zero_gather{fill:#b07aa1}rect.t-kv_cache{fill:#edc948}rect.t-outside{fill:#ff9da7}"
-	"rect.t-slack{fill:#bab0ac}"
+	"rect.t-slack{fill:#bab0ac}rect.t-frozen{fill:#8cd17d}rect.t-engine{fill:#d37295}"
 	"i.t-weights{background:#4e79a7}i.t-gradients{background:#f28e2b}i.t-optimizer{background:#e15759}"
 	"i.t-activations{background:#76b7b2}i.t-logits{background:#59a14f}i.t-context{background:#9c755f}"
 	"i.t-zero_gather{background:#b07aa1}i.t-kv_cache{background:#edc948}i.t-outside{background:#ff9da7}"
-	"i.t-slack{background:#bab0ac}"
+	"i.t-slack{background:#bab0ac}i.t-frozen{background:#8cd17d}i.t-engine{background:#d37295}"
 	"line.capacity{stroke:#b00020;stroke-width:2}line.plan{stroke:#b00020;stroke-width:1;stroke-dasharray:4 3}"
 	"ul.assumptions li{margin:2px 0}details{margin:6px 0}summary{cursor:pointer;color:var(--muted)}";
 

@@ -4,7 +4,8 @@
  * stacked bar of the memory model's terms: weights, gradients, optimizer
  * states, activations, logits, CUDA context (with the cuBLAS workspace),
  * ZeRO-3 gathers when there are any, a generation's KV cache, the share a
- * vLLM engine that does not start leaves to others, and allocator slack. The terms add up
+ * vLLM engine that does not start leaves to others, allocator slack, and for preference and RL
+ * fine-tuning the frozen models and a colocated vLLM engine. The terms add up
  * to the peak (struct sl_breakdown.total). Bars share one scale, with the
  * card's capacity as a solid line and the planning headroom dashed. A file
  * whose axes have one value each gets the bar of its worst combination. An
@@ -26,6 +27,9 @@ static const struct term terms[] = {
 	{"activations", "activations"}, {"logits", "logits"},       {"context", "CUDA context"},
 	{"zero_gather", "ZeRO gather"}, {"kv_cache", "KV cache"},    {"outside", "outside vLLM's share"},
 	{"slack", "slack"},
+	/* preference and RL fine-tuning (docs/memory-model.md): the frozen reference and reward models, a
+	 * colocated vLLM engine's share */
+	{"frozen", "frozen models"},    {"engine", "vLLM engine"},
 };
 enum { NTERMS = sizeof terms / sizeof terms[0] };
 
@@ -41,6 +45,8 @@ static void term_bytes(const struct sl_breakdown *b, uint64_t v[NTERMS])
 	v[7] = b->kv_cache;
 	v[8] = b->outside_share;
 	v[9] = b->slack;
+	v[10] = b->frozen_models;
+	v[11] = b->engine;
 }
 
 struct bar {

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "../memory/gen/snapshot.h"
+#include "roles_rl.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"
@@ -92,6 +93,18 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_MAX_NUM_BATCHED_TOKENS] = "max_num_batched_tokens",
 	[SL_ROLE_MAX_NUM_SEQS] = "max_num_seqs",
 	[SL_ROLE_MODULES] = "modules",
+	[SL_ROLE_ALGORITHM] = "algorithm",
+	[SL_ROLE_BETA] = "beta",
+	[SL_ROLE_NUM_GENERATIONS] = "num_generations",
+	[SL_ROLE_PROMPT_LEN] = "prompt_len",
+	[SL_ROLE_COMPLETION_LEN] = "completion_len",
+	[SL_ROLE_VLLM_MODE] = "vllm_mode",
+	[SL_ROLE_VLLM_GPU_MEMORY_UTILIZATION] = "vllm_gpu_memory_utilization",
+	[SL_ROLE_VLLM_SLEEP] = "vllm_sleep_mode",
+	[SL_ROLE_REF_MODEL] = "ref_model",
+	[SL_ROLE_REWARD_MODEL] = "reward_model",
+	[SL_ROLE_GENERATION_BATCH_SIZE] = "generation_batch_size",
+	[SL_ROLE_STEPS_PER_GENERATION] = "steps_per_generation",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -560,6 +573,11 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	case SL_ROLE_QUERY_LEN:
 	case SL_ROLE_MAX_MODEL_LEN:
 	case SL_ROLE_MAX_NUM_BATCHED_TOKENS:
+	case SL_ROLE_NUM_GENERATIONS:     /* TRL refuses fewer than 2 for GRPO; 1 is PPO's */
+	case SL_ROLE_PROMPT_LEN:
+	case SL_ROLE_COMPLETION_LEN:
+	case SL_ROLE_GENERATION_BATCH_SIZE:
+	case SL_ROLE_STEPS_PER_GENERATION:
 		return &positive;
 	case SL_ROLE_CHUNKS_PER_TEXT:
 	case SL_ROLE_TENSOR_PARALLEL:
@@ -662,6 +680,11 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = n;
 		return 0;
 	}
+	int rl = sl_role_rl_value(r, t, t == text ? typed : NULL, out);
+	if (rl > 0)
+		return 0;
+	if (rl < 0)
+		goto bad;
 	switch (r) {
 	case SL_ROLE_MODEL:
 	case SL_ROLE_DEEPSPEED:
@@ -1078,6 +1101,8 @@ void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, boo
 
 static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16)
 {
+	if (sl_settings_apply_rl(s, v))
+		return;
 	uint64_t u = v->u;
 	switch (v->role) {
 	case SL_ROLE_TASK:

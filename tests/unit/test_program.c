@@ -197,6 +197,35 @@ static void test_keyword_literals(void **state)
 	assert_true(said);
 }
 
+/* The trainer class a program builds is its algorithm (issue #31): trainer_class, at the call. */
+static void test_trainer_class(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	const char *text = "from trl import DPOConfig, DPOTrainer\n"
+			   "cfg = DPOConfig(output_dir='o', beta=0.1, precompute_ref_log_probs=True)\n"
+			   "trainer = DPOTrainer(model='Qwen/Qwen2.5-0.5B', args=cfg)\n"
+			   "trainer.train()\n";
+	struct sl_pyread *r = read_py(text);
+	assert_null(r->error);
+	expect(r, text, "trainer_class", "DPOTrainer", "DPOTrainer(model");
+	expect(r, text, "precompute_ref_log_probs", "True", "True)");
+	assert_int_equal(r->trains, 1);
+	/* one built under a condition may not be the one that runs: not read, a note says so */
+	const char *cond = "from trl import GRPOTrainer, SFTTrainer\n"
+			   "if args.rl:\n"
+			   "    t = GRPOTrainer(model=m)\n"
+			   "else:\n"
+			   "    t = SFTTrainer(model=m)\n";
+	r = read_py(cond);
+	assert_null(r->error);
+	assert_true(!r->settings || !sl_trainer_get(r->settings, "trainer_class"));
+	bool said = false;
+	for (size_t i = 0; i < r->nnotes; i++)
+		said |= strstr(r->notes[i], "trainer class is not read") != NULL;
+	assert_true(said);
+}
+
 static void test_models_and_inference(void **state)
 {
 	(void)state;
@@ -590,6 +619,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_argparse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dataclass_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keyword_literals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trainer_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_models_and_inference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_sinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),

@@ -153,6 +153,17 @@ static void test_key_words(void **state)
 		{"model.torch_dtype", SL_ROLE_DTYPE, NULL},
 		{"optimizer.name", SL_ROLE_OPTIMIZER, "by words optimizer/name"},
 		{"lora_dropout", SL_ROLE_LORA_DROPOUT, NULL}, /* a pattern of keys.yaml: its masks and copies */
+		/* preference and RL fine-tuning (issue #31): TRL's GRPOConfig keys are memory now */
+		{"generation_batch_size", SL_ROLE_GENERATION_BATCH_SIZE, NULL},
+		{"max_completion_length", SL_ROLE_COMPLETION_LEN, NULL},
+		{"max_prompt_length", SL_ROLE_PROMPT_LEN, NULL},
+		{"actor_rollout_ref.rollout.n", SL_ROLE_NUM_GENERATIONS, NULL},
+		{"trainer_class", SL_ROLE_ALGORITHM, NULL},
+		{"stage", SL_ROLE_ALGORITHM, NULL},
+		{"zero_optimization.stage", SL_ROLE_ZERO_STAGE, NULL}, /* DeepSpeed's stage comes first */
+		{"precompute_ref_log_probs", SL_ROLE_REF_MODEL, NULL},
+		{"vllm_gpu_memory_utilization", SL_ROLE_VLLM_GPU_MEMORY_UTILIZATION, NULL},
+		{"gpu_memory_utilization", SL_ROLE_GPU_MEMORY_UTILIZATION, NULL},
 		/* never memory: no entry knows a word of them, or two readings fit */
 		{"optimizer.lr", -1, NULL},
 		{"model.lr", -1, NULL},
@@ -170,12 +181,10 @@ static void test_key_words(void **state)
 		{"warmup_steps", -1, NULL},
 		{"global_batch_size", -1, NULL},
 		{"num_batches", -1, NULL},
-		{"generation_batch_size", -1, NULL},
 		{"num-minibatches", -1, NULL},
 		{"pre_seq_len", -1, NULL},
 		{"min_length", -1, NULL},
 		{"length_penalty", -1, NULL},
-		{"max_completion_length", -1, NULL},
 		{"train_negatives", -1, NULL},
 		{"in_batch_negatives", -1, NULL},
 		{"bnb_4bit_compute_dtype", -1, NULL},
@@ -571,6 +580,97 @@ static void test_peft_method(void **state)
 	assert_true(s.bnb_legacy);
 }
 
+/* Preference and RL fine-tuning (issue #31): the roles' keys, values and how they fold into settings. */
+static void apply_text(struct fx *f, struct sl_settings *s, const char *key, const char *text, const struct sl_value *tv)
+{
+	const struct sl_key_rule *r = sl_keymap_match(f->km, key, strlen(key));
+	assert_non_null(r);
+	struct sl_role_value v;
+	const char *why = NULL;
+	if (sl_role_value_from_text(f->a, r->role, r, text, tv, &v, &why) != 0)
+		fail_msg("%s: %s: %s", key, text, why ? why : "?");
+	sl_settings_apply(s, &v, true);
+}
+
+static void test_rl_roles(void **state)
+{
+	struct fx *f = *state;
+	struct sl_settings s;
+	sl_settings_default(&s);
+	struct sl_value vint = {.type = SL_V_INT, .i = 2, .f = 2}, vstr = {.type = SL_V_STR},
+			vzero = {.type = SL_V_FLOAT, .f = 0.0}, vtrue = {.type = SL_V_BOOL, .b = true},
+			vnull = {.type = SL_V_NULL};
+	/* the algorithm: a trainer class, LLaMA-Factory's stage, a subclass of a trainer, a number */
+	apply_text(f, &s, "trainer_class", "GRPOTrainer", &vstr);
+	assert_string_equal(sl_algo_name(s.algorithm), "grpo");
+	apply_text(f, &s, "stage", "rm", &vstr);
+	assert_string_equal(sl_algo_name(s.algorithm), "reward");
+	apply_text(f, &s, "trainer_class", "CustomDPOTrainer", &vstr); /* LLaMA-Factory's subclass */
+	assert_string_equal(sl_algo_name(s.algorithm), "dpo");
+	apply_text(f, &s, "trainer_class", "MyTrainer", &vstr);
+	assert_string_equal(sl_algo_name(s.algorithm), "sft");
+	apply_text(f, &s, "stage", "2", &vint); /* a project's own stage counter */
+	assert_int_equal(s.algorithm, 0);
+	struct sl_role_value v;
+	const char *why = NULL;
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_ALGORITHM, NULL, "a2c", &vstr, &v, &why), -SL_EPARSE);
+	assert_non_null(strstr(why, "algorithm"));
+	/* beta: only whether it is 0 matters */
+	apply_text(f, &s, "beta", "0.0", &vzero);
+	assert_int_equal(s.beta, SL_BETA_ZERO);
+	apply_text(f, &s, "kl_coef", "0.05", NULL);
+	assert_int_equal(s.beta, SL_BETA_POSITIVE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_BETA, NULL, "-1", NULL, &v, &why), -SL_EPARSE);
+	/* counts and lengths */
+	apply_text(f, &s, "num_generations", "16", NULL);
+	assert_int_equal(s.num_generations, 16);
+	apply_text(f, &s, "actor_rollout_ref.rollout.n", "5", NULL);
+	assert_int_equal(s.num_generations, 5);
+	apply_text(f, &s, "max_prompt_length", "512", NULL);
+	apply_text(f, &s, "max_completion_length", "2048", NULL);
+	apply_text(f, &s, "generation_batch_size", "64", NULL);
+	apply_text(f, &s, "steps_per_generation", "4", NULL);
+	assert_int_equal(s.prompt_len, 512);
+	assert_int_equal(s.completion_len, 2048);
+	assert_int_equal(s.generation_batch, 64);
+	assert_int_equal(s.steps_per_generation, 4);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_NUM_GENERATIONS, NULL, "0", NULL, &v, &why), -SL_EPARSE);
+	/* vLLM */
+	apply_text(f, &s, "use_vllm", "true", &vtrue);
+	apply_text(f, &s, "vllm_mode", "server", &vstr);
+	apply_text(f, &s, "vllm_gpu_memory_utilization", "0.45", NULL);
+	apply_text(f, &s, "vllm_enable_sleep_mode", "true", &vtrue);
+	assert_true(s.engine == SL_ENGINE_VLLM && s.vllm_sleep); /* use_vllm is the role engine (issue #28) */
+	assert_int_equal(s.vllm_mode, SL_VLLM_SERVER);
+	assert_int_equal(s.vllm_util_bp, 4500);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_VLLM_MODE, NULL, "remote", &vstr, &v, &why), -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_text(f->a, SL_ROLE_VLLM_GPU_MEMORY_UTILIZATION, NULL, "1.5", NULL, &v, &why),
+			 -SL_EPARSE);
+	/* the reference: precomputed, a named model, LLaMA-Factory's reference-free pref_loss */
+	apply_text(f, &s, "precompute_ref_log_probs", "true", &vtrue);
+	assert_int_equal(s.ref_model, SL_REFM_PRECOMPUTED);
+	struct sl_value vfalse = {.type = SL_V_BOOL, .b = false};
+	apply_text(f, &s, "precompute_ref_log_probs", "false", &vfalse);
+	assert_int_equal(s.ref_model, SL_REFM_DEFAULT);
+	apply_text(f, &s, "ref_model", "org/sft-checkpoint", &vstr);
+	assert_int_equal(s.ref_model, SL_REFM_MODEL);
+	apply_text(f, &s, "precompute_ref_log_probs", "false", &vfalse); /* clears only "precomputed" */
+	assert_int_equal(s.ref_model, SL_REFM_MODEL);
+	apply_text(f, &s, "ref_model", "null", &vnull);
+	assert_int_equal(s.ref_model, SL_REFM_DEFAULT);
+	apply_text(f, &s, "pref_loss", "simpo", &vstr);
+	assert_int_equal(s.ref_model, SL_REFM_NONE);
+	apply_text(f, &s, "pref_loss", "sigmoid", &vstr);
+	assert_int_equal(s.ref_model, SL_REFM_DEFAULT);
+	/* LLaMA-Factory's reward_model_type */
+	apply_text(f, &s, "reward_model_type", "lora", &vstr);
+	assert_int_equal(s.reward_model, SL_RM_ADAPTER);
+	apply_text(f, &s, "reward_model_type", "full", &vstr);
+	assert_int_equal(s.reward_model, SL_RM_MODEL);
+	apply_text(f, &s, "reward_model_type", "api", &vstr);
+	assert_int_equal(s.reward_model, SL_RM_API);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +682,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_boolean_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fsdp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peft_method, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rl_roles, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
