@@ -35,6 +35,17 @@ class ReadRowTest(unittest.TestCase):
         self.assertIn("gradient_checkpointing=true", r.roles)
         self.assertFalse(any(x.startswith("lora_r=") for x in r.roles))
 
+    def test_rl_tokens_and_left_out(self):
+        # issue 31: the algorithm and its settings as role=value tokens in the notes
+        r = published.read_row(raw(notes="algorithm=ppo completion_len=512 vllm_gpu_memory_utilization=0.3; "
+                                         "reward model of the same architecture"))
+        self.assertIsNone(r.reason)
+        for role in ("algorithm=ppo", "completion_len=512", "vllm_gpu_memory_utilization=0.3"):
+            self.assertIn(role, r.roles)
+        # a row its collector marks as left out keeps its reason, up to the next ';'
+        r = published.read_row(raw(notes="algorithm=dpo; left out: logits for the completion only; more"))
+        self.assertEqual(r.reason, "logits for the completion only")
+
     def test_nf4_words(self):
         r = published.read_row(raw(method="qlora", dtype="nf4 (quant_storage bf16, nested quant)", amp="bf16 ",
                                    lora_r="8", lora_targets="all-linear"))

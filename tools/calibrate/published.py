@@ -90,7 +90,13 @@ NOTE_SETTINGS = (
 )
 # settings of the FSDP load/save peaks and the QLoRA upcast that the notes state as role=value tokens
 # (docs/memory-model.md "FSDP load and save peaks"): passed on as they are
-NOTE_TOKENS = re.compile(r"\b(fsdp_init|fsdp_state_dict|fsdp_use_orig_params|kbit_prepare|bnb_legacy)=([a-z_]+)\b")
+NOTE_TOKENS = re.compile(r"\b(fsdp_init|fsdp_state_dict|fsdp_use_orig_params|kbit_prepare|bnb_legacy"
+                         # preference and RL fine-tuning (docs/cli.md "Roles of preference and RL fine-tuning")
+                         r"|algorithm|num_generations|prompt_len|completion_len|use_vllm|vllm_mode"
+                         r"|vllm_gpu_memory_utilization|vllm_sleep_mode|beta|ref_model|reward_model"
+                         r"|generation_batch_size|steps_per_generation)=([a-z0-9_.]+)\b")
+# a row that its collector read but that no setting can express: "left out: REASON" in its notes
+LEFT_OUT = re.compile(r"\bleft out: ([^;]+)")
 # bitsandbytes before 0.43.2 kept each 4-bit linear's input (bitsandbytes#1270): a version the row states
 BNB_LEGACY = re.compile(r"bitsandbytes[ =v]*0\.(?:[0-3]?\d|4[0-2]|43\.[01])(?:\.\d+)?\b")
 
@@ -301,6 +307,9 @@ def read_row(raw):
 
     # --- settings stated in the notes ---
     notes = raw.get("notes", "").lower()
+    m = LEFT_OUT.search(raw.get("notes", ""))
+    if m:
+        return out(m.group(1).strip())
     if "actual lengths may be shorter" in notes:
         # torchtune's 2024-05 README table: seq_len is the configs' cap over unpacked alpaca; the
         # LoRA run on 2 x 4090 without activation checkpointing at 16.2 GB could not hold 4 x 2048
@@ -530,6 +539,7 @@ def summarize(rows, args):
     s = {"rows": len(rows), "expressible": len(scored),
          "expressible_pct": 100.0 * len(scored) / len(rows) if rows else 0.0,
          "median_abs_pct": None, "p90_abs_pct": None, "by_method": {}, "by_family": {}, "by_confidence": {},
+         "by_algorithm": {},
          "left_out": {}, "failures": []}
     for r in left:
         s["left_out"].setdefault(r.reason.split(":")[0], []).append(r.id)
@@ -540,6 +550,9 @@ def summarize(rows, args):
         s["by_method"] = group_stats(scored, lambda r: r.method)
         s["by_family"] = group_stats(scored, lambda r: r.family)
         s["by_confidence"] = group_stats(scored, lambda r: r.confidence)
+        # preference and RL rows: by the algorithm their notes name
+        algos = [r for r in scored if any(x.startswith("algorithm=") for x in r.roles)]
+        s["by_algorithm"] = group_stats(algos, lambda r: next(x for x in r.roles if x.startswith("algorithm="))[10:])
     if s["expressible_pct"] < args.min_expressible:
         s["failures"].append("expressible %.1f%% < %.1f%%" % (s["expressible_pct"], args.min_expressible))
     if s["median_abs_pct"] is None or s["median_abs_pct"] > args.median_bar:
@@ -569,7 +582,10 @@ def format_text(rows, s, args):
         if r.reason:
             lines.append("  %s: %s" % (r.id, r.reason))
     lines.append("")
-    for title, key in (("method", "by_method"), ("family", "by_family"), ("confidence", "by_confidence")):
+    for title, key in (("method", "by_method"), ("family", "by_family"), ("confidence", "by_confidence"),
+                       ("algorithm", "by_algorithm")):
+        if key == "by_algorithm" and not s[key]:
+            continue
         lines.append("by %s:%s" % (title, "" if s[key] else " -"))
         for name, g in s[key].items():
             lines.append("  %-10s rows %3d  median |error| %5.1f%%  median signed %+6.1f%%  within 20%%: %d" % (
