@@ -197,7 +197,8 @@ static void test_keyword_literals(void **state)
 	assert_true(said);
 }
 
-/* The trainer class a program builds is its algorithm (issue #31): trainer_class, at the call. */
+/* The trainer class a program builds is its algorithm (issue #31): trainer_class, at the call (the
+ * interpreter's trainer sink, src/program/pysinks.py). */
 static void test_trainer_class(void **state)
 {
 	(void)state;
@@ -211,19 +212,6 @@ static void test_trainer_class(void **state)
 	expect(r, text, "trainer_class", "DPOTrainer", "DPOTrainer(model");
 	expect(r, text, "precompute_ref_log_probs", "True", "True)");
 	assert_int_equal(r->trains, 1);
-	/* one built under a condition may not be the one that runs: not read, a note says so */
-	const char *cond = "from trl import GRPOTrainer, SFTTrainer\n"
-			   "if args.rl:\n"
-			   "    t = GRPOTrainer(model=m)\n"
-			   "else:\n"
-			   "    t = SFTTrainer(model=m)\n";
-	r = read_py(cond);
-	assert_null(r->error);
-	assert_true(!r->settings || !sl_trainer_get(r->settings, "trainer_class"));
-	bool said = false;
-	for (size_t i = 0; i < r->nnotes; i++)
-		said |= strstr(r->notes[i], "trainer class is not read") != NULL;
-	assert_true(said);
 }
 
 static void test_models_and_inference(void **state)
