@@ -92,7 +92,7 @@ NOTE_SETTINGS = (
 # (docs/memory-model.md "FSDP load and save peaks"): passed on as they are
 NOTE_TOKENS = re.compile(r"\b(fsdp_init|fsdp_state_dict|fsdp_use_orig_params|kbit_prepare|bnb_legacy"
                          # preference and RL fine-tuning (docs/cli.md "Roles of preference and RL fine-tuning")
-                         r"|algorithm|num_generations|prompt_len|completion_len|use_vllm|vllm_mode"
+                         r"|algorithm|num_generations|prompt_len|completion_len|engine|vllm_mode"
                          r"|vllm_gpu_memory_utilization|vllm_sleep_mode|beta|ref_model|reward_model"
                          r"|generation_batch_size|steps_per_generation)=([a-z0-9_.]+)\b")
 # a row that its collector read but that no setting can express: "left out: REASON" in its notes
