@@ -75,6 +75,7 @@ static bool header_safe(const char *s)
 	return true;
 }
 
+#ifdef SL_HAVE_CURL_H /* only a request reads it: a build without libcurl sends none */
 /*
  * The token a request sends: HF_TOKEN, else the first line of the token file, read here, at the first
  * request that sends it (never at start-up), once per hub, from a regular file of at most
@@ -113,6 +114,7 @@ static const char *hub_token(struct sl_hub *h)
 	h->token = tok;
 	return tok;
 }
+#endif
 
 struct sl_hub *sl_hub_new(struct sl_arena *a, const char *cache, const struct sl_hub_env *e)
 {
