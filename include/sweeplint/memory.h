@@ -212,6 +212,41 @@ struct sl_modules {
  */
 int sl_modules_parse(struct sl_arena *a, const char *spec, struct sl_modules *out, const char **why);
 
+/*
+ * A size in braces, `{expr}` (src/memory/moddims.c): computed from sweep parameters by the program that
+ * builds the module. env->value gives a parameter's value in one combination (the layer list is then
+ * counted for it); env->range, when set, its least and largest numeric value instead (every size is
+ * then bounded over all combinations, and the counts are upper bounds).
+ */
+struct sl_modules_val {
+	enum { SL_MV_INT, SL_MV_FLOAT, SL_MV_STR, SL_MV_BOOL } kind;
+	int64_t i;
+	double f;
+	const char *s;
+	size_t slen;
+	bool b;
+};
+
+struct sl_modules_env {
+	bool (*value)(void *ctx, const char *name, struct sl_modules_val *out);
+	bool (*range)(void *ctx, const char *name, double *lo, double *hi);
+	void *ctx;
+};
+
+/* sl_modules_parse with the sweep's values for the sizes in braces (env NULL: such a size is refused). */
+int sl_modules_parse_env(struct sl_arena *a, const char *spec, const struct sl_modules_env *env,
+			 struct sl_modules *out, const char **why);
+
+/*
+ * The size in braces at *p ('{'): its least and largest value under env; *p moves past its '}'.
+ * False with *why when it cannot be read.
+ */
+bool sl_moddim_eval(struct sl_arena *a, const char **p, const struct sl_modules_env *env, double *lo, double *hi,
+		    const char **why);
+
+/* The distinct sweep parameters spec's sizes in braces name (in the arena); their count. */
+size_t sl_moddim_params(struct sl_arena *a, const char *spec, const char ***names);
+
 /* A model that is a custom module stack (family custom, name "custom-<P>-params"), or NULL. */
 const struct sl_model *sl_model_from_modules(struct sl_arena *a, const struct sl_modules *m);
 

@@ -9,10 +9,18 @@
  *   spec  := ["<="] items            "<=": every number is an upper bound (counts become bounds)
  *   items := item (";" item)*
  *   item  := [N "*"] layer | N "*" "[" items "]"
- *   layer := Name ["(" [arg ("," arg)*] ")"]     arg := number | NxM | True | False | key=value
+ *   layer := Name ["(" [arg ("," arg)*] ")"]     arg := size | NxM | True | False | key=value
+ *   size  := number | "{" expr "}"
  *
- * Width-less layers (ReLU, GELU, Dropout, ...) act on the previous layer's output width. Nothing is
- * allocated but the returned strings; counts saturate at UINT64_MAX.
+ * A size in braces is computed from the sweep's values (moddims.c): it is evaluated for one combination
+ * (sl_modules_parse_env with env->value), or bounded over all of them (env->range: every count becomes
+ * an upper bound, as with "<="). Width-less layers (ReLU, GELU, Dropout, ...) act on the previous layer's
+ * output width. Besides torch.nn's classes, what a hand-written module holds and keeps (the program's
+ * interpreter writes them, pymodules.py): Parameter(N) (an nn.Parameter of N elements, keeps nothing),
+ * Kept(N) (N elements per position its forward keeps for backward, no parameters), EagerAttention(H)
+ * (a softmax over s x s scores of H heads: its output, dropout mask and dropped copy, 3 per head) and
+ * SDPA(H) (F.scaled_dot_product_attention: a logsumexp per head and position). Nothing is allocated
+ * but the returned strings; counts saturate at UINT64_MAX.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -29,7 +37,8 @@
 struct arg {
 	const char *key;  /* NULL: positional */
 	size_t klen;
-	uint64_t v, v2;   /* a number, or NxM (v x v2) */
+	uint64_t v, v2;   /* a number, or NxM (v x v2); a bounded size: its largest value */
+	uint64_t lo;      /* a bounded size's least value (else v) */
 	int truth;        /* True/False: 1/0; -1 for a number */
 };
 
@@ -40,6 +49,8 @@ struct parser {
 	uint32_t width;   /* the last output width */
 	struct sl_modules *m;
 	uint64_t expanded;
+	const struct sl_modules_env *env; /* the sweep's values for sizes in braces (NULL: none) */
+	bool ranged;      /* a size was bounded over several values */
 };
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -81,7 +92,30 @@ static bool number(struct parser *P, uint64_t *out)
 	return true;
 }
 
-/* One argument: number, NxM, a fraction (read as given, unused), True/False, or key=value. */
+/* A size: a number, or {expr} of the sweep's values (moddims.c); *lo its least value when bounded. */
+static bool size(struct parser *P, uint64_t *out, uint64_t *lo)
+{
+	if (*P->p != '{') {
+		if (!number(P, out))
+			return false;
+		if (lo)
+			*lo = *out;
+		return true;
+	}
+	double l = 0, h = 0;
+	const char *why = NULL;
+	if (!sl_moddim_eval(P->a, &P->p, P->env, &l, &h, &why))
+		return fail(P, why ? why : "a size in braces that cannot be read");
+	if (l < 0 || h < 0)
+		return fail(P, "a size below zero");
+	P->ranged |= l != h;
+	*out = (uint64_t)h;
+	if (lo)
+		*lo = (uint64_t)l;
+	return true;
+}
+
+/* One argument: a size, NxM, a fraction (read as given, unused), True/False, or key=value. */
 static bool parse_arg(struct parser *P, struct arg *g)
 {
 	memset(g, 0, sizeof *g);
@@ -100,6 +134,12 @@ static bool parse_arg(struct parser *P, struct arg *g)
 		while (isalnum((unsigned char)*P->p) || *P->p == '_' || *P->p == '.')
 			P->p++;
 		n = (size_t)(P->p - w);
+	}
+	if (!n && *P->p == '{') {
+		/* a size computed from the sweep's values */
+		if (!size(P, &g->v, &g->lo))
+			return false;
+		return true;
 	}
 	const char *after = P->p;
 	if (n == 4 && strncmp(w, "True", 4) == 0) {
@@ -127,6 +167,7 @@ static bool parse_arg(struct parser *P, struct arg *g)
 	}
 	if (P->p != end)
 		return fail(P, "expected a number, NxM, True, False or key=value");
+	g->lo = g->v;
 	P->p = after;
 	return true;
 }
@@ -152,6 +193,18 @@ static uint64_t get(const struct arg *g, size_t ng, size_t pos, const char *key,
 	}
 	if (given)
 		*given = false;
+	return dflt;
+}
+
+/* A bounded size's least value (groups divide: their least value gives the most parameters). */
+static uint64_t get_lo(const struct arg *g, size_t ng, size_t pos, const char *key, uint64_t dflt)
+{
+	size_t seen = 0;
+	for (size_t i = 0; i < ng; i++) {
+		bool hit = g[i].key ? strlen(key) == g[i].klen && strncmp(g[i].key, key, g[i].klen) == 0 : seen++ == pos;
+		if (hit)
+			return g[i].truth >= 0 ? (uint64_t)g[i].truth : g[i].lo;
+	}
 	return dflt;
 }
 
@@ -209,6 +262,9 @@ static bool layer(struct parser *P, const char *w, size_t n, const struct arg *g
 {
 	memset(L, 0, sizeof *L);
 	uint32_t prev = P->width;
+	bool ranged = false; /* a size bounded over several values: its divisibility is not checked */
+	for (size_t i = 0; i < ng; i++)
+		ranged |= g[i].truth < 0 && g[i].lo != g[i].v;
 	bool given = false;
 	L->out = prev;
 	if (name_is(w, n, "Linear") || name_is(w, n, "LazyLinear")) {
@@ -238,8 +294,8 @@ static bool layer(struct parser *P, const char *w, size_t n, const struct arg *g
 		uint64_t k = get(g, ng, 2, "kernel_size", 0, NULL);
 		if (!in || !out || !k)
 			return fail(P, "a convolution needs in_channels, out_channels and kernel_size");
-		uint64_t groups = get(g, ng, 6, "groups", 1, NULL);
-		if (!groups || in % groups || out % groups)
+		uint64_t groups = get_lo(g, ng, 6, "groups", 1);
+		if (!groups || (!ranged && (in % groups || out % groups)))
 			return fail(P, "a convolution's channels must divide into its groups");
 		uint64_t kk = k;
 		if (name_is(w, n, "Conv2d"))
@@ -274,7 +330,7 @@ static bool layer(struct parser *P, const char *w, size_t n, const struct arg *g
 		uint64_t d = get(g, ng, 0, "embed_dim", 0, NULL), h = get(g, ng, 1, "num_heads", 0, NULL);
 		if (!d || !h)
 			return fail(P, "MultiheadAttention needs embed_dim and num_heads");
-		if (d % h)
+		if (d % h && !ranged)
 			return fail(P, "MultiheadAttention: embed_dim must divide into num_heads");
 		uint64_t kd = get(g, ng, 6, "kdim", d, NULL), vd = get(g, ng, 7, "vdim", d, NULL);
 		bool bias = get(g, ng, 3, "bias", 1, NULL) != 0;
@@ -293,7 +349,7 @@ static bool layer(struct parser *P, const char *w, size_t n, const struct arg *g
 		uint64_t ff = get(g, ng, 2, "dim_feedforward", 2048, NULL);
 		if (!d || !h || !ff)
 			return fail(P, "a transformer layer needs d_model and nhead");
-		if (d % h)
+		if (d % h && !ranged)
 			return fail(P, "a transformer layer's d_model must divide into nhead");
 		bool bias = get(g, ng, 99, "bias", 1, NULL) != 0;
 		mha(L, d, d, d, bias);
@@ -323,6 +379,21 @@ static bool layer(struct parser *P, const char *w, size_t n, const struct arg *g
 			recurrent(L, in, h, layers, bias, bidir, 3, 5);
 		else
 			recurrent(L, in, h, layers, bias, bidir, 1, 2);
+	} else if (name_is(w, n, "Parameter")) {
+		/* an nn.Parameter the module holds itself (a position table, a class token, a norm's weight) */
+		L->params = get(g, ng, 0, "numel", 0, NULL);
+	} else if (name_is(w, n, "Kept")) {
+		/* elements per position a hand-written forward keeps for backward (its own elementwise ops) */
+		L->kept = (double)get(g, ng, 0, "elements", 0, NULL);
+		L->transient = L->kept;
+	} else if (name_is(w, n, "EagerAttention") || name_is(w, n, "SDPA")) {
+		uint64_t h = get(g, ng, 0, "heads", 0, NULL);
+		if (!h)
+			return fail(P, "an attention needs its heads");
+		if (name_is(w, n, "SDPA"))
+			L->sdpa_heads = (double)h;
+		else
+			L->attn_heads = 3.0 * (double)h; /* softmax output, dropout mask, dropped probabilities */
 	} else {
 		static const char *const widthless[] = {
 			"ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Mish", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
@@ -364,8 +435,8 @@ static bool item(struct parser *P, unsigned depth, struct layer *sum)
 {
 	skip_ws(P);
 	uint64_t times = 1;
-	if (isdigit((unsigned char)*P->p)) {
-		if (!number(P, &times))
+	if (isdigit((unsigned char)*P->p) || *P->p == '{') {
+		if (!size(P, &times, NULL))
 			return false;
 		skip_ws(P);
 		if (*P->p != '*')
@@ -374,6 +445,8 @@ static bool item(struct parser *P, unsigned depth, struct layer *sum)
 		skip_ws(P);
 		if (!times)
 			return fail(P, "a repeat count of 0");
+		if (P->expanded + times > MAX_LAYERS || times > MAX_LAYERS)
+			return fail(P, "too many layers");
 	}
 	if (*P->p == '[') {
 		if (depth >= MAX_DEPTH)
@@ -462,8 +535,14 @@ static bool items(struct parser *P, unsigned depth, struct layer *sum, char clos
 
 int sl_modules_parse(struct sl_arena *a, const char *spec, struct sl_modules *out, const char **why)
 {
+	return sl_modules_parse_env(a, spec, NULL, out, why);
+}
+
+int sl_modules_parse_env(struct sl_arena *a, const char *spec, const struct sl_modules_env *env,
+			 struct sl_modules *out, const char **why)
+{
 	memset(out, 0, sizeof *out);
-	struct parser P = {.a = a, .s = spec ? spec : "", .p = spec ? spec : "", .m = out};
+	struct parser P = {.a = a, .s = spec ? spec : "", .p = spec ? spec : "", .m = out, .env = env};
 	skip_ws(&P);
 	if (strncmp(P.p, "<=", 2) == 0) {
 		out->bound = true;
@@ -489,6 +568,7 @@ int sl_modules_parse(struct sl_arena *a, const char *spec, struct sl_modules *ou
 	out->sdpa_heads = sum.sdpa_heads;
 	out->width = P.width;
 	out->layers = (uint32_t)(P.expanded > UINT32_MAX ? UINT32_MAX : P.expanded);
+	out->bound |= P.ranged || (env && env->range);
 	out->text = sl_arena_strdup(a, spec);
 	return 0;
 }

@@ -540,6 +540,15 @@ static int positive_int(const char *text, const struct sl_value *v, uint64_t max
 	return 0;
 }
 
+/* Every sweep parameter a layer list's sizes name, taken as 1..8 to check the list's form. */
+static bool template_range(void *ctx, const char *name, double *lo, double *hi)
+{
+	(void)ctx, (void)name;
+	*lo = 1;
+	*hi = 8;
+	return true;
+}
+
 /* the value text for messages */
 static const char *show(struct sl_arena *a, const char *text)
 {
@@ -992,6 +1001,21 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		}
 		struct sl_modules mods;
 		const char *mwhy = NULL;
+		const char **names = NULL;
+		if (r == SL_ROLE_MODULES && sl_moddim_params(a, t, &names) > 0) {
+			/* sizes computed from sweep parameters ({d_model * 4}): counted per combination when the
+			 * axes are built (axes.c); here the form alone is checked, every parameter taken as 1..8 */
+			struct sl_modules_env dry = {.range = template_range};
+			if (sl_modules_parse_env(a, t, &dry, &mods, &mwhy) != 0) {
+				if (why)
+					*why = sl_arena_printf(a, "modules %s is not a layer list sweeplint can count (%s)",
+							       show(a, text), mwhy ? mwhy : "?");
+				return -SL_EPARSE;
+			}
+			out->u = 0;
+			out->s = sl_arena_strdup(a, t);
+			return 0;
+		}
 		if (sl_modules_parse(a, t, &mods, &mwhy) != 0) {
 			if (why)
 				*why = sl_arena_printf(a, "%s %s is not a parameter count or a layer list sweeplint can "

@@ -152,6 +152,125 @@ static void test_modules_counts(void **state)
 	assert_true(m.params == UINT64_MAX);
 }
 
+/* One combination of the sweep's values for the sizes in braces (moddims.c): name=value pairs. */
+struct combo {
+	const char *names[4];
+	struct sl_modules_val vals[4];
+};
+
+static bool combo_value(void *ctx, const char *name, struct sl_modules_val *out)
+{
+	const struct combo *c = ctx;
+	for (size_t i = 0; i < 4 && c->names[i]; i++)
+		if (strcmp(c->names[i], name) == 0) {
+			*out = c->vals[i];
+			return true;
+		}
+	return false;
+}
+
+/* Every parameter ranges over [lo, hi] of the pair named (d_model 256..512, heads 4..8, layers 2..6). */
+static bool combo_range(void *ctx, const char *name, double *lo, double *hi)
+{
+	(void)ctx;
+	if (strcmp(name, "d_model") == 0)
+		*lo = 256, *hi = 512;
+	else if (strcmp(name, "heads") == 0)
+		*lo = 4, *hi = 8;
+	else if (strcmp(name, "layers") == 0)
+		*lo = 2, *hi = 6;
+	else
+		return false;
+	return true;
+}
+
+static uint64_t count_env(struct env *e, const char *spec, const struct sl_modules_env *env, bool *bound)
+{
+	struct sl_modules m;
+	const char *why = NULL;
+	if (sl_modules_parse_env(e->a, spec, env, &m, &why) != 0)
+		fail_msg("%s: %s", spec, why);
+	if (bound)
+		*bound = m.bound;
+	return m.params;
+}
+
+#define IV(x) ((struct sl_modules_val){.kind = SL_MV_INT, .i = (x)})
+
+/* Sizes computed from sweep parameters: counted per combination, bounded over all, value maps, refusals. */
+static void test_module_sizes(void **state)
+{
+	struct env *e = *state;
+	const char *spec = "Embedding(1000, {d_model}); {layers}*[TransformerEncoderLayer({d_model}, {heads}, "
+			   "dim_feedforward={d_model * 4})]; Linear({d_model}, {d_model // heads})";
+	struct combo c = {{"d_model", "layers", "heads"}, {IV(512), IV(3), IV(8)}};
+	struct sl_modules_env exact = {.value = combo_value, .ctx = &c};
+	/* d 512, 3 layers, 8 heads: the table, three encoder layers of ff 2048, a Linear to 512 / 8 = 64 */
+	uint64_t d = 512, ff = 4 * d;
+	uint64_t tel = (4 * d * d + 4 * d) + (d * ff + ff) + (ff * d + d) + 4 * d;
+	bool bound = true;
+	assert_int_equal(count_env(e, spec, &exact, &bound), 1000 * d + 3 * tel + d * 64 + 64);
+	assert_false(bound);
+	/* the list names its parameters once each, in order */
+	const char **names = NULL;
+	assert_int_equal(sl_moddim_params(e->a, spec, &names), 3);
+	assert_string_equal(names[0], "d_model");
+	assert_string_equal(names[1], "layers");
+	assert_string_equal(names[2], "heads");
+	/* bounded: every size at its largest (d 512, 6 layers), d // heads at 512 // 4 = 128: an upper bound */
+	struct sl_modules_env range = {.range = combo_range};
+	assert_int_equal(count_env(e, spec, &range, &bound), 1000 * d + 6 * tel + d * 128 + 128);
+	assert_true(bound);
+	/* a value map of one parameter: {size['small': 256, 'large': 1024]}, a backquoted name, max() */
+	struct combo s = {{"model-size"}, {{.kind = SL_MV_STR, .s = "large", .slen = 5}}};
+	struct sl_modules_env exact_s = {.value = combo_value, .ctx = &s};
+	assert_int_equal(count_env(e, "Linear(8, {`model-size`['small': 256, 'large': 1024]})", &exact_s, NULL),
+			 8 * 1024 + 1024);
+	assert_int_equal(count_env(e, "Linear({max(3, 5) + 1}, {(2 + 2) * 3 % 5})", &exact_s, NULL), 6 * 2 + 2);
+	/* True/False keys match booleans, integer keys integers (1 is not true) */
+	struct combo b = {{"wide"}, {{.kind = SL_MV_BOOL, .b = true}}};
+	struct sl_modules_env exact_b = {.value = combo_value, .ctx = &b};
+	assert_int_equal(count_env(e, "Linear(4, {wide[False: 8, True: 16]})", &exact_b, NULL), 4 * 16 + 16);
+	/* refusals: no combination, a value map without the value's case, a value that is no integer, a division
+	 * by a range reaching zero, a parameter the combination does not hold */
+	struct combo f = {{"d_model"}, {{.kind = SL_MV_FLOAT, .f = 0.5}}};
+	struct sl_modules_env exact_f = {.value = combo_value, .ctx = &f};
+	struct sl_modules m;
+	const char *why = NULL;
+	assert_int_equal(sl_modules_parse_env(e->a, "Linear(4, {d_model})", NULL, &m, &why), -1);
+	assert_non_null(strstr(why, "needs a combination"));
+	assert_int_equal(sl_modules_parse_env(e->a, "Linear(4, {wide[False: 8]})", &exact_b, &m, &why), -1);
+	assert_non_null(strstr(why, "no case"));
+	assert_int_equal(sl_modules_parse_env(e->a, "Linear(4, {d_model})", &exact_f, &m, &why), -1);
+	assert_non_null(strstr(why, "not an integer"));
+	assert_int_equal(sl_modules_parse_env(e->a, "Linear(4, {d_model // (heads - 4)})", &range, &m, &why), -1);
+	assert_non_null(strstr(why, "zero"));
+	assert_int_equal(sl_modules_parse_env(e->a, "Linear(4, {vocab})", &exact, &m, &why), -1);
+	assert_non_null(strstr(why, "vocab"));
+	assert_int_equal(sl_modules_parse_env(e->a, "Linear(4, {d_model", &exact, &m, &why), -1);
+}
+
+/* What a hand-written module holds and keeps (pymodules.py writes them): Parameter, Kept, attention. */
+static void test_module_extras(void **state)
+{
+	struct env *e = *state;
+	struct sl_modules m;
+	/* nn.Parameter(torch.zeros(1, 256, 384)): 98,304 parameters, nothing kept, the width unchanged */
+	assert_int_equal(sl_modules_parse(e->a, "Linear(10, 384); Parameter(98304)", &m, NULL), 0);
+	assert_int_equal(m.params, 10 * 384 + 384 + 98304);
+	assert_int_equal(m.width, 384);
+	/* Kept(N): N more elements per position, no parameters; EagerAttention(H): 3 s x s per head; SDPA(H):
+	 * a logsumexp per head */
+	struct sl_modules base, more;
+	assert_int_equal(sl_modules_parse(e->a, "Linear(64, 64)", &base, NULL), 0);
+	assert_int_equal(sl_modules_parse(e->a, "Linear(64, 64); Kept(384); EagerAttention(8); SDPA(4)", &more, NULL), 0);
+	assert_int_equal(more.params, base.params);
+	assert_true(more.kept == base.kept + 384);
+	assert_true(more.attn_heads == 24);
+	assert_true(more.sdpa_heads == 4);
+	assert_int_equal(sl_modules_parse(e->a, "EagerAttention()", &m, NULL), -1);
+}
+
 /* A custom stack's training step, term by term (custom.c): fp32, AdamW, batch 32 of one position each. */
 static void test_custom_estimate(void **state)
 {
@@ -618,7 +737,8 @@ static void test_at_risk_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_modules_counts), cmocka_unit_test(test_custom_estimate),
+		cmocka_unit_test(test_modules_counts), cmocka_unit_test(test_module_sizes),
+		cmocka_unit_test(test_module_extras), cmocka_unit_test(test_custom_estimate),
 		cmocka_unit_test(test_frozen_backbone), cmocka_unit_test(test_part),
 		cmocka_unit_test(test_bi_encoder),      cmocka_unit_test(test_vllm),
 		cmocka_unit_test(test_workload_dtype),  cmocka_unit_test(test_roles),
