@@ -232,7 +232,7 @@ class Evaluator(object):
         else:
             path = self.module_file(dotted, self.import_dirs(fr))
         if path is None:
-            return None
+            return self.namespace_package(dotted, fr) if not level else None
         real = c.inside(path)
         if real is None:
             c.note('module %s (%s): outside the project folder: not read' % (dotted, path))
@@ -256,6 +256,25 @@ class Evaluator(object):
             self.exec_module(mod, tree, fid, dotted)
         c.depth = saved
         return mod
+
+    def namespace_package(self, dotted, fr):
+        """A folder of the project without __init__.py that a program imports from (an implicit namespace
+        package, PEP 420): a module with nothing of its own, whose submodules load as attributes."""
+        c = self.c
+        rel = dotted.replace('.', '/')
+        for d in self.import_dirs(fr):
+            cand = os.path.join(d, rel) if d else None
+            if cand and os.path.isdir(cand):
+                real = c.inside(cand)
+                if real is None:
+                    return None
+                key = real + '/'
+                if key not in c.mods:
+                    m = Mod(dotted, {}, key)
+                    m.done = True
+                    c.mods[key] = m
+                return c.mods[key]
+        return None
 
     def import_value(self, dotted, fr, level=0):
         m = self.load_module(dotted, fr, level) if dotted or level else None
@@ -468,6 +487,8 @@ class Evaluator(object):
         if isinstance(v, (D, L, Mod, Func, Cls, Inst, Bound)):
             if isinstance(v, D) and not v.items and not v.open:
                 return False
+            if isinstance(v, L) and not v.items:
+                return False
             return True if not isinstance(v, (D, L)) or v.items else None
         if isinstance(v, OneOf):
             ts = set(self.truth(o) if o is not UNSET else False for o in v.opts)
@@ -629,6 +650,8 @@ class Evaluator(object):
         return one_of([v for _, v in pairs])
 
     def exec_for(self, st, fr):
+        if module_loop(self, st, fr):          # modules appended in `for _ in range(n)` (pymodules.py)
+            return
         it = self.ev(st.iter, fr)
         items = None
         if isinstance(it, L):
@@ -841,6 +864,7 @@ class Evaluator(object):
         if init is not None:
             self.call_func(init, inst, args, dict(kwargs), node, fr)
         cls.last = inst
+        module_instance(self, inst, node, fr)   # an nn.Module subclass's instance (pymodules.py)
         # a subclass of an external class (a Trainer subclass, an nn.Module) is that class for the sinks
         for b in self.ext_bases(cls):
             self.external_call(b, args, kwargs, node, fr, made=inst)
@@ -912,6 +936,8 @@ class Evaluator(object):
                         continue
                     return UNK
                 items.append(self.ev(e, fr))
+            if not items and t is ast.List:
+                return L([], c.site(fr.fid, node))  # an empty list the program may append modules to
             if all(isinstance(x, K) and is_scalar(x.v) for x in items):
                 return K([x.v for x in items], c.site(fr.fid, node))
             return L(items, c.site(fr.fid, node))
@@ -995,6 +1021,10 @@ class Evaluator(object):
             return self.ev(node.value, fr)
         if t is ast.Lambda:
             return UNK
+        if t is ast.ListComp:
+            r = repeat_of(self, node, fr)       # [Block() for _ in range(n)] (pymodules.py)
+            if r is not None:
+                return r
         # comprehensions, await, yield: their elements are evaluated for the calls they make
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -1009,6 +1039,8 @@ class Evaluator(object):
         for op, rn in zip(node.ops, node.comparators):
             right = self.ev(rn, fr)
             r = lift(lambda a, b, op=op: compare_const(op, a, b), left, right)
+            if r is UNK and len(node.ops) == 1:
+                r = sym_compare(self, op, left, right) or UNK   # sizes over listed sweep values (pymodules.py)
             result = r if result is None else lift(
                 lambda x, y: K(bool(x.v) and bool(y.v)) if isinstance(x, K) and isinstance(y, K) else UNK,
                 result, r)
@@ -1029,7 +1061,13 @@ class Evaluator(object):
             if r is NOTHING:
                 return UNK
             return K(r, site, x.why or y.why)
-        return lift(f, a, b)
+        if isinstance(a, Tensor) or isinstance(b, Tensor):
+            return sym_binop(op, a, b) or UNK       # a tensor's shape through its arithmetic (pymodules.py)
+        r = lift(f, a, b)
+        if r is UNK:
+            # a size of two sweep parameters, or of a range parameter: an expression (pymodules.py)
+            r = sym_binop(op, a, b) or UNK
+        return r
 
     def get_attr(self, obj, name, node, fr):
         c = self.c
@@ -1052,6 +1090,14 @@ class Evaluator(object):
                 return obj.attrs[name]
             if name == '__dict__':
                 return D(obj.attrs, kind='ns')
+            pv = module_property(self, obj, name, node, fr)   # @property of a config (pymodules.py)
+            if pv is not None:
+                return pv
+            ga = self.find_method(obj.cls, '__getattr__') if not name.startswith('__') else None
+            if ga is not None and self.find_method(obj.cls, name) is None and \
+                    self.class_attr(obj.cls, name) is None:
+                # a config class that answers attributes from a mapping (def __getattr__(self, k): ...)
+                return self.call_func(ga, obj, [(None, K(name))], {}, node, fr)
             m = self.find_method(obj.cls, name)
             if m is not None:
                 return Bound(obj, m)
@@ -1080,6 +1126,8 @@ class Evaluator(object):
             return Builtin('hfparser.' + name, obj)
         if isinstance(obj, L):
             return Builtin('list.' + name, obj) if name in ('append', 'extend', 'index', 'count') else UNK
+        if isinstance(obj, Layer):
+            return Builtin('nnlist.' + name, obj) if name in ('append', 'extend', 'add_module') else UNK
         if isinstance(obj, Super):
             if name == '__init__':
                 return Builtin('super.__init__', obj)
@@ -1266,9 +1314,15 @@ class Evaluator(object):
         if n in ('list', 'tuple', 'sorted') and a:
             return a[0] if isinstance(a[0], (L, K)) else UNK
         if n == 'len' and a:
+            if isinstance(a[0], L) and not any(isinstance(x, Rep) for x in a[0].items):
+                return K(len(a[0].items))
             return lift(lambda x: K(len(x.v)) if isinstance(x, K) and isinstance(x.v, (str, list)) else UNK, a[0])
         if n == 'open':
             return source_open(self, a, node, fr)
+        if n == 'isinstance' and len(a) >= 2:
+            r = module_isinstance(a[0], a[1])    # isinstance(x, nn.Module) (pymodules.py)
+            if r is not None:
+                return r
         if n == 'super':
             cls = fr.func.cls if fr.func is not None else None
             me = fr.env.get(fr.func.node.args.args[0].arg) if cls is not None and fr.func.node.args.args else None
@@ -1294,8 +1348,12 @@ class Evaluator(object):
             return self.str_call(n[4:], obj, a, node, fr)
         if n == 'list.append' and isinstance(obj, L) and a:
             if len(obj.items) < MAX_ITEMS:
-                obj.items.append(a[0])
+                obj.items.append(modules_append(self, obj, a[0]))
             return K(None)
+        if n.startswith('nnlist.'):
+            return modules_list_call(self, n[7:], obj, a, node, fr)
+        if n == 'int' and a and isinstance(a[0], Sym):
+            return a[0]
         if n.startswith('parser.') or n.startswith('hfparser.'):
             return parser_call(self, n, obj, args, kwargs, node, fr)
         if n.startswith('wandb.'):
@@ -1510,6 +1568,9 @@ def arith(op, x, y):
                 return r if not isinstance(r, int) or abs(r) < 1 << 64 else NOTHING
             if isinstance(x, str) and isinstance(y, int) and 0 <= y and len(x) * y <= MAX_STR:
                 return x * y
+            if isinstance(x, list) and isinstance(y, int) and not isinstance(y, bool) and 0 <= y and \
+                    len(x) * y <= MAX_ITEMS:
+                return x * y                     # [1] * (n - 1)
         elif isinstance(op, ast.Div) and isinstance(x, num) and isinstance(y, num) and y != 0:
             return x / y
         elif isinstance(op, ast.FloorDiv) and isinstance(x, num) and isinstance(y, num) and y != 0:

@@ -50,7 +50,8 @@ static long long now_ms(void)
 }
 
 /* The evaluator's files, concatenated in this order into the one script python3 -c runs. */
-static const char *const SCRIPTS[] = {"pyvalues.py", "pyeval.py", "pysources.py", "pysinks.py", "pyread.py"};
+static const char *const SCRIPTS[] = {"pyvalues.py", "pyeval.py", "pysources.py", "pysinks.py", "pymodules.py",
+				       "pyread.py"};
 
 static const char *script_text(struct sl_arena *a)
 {

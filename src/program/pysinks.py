@@ -196,6 +196,7 @@ class Out(object):
                 apply_object(ev, o, fr, None)
         self.finish_models(ev)
         self.finish_part(ev)
+        modules_finish(ev)                      # a custom nn.Module as sweeplint_modules (pymodules.py)
 
     def finish_part(self, ev):
         """The part of the model the program loads (issue #28): T5EncoderModel / get_encoder() the encoder
@@ -719,6 +720,9 @@ def sink_call(ev, name, base, qual, fv, args, kwargs, node, fr, made):
     c = ev.c
     if name is None:
         return None
+    m = module_call(ev, name, base, qual, fv, args, kwargs, node, fr, made)
+    if m is not None:
+        return m                                # a torch.nn module, a tensor's shape (pymodules.py)
     if name in TRAIN_CALLS or name in OPTIMIZERS or (name == 'step' and base and 'optim' in base):
         c.out.trains = True
     if qual and '.optim.' in '.' + qual + '.':

@@ -162,7 +162,7 @@ def source_call(ev, name, base, qual, fv, args, kwargs, node, fr):
                 if k and isinstance(v, K) and is_setting_value(v.v) and vn is not None:
                     c.out.declare(k, v, 'argparse set_defaults(%s=...)' % k)
         return K(None)
-    if last == 'ArgumentParser':
+    if last == 'ArgumentParser' or (last == 'ArgParser' and parts[:1] == ['configargparse']):
         return Parser()
     if last in ('HfArgumentParser', 'TrlParser'):
         classes = a[0] if a else kw.get('dataclass_types')
@@ -449,8 +449,8 @@ def parser_call(ev, n, obj, args, kwargs, node, fr):
         if m in ('add_argument_group', 'add_mutually_exclusive_group', 'add_subparsers', 'add_parser'):
             return obj
         if m == 'add_argument':
-            add_argument(ev, obj, node, args, kwargs, fr)
-            return K(None)
+            # the Action it returns: its dest and default (a wrapper keeps them: self._args[a.dest] = a.default)
+            return add_argument(ev, obj, node, args, kwargs, fr) or K(None)
         if m == 'set_defaults':
             for k, (vn, v) in kwargs.items():
                 if not k:
@@ -557,12 +557,16 @@ def add_argument(ev, parser, node, args, kwargs, fr):
         default = K(None)
     if parser is not None:
         parser.specs[dest] = (flags, default, action)
+    return D({'dest': K(dest), 'default': default}, kind='action')
 
 
 def ext_attr(ev, obj, name, node, fr):
     """An attribute of an external name or object: wandb.config, sys.argv, torch.bfloat16, a Path's parent."""
     c = ev.c
     q = obj.qual
+    v = module_ext_attr(obj, name)        # a tokenizer encoding's vocabulary (pymodules.py)
+    if v is not None:
+        return v
     if name == 'config' and (q in ('wandb', 'wandb.run', 'wandb.Run') or (obj.made and q == 'wandb.Run')):
         return wandb_of(ev)
     if q == 'sys' and name == 'argv':

@@ -264,6 +264,9 @@ def one_of(vals):
         return UNK
     if all(isinstance(o, (K, _Unset)) for o in opts):
         return OneOf(opts)
+    e = modules_one_of(opts)       # branches that hold modules: all of them (pymodules.py)
+    if e is not None:
+        return e
     # objects of one kind (two LoraConfigs under if/else) are not a constant: unknown unless identical
     return UNK
 

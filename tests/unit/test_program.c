@@ -21,6 +21,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/memory.h"
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
 #include "sweeplint/source.h"
@@ -601,6 +602,281 @@ static void test_follow_configs_hydra_shell(void **state)
 	assert_int_equal(sl_trainer_get(last, "bf16")->node->span.line, 2);
 }
 
+/* ---- custom nn.Modules built from hyperparameters (pymodules.py) ----------------------------------- */
+
+/* The program's layer list (sweeplint_modules), or NULL; the note holding part in *why_note when asked. */
+static const char *modules_of(const struct sl_program *p)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < p->nsettings; i++) {
+		const struct sl_cfg_entry *e = sl_trainer_get(p->settings[i], "sweeplint_modules");
+		if (e)
+			v = e->node->text;
+	}
+	return v;
+}
+
+static bool program_noted(const struct sl_program *p, const char *part)
+{
+	for (size_t i = 0; i < p->nnotes; i++)
+		if (strstr(p->notes[i], part))
+			return true;
+	return false;
+}
+
+/* The parameters of a layer list for one combination: name=value integers, counted by modules.c. */
+struct ints {
+	const char *names[4];
+	int64_t vals[4];
+};
+
+static bool ints_value(void *ctx, const char *name, struct sl_modules_val *out)
+{
+	const struct ints *c = ctx;
+	for (size_t i = 0; i < 4 && c->names[i]; i++)
+		if (strcmp(c->names[i], name) == 0) {
+			*out = (struct sl_modules_val){.kind = SL_MV_INT, .i = c->vals[i]};
+			return true;
+		}
+	return false;
+}
+
+static uint64_t params_for(const char *spec, struct ints c)
+{
+	struct sl_modules_env env = {.value = ints_value, .ctx = &c};
+	struct sl_modules m;
+	const char *why = NULL;
+	if (sl_modules_parse_env(A, spec, &env, &m, &why) != 0)
+		fail_msg("%s: %s", spec, why);
+	return m.params;
+}
+
+static struct sl_program *follow_sweep(const char *sweep)
+{
+	struct sl_program_opts o = {.sweep_dir = dir};
+	struct sl_program *p = sl_program_follow(A, sweep_of(sweep), &o);
+	assert_non_null(p);
+	return p;
+}
+
+/* argparse dests into a class's __init__: nn.Embedding, nn.TransformerEncoder(layer, n), nn.Linear */
+static void test_modules_argparse(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("train.py", "import argparse\nimport torch\nimport torch.nn as nn\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--d_model', type=int, default=256)\n"
+			       "p.add_argument('--layers', type=int, default=2)\n"
+			       "p.add_argument('--heads', type=int, default=8)\n"
+			       "args = p.parse_args()\n"
+			       "VOCAB = 8000\n"
+			       "class Encoder(nn.Module):\n"
+			       "    def __init__(self, vocab, d, n, h):\n"
+			       "        super().__init__()\n"
+			       "        self.emb = nn.Embedding(vocab, d)\n"
+			       "        block = nn.TransformerEncoderLayer(d, h, dim_feedforward=d * 4, batch_first=True)\n"
+			       "        self.enc = nn.TransformerEncoder(block, num_layers=n)\n"
+			       "        self.out = nn.Linear(d, 2)\n"
+			       "    def forward(self, x):\n"
+			       "        return self.out(self.enc(self.emb(x)).mean(1))\n"
+			       "model = Encoder(VOCAB, args.d_model, args.layers, args.heads).to('cuda')\n"
+			       "opt = torch.optim.AdamW(model.parameters())\n");
+	struct sl_program *p = follow_sweep("program: train.py\nmethod: grid\nparameters:\n"
+					    "  d_model: {values: [256, 512]}\n  layers: {distribution: int_uniform, min: 2, max: 6}\n");
+	const char *m = modules_of(p);
+	assert_non_null(m);
+	/* d_model * 4 of a listed parameter is a value map; the layer count a range parameter's own value;
+	 * mean() keeps one tensor of the widest size */
+	assert_string_equal(m, "Embedding(8000, {d_model}); {layers}*[TransformerEncoderLayer({d_model}, 8, "
+			       "dim_feedforward={d_model[256: 1024, 512: 2048]})]; Linear({d_model}, 2); "
+			       "Kept({max(d_model, 2)})");
+	/* counted for d_model 512, 3 layers: by hand from torch's shapes */
+	uint64_t d = 512, ff = 2048;
+	uint64_t tel = (4 * d * d + 4 * d) + (d * ff + ff) + (ff * d + d) + 4 * d;
+	assert_int_equal(params_for(m, (struct ints){{"d_model", "layers"}, {512, 3}}), 8000 * d + 3 * tel + d * 2 + 2);
+}
+
+/* a dataclass config into a minGPT-style model: nn.Parameter of a tensor's shape, blocks from a
+ * comprehension, a hand-written attention with its heads, sizes of two wandb.config parameters */
+static void test_modules_mingpt(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("gpt.py", "from dataclasses import dataclass\nimport torch\nimport torch.nn as nn\n"
+			     "import torch.nn.functional as F\n"
+			     "@dataclass\nclass Conf:\n    block: int = 128\n    vocab: int = 96\n    n_layer: int = 4\n"
+			     "    n_head: int = 4\n    d: int = 128\n"
+			     "class Attn(nn.Module):\n"
+			     "    def __init__(self, c):\n"
+			     "        super().__init__()\n"
+			     "        self.qkv = nn.Linear(c.d, 3 * c.d)\n"
+			     "        self.o = nn.Linear(c.d, c.d)\n"
+			     "        self.n_head = c.n_head\n"
+			     "    def forward(self, x):\n"
+			     "        q, k, v = self.qkv(x).chunk(3, -1)\n"
+			     "        w = F.softmax(q @ k.transpose(-2, -1), dim=-1)\n"
+			     "        return self.o(w @ v)\n"
+			     "class Block(nn.Module):\n"
+			     "    def __init__(self, c):\n"
+			     "        super().__init__()\n"
+			     "        self.ln = nn.LayerNorm(c.d)\n"
+			     "        self.attn = Attn(c)\n"
+			     "        self.ff = nn.Sequential(nn.Linear(c.d, c.d // c.n_head * 16), nn.GELU(),\n"
+			     "                                nn.Linear(c.d // c.n_head * 16, c.d))\n"
+			     "class GPT(nn.Module):\n"
+			     "    def __init__(self, c):\n"
+			     "        super().__init__()\n"
+			     "        self.tok = nn.Embedding(c.vocab, c.d)\n"
+			     "        self.pos = nn.Parameter(torch.zeros(1, c.block, c.d))\n"
+			     "        self.blocks = nn.Sequential(*[Block(c) for _ in range(c.n_layer)])\n"
+			     "        self.head = nn.Linear(c.d, c.vocab, bias=False)\n");
+	write_file("train.py", "import wandb\nimport torch\nfrom gpt import GPT, Conf\n"
+			       "wandb.init()\ncfg = wandb.config\n"
+			       "d, h = cfg.d_model, cfg.n_head\n"
+			       "if d % h != 0:\n    h = 1\n"
+			       "model = GPT(Conf(d=d, n_head=h, n_layer=cfg.get('n_layer', 4)))\n"
+			       "opt = torch.optim.AdamW(model.parameters())\n");
+	struct sl_program *p = follow_sweep("program: train.py\nmethod: grid\nparameters:\n"
+					    "  d_model: {values: [128, 256]}\n  n_head: {values: [4, 8]}\n"
+					    "  n_layer: {values: [2, 4]}\n");
+	const char *m = modules_of(p);
+	assert_non_null(m);
+	/* d % h != 0 never holds for these values: h stays the sweep's; d // h * 16 is of two parameters */
+	assert_string_equal(m, "Embedding(96, {d_model}); Parameter({128 * d_model}); {n_layer}*[LayerNorm({d_model}); "
+			       "Linear({d_model}, {d_model[128: 384, 256: 768]}); Linear({d_model}, {d_model}); "
+			       "EagerAttention({n_head}); Kept({6 * d_model}); Linear({d_model}, {(d_model // n_head) * 16}); "
+			       "GELU(); Linear({(d_model // n_head) * 16}, {d_model})]; Linear({d_model}, 96, bias=False)");
+	/* d 256, 8 heads, 2 layers: the FFN is 256 // 8 * 16 = 512 wide */
+	uint64_t d = 256, f = 512;
+	uint64_t block = 2 * d + (d * 3 * d + 3 * d) + (d * d + d) + (d * f + f) + (f * d + d);
+	assert_int_equal(params_for(m, (struct ints){{"d_model", "n_head", "n_layer"}, {256, 8, 2}}),
+			 96 * d + 128 * d + 2 * block + d * 96);
+}
+
+/* recurrent and convolutional layers, a ModuleList filled in a loop, a submodule chosen by a condition the
+ * program does not decide (both counted: a bound), a tokenizer encoding's vocabulary */
+static void test_modules_layers(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("net.py", "import os, tiktoken\nimport torch.nn as nn\n"
+			     "class Tagger(nn.Module):\n"
+			     "    def __init__(self, hidden, n):\n"
+			     "        super().__init__()\n"
+			     "        enc = tiktoken.get_encoding('gpt2')\n"
+			     "        self.emb = nn.Embedding(enc.n_vocab, 64)\n"
+			     "        self.conv = nn.Conv1d(64, 64, 3, padding=1)\n"
+			     "        self.rnn = nn.LSTM(64, hidden, num_layers=2, bidirectional=True, batch_first=True)\n"
+			     "        self.attn = nn.MultiheadAttention(2 * hidden, 4)\n"
+			     "        self.layers = nn.ModuleList()\n"
+			     "        for _ in range(n):\n"
+			     "            self.layers.append(nn.GRU(2 * hidden, 2 * hidden))\n"
+			     "        self.proj = nn.Identity()\n"
+			     "        if os.environ.get('PROJ'):\n"
+			     "            self.proj = nn.Linear(2 * hidden, 2 * hidden)\n"
+			     "        self.out = nn.Linear(2 * hidden, 9)\n");
+	write_file("tag.py", "import argparse\nfrom net import Tagger\np = argparse.ArgumentParser()\n"
+			     "p.add_argument('--hidden', type=int, default=128)\n"
+			     "p.add_argument('--n', type=int, default=1)\nargs = p.parse_args()\n"
+			     "model = Tagger(args.hidden, args.n)\nloss.backward()\n");
+	struct sl_program *p = follow_sweep("program: tag.py\nmethod: grid\nparameters:\n  hidden: {values: [128]}\n"
+					    "  n: {values: [1, 2]}\n");
+	const char *m = modules_of(p);
+	assert_non_null(m);
+	assert_string_equal(m, "<= Embedding(50257, 64); Conv1d(64, 64, 3); LSTM(64, {hidden}, num_layers=2, "
+			       "bidirectional=True); MultiheadAttention({hidden[128: 256]}, 4); {n}*[GRU({hidden[128: 256]}, "
+			       "{hidden[128: 256]})]; Linear({hidden[128: 256]}, {hidden[128: 256]}); Identity(); "
+			       "Linear({hidden[128: 256]}, 9)");
+	uint64_t h = 128, H = 256;
+	uint64_t lstm = 2 * (4 * h * (64 + h) + 8 * h) + 2 * (4 * h * (2 * h + h) + 8 * h);
+	uint64_t gru = 3 * H * (H + H) + 6 * H;
+	assert_int_equal(params_for(m, (struct ints){{"hidden", "n"}, {128, 2}}),
+			 50257 * 64 + (64 * 64 * 3 + 64) + lstm + (4 * H * H + 4 * H) + 2 * gru + (H * H + H) +
+				 (H * 9 + 9));
+}
+
+/* what is not read, and says so: a vocabulary counted from the data, a forward that runs a submodule in a
+ * loop, a library model inside the module (the program loads a pretrained model: no layer list at all) */
+static void test_modules_refused(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("data.py", "import torch.nn as nn\ntext = open('corpus.txt').read()\nchars = sorted(set(text))\n"
+			      "class CharLM(nn.Module):\n"
+			      "    def __init__(self):\n        super().__init__()\n"
+			      "        self.emb = nn.Embedding(len(chars), 64)\n"
+			      "model = CharLM()\nloss.backward()\n");
+	struct sl_program *p = follow_sweep("program: data.py\n");
+	assert_null(modules_of(p));
+	assert_true(program_noted(p, "the custom nn.Module CharLM is not read: nn.Embedding num_embeddings is not known"));
+	write_file("loop.py", "import torch.nn as nn\n"
+			      "class Loop(nn.Module):\n"
+			      "    def __init__(self, steps):\n        super().__init__()\n"
+			      "        self.cell = nn.Linear(64, 64)\n        self.steps = steps\n"
+			      "    def forward(self, x):\n"
+			      "        for _ in range(self.steps):\n            x = self.cell(x)\n        return x\n"
+			      "model = Loop(8)\nloss.backward()\n");
+	p = follow_sweep("program: loop.py\n");
+	assert_null(modules_of(p));
+	assert_true(program_noted(p, "Loop.forward runs a submodule in a loop"));
+	write_file("head.py", "import torch.nn as nn\nfrom transformers import AutoModel\n"
+			      "class Clf(nn.Module):\n"
+			      "    def __init__(self):\n        super().__init__()\n"
+			      "        self.bert = AutoModel.from_pretrained('bert-base-uncased')\n"
+			      "        self.head = nn.Linear(768, 2)\n"
+			      "model = Clf()\nloss.backward()\n");
+	p = follow_sweep("program: head.py\n");
+	assert_null(modules_of(p));
+	write_file("lib.py", "import torch.nn as nn\nimport timm\n"
+			     "class Wrap(nn.Module):\n"
+			     "    def __init__(self):\n        super().__init__()\n"
+			     "        self.body = timm.create_model('vit_base_patch16_224')\n"
+			     "        self.head = nn.Linear(768, 2)\n"
+			     "model = Wrap()\nloss.backward()\n");
+	p = follow_sweep("program: lib.py\n");
+	assert_null(modules_of(p));
+	assert_true(program_noted(p, "Wrap.body is a library object"));
+	/* an LSTM with a projection (weight_hr, proj_size-wide states) is not counted; proj_size=0 is none */
+	write_file("proj.py", "import torch.nn as nn\n"
+			      "class Proj(nn.Module):\n"
+			      "    def __init__(self, p):\n        super().__init__()\n"
+			      "        self.rnn = nn.LSTM(64, 128, proj_size=p)\n"
+			      "model = Proj(32)\nloss.backward()\n");
+	p = follow_sweep("program: proj.py\n");
+	assert_null(modules_of(p));
+	assert_true(program_noted(p, "nn.LSTM with proj_size"));
+	write_file("noproj.py", "import torch.nn as nn\n"
+				"class NoProj(nn.Module):\n"
+				"    def __init__(self):\n        super().__init__()\n"
+				"        self.rnn = nn.LSTM(64, 128, 1, True, True, 0.0, False, 0)\n"
+				"model = NoProj()\nloss.backward()\n");
+	p = follow_sweep("program: noproj.py\n");
+	assert_string_equal(modules_of(p), "LSTM(64, 128, num_layers=1, bias=True, bidirectional=False)");
+	/* one layer, one direction: 4h(in + h) + 8h = 4*128*(64 + 128) + 8*128 */
+	assert_int_equal(params_for(modules_of(p), (struct ints){{NULL}, {0}}), 4 * 128 * (64 + 128) + 8 * 128);
+	/* weight tying (head.weight = emb.weight): torch counts the shared tensor once, the list twice, so
+	 * the list is an upper bound ("<="), never an exact count an error could rest on */
+	write_file("tied.py", "import torch.nn as nn\n"
+			      "class Tied(nn.Module):\n"
+			      "    def __init__(self, v, d):\n        super().__init__()\n"
+			      "        self.emb = nn.Embedding(v, d)\n"
+			      "        self.head = nn.Linear(d, v, bias=False)\n"
+			      "        self.emb.weight = self.head.weight\n"
+			      "model = Tied(1000, 64)\nloss.backward()\n");
+	p = follow_sweep("program: tied.py\n");
+	assert_non_null(modules_of(p));
+	assert_true(strncmp(modules_of(p), "<= ", 3) == 0);
+	struct sl_modules tm;
+	assert_int_equal(sl_modules_parse(A, modules_of(p), &tm, NULL), 0);
+	assert_true(tm.bound);
+	assert_int_equal(tm.params, 1000 * 64 + 64 * 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +892,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hydra_compose, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_configs_hydra_shell, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_argparse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_mingpt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_layers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
