@@ -114,6 +114,8 @@ struct sl_eval_axis {
 	struct sl_eval_value *values;
 	size_t n;
 	bool bounds;                     /* a range evaluated at its bounds (continuous or huge) */
+	bool modules;                    /* the sizes of the program's custom nn.Module (role model): one value per
+	                                  * combination of the sweep parameters it names (key), its layer list counted */
 	struct sl_count range;           /* with bounds: how many values the range stands for */
 	uint64_t stride;                 /* combination index = sum of value index × stride */
 	/*

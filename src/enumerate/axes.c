@@ -407,6 +407,290 @@ static void read_swept_deepspeed(struct sl_eval_builder *B, struct sl_eval_value
 			 sl_arena_printf(B->a, "%zu setting%s of a swept deepspeed value", n - 1, n == 2 ? "" : "s"));
 }
 
+
+/* ---- a custom module whose sizes are the sweep's values (a layer list with {sizes}: moddims.c) ---- */
+
+#define MAX_MODULE_VALUES 4096 /* combinations of a module's parameters counted one by one; past it: bounded */
+
+/* A typed scalar as a moddims value. */
+static bool moddim_value_of(const struct sl_value *t, const char *text, size_t len, struct sl_modules_val *out)
+{
+	memset(out, 0, sizeof *out);
+	switch (t->type) {
+	case SL_V_INT:
+		if (t->big)
+			return false;
+		out->kind = SL_MV_INT;
+		out->i = t->i;
+		return true;
+	case SL_V_FLOAT:
+		out->kind = SL_MV_FLOAT;
+		out->f = t->f;
+		return true;
+	case SL_V_BOOL:
+		out->kind = SL_MV_BOOL;
+		out->b = t->b;
+		return true;
+	case SL_V_STR:
+		out->kind = SL_MV_STR;
+		out->s = text;
+		out->slen = len;
+		return text != NULL;
+	default:
+		return false;
+	}
+}
+
+/* The i-th grid value of p as a moddims value, and its node (NULL for a computed range value). */
+static bool param_value(const struct sl_param *p, uint64_t i, struct sl_modules_val *out, const struct sl_node **node)
+{
+	struct sl_value v;
+	const struct sl_node *n = NULL;
+	if (!sl_param_grid_value(p, i, &v, &n))
+		return false;
+	*node = n;
+	if (n && n->kind != SL_NODE_SCALAR)
+		return false;
+	return moddim_value_of(n ? &n->value : &v, n ? n->text : NULL, n ? n->text_len : 0, out);
+}
+
+/* The least and largest number p takes (its values, or its range's bounds). */
+static bool param_range(const struct sl_param *p, double *lo, double *hi)
+{
+	struct sl_count cnt = sl_param_grid_count(p);
+	if (!cnt.infinite && !cnt.saturated && cnt.value > 0 && cnt.value <= MAX_AXIS_VALUES) {
+		*lo = INFINITY, *hi = -INFINITY;
+		for (uint64_t j = 0; j < cnt.value; j++) {
+			struct sl_modules_val v;
+			const struct sl_node *n;
+			if (!param_value(p, j, &v, &n))
+				return false;
+			double x = v.kind == SL_MV_INT ? (double)v.i : v.kind == SL_MV_FLOAT ? v.f : v.kind == SL_MV_BOOL ? v.b : NAN;
+			if (isnan(x))
+				return false;
+			*lo = fmin(*lo, x), *hi = fmax(*hi, x);
+		}
+		return *lo <= *hi;
+	}
+	if (isnan(p->minv) || isnan(p->maxv))
+		return false;
+	*lo = floor(p->minv), *hi = ceil(p->maxv);
+	return true;
+}
+
+struct modules_env {
+	const struct sl_sweep *sw;
+	const char **names;             /* the parameters of a combination (exact) */
+	const struct sl_modules_val *vals;
+	size_t n;
+};
+
+static bool env_value(void *ctx, const char *name, struct sl_modules_val *out)
+{
+	const struct modules_env *E = ctx;
+	for (size_t i = 0; i < E->n; i++)
+		if (strcmp(E->names[i], name) == 0) {
+			*out = E->vals[i];
+			return true;
+		}
+	return false;
+}
+
+static bool env_range(void *ctx, const char *name, double *lo, double *hi)
+{
+	const struct modules_env *E = ctx;
+	const struct sl_param *p = sl_sweep_param(E->sw, name);
+	return p && !p->is_dict && param_range(p, lo, hi);
+}
+
+/* The program's layer list with sizes in braces: the axis (its index), or SIZE_MAX. */
+static size_t template_axis(const struct sl_eval *ev)
+{
+	for (size_t i = ev->naxes; i-- > 0;) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (ax->role == SL_ROLE_MODEL && ax->n == 1 && ax->values[0].ok && !ax->values[0].model &&
+		    ax->rule && ax->rule->role == SL_ROLE_MODULES && ax->values[0].rv->s && strchr(ax->values[0].rv->s, '{'))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Before the sweep's parameters are read: a custom module whose layer list names sweep parameters is
+ * counted per combination when they are few and discrete and nothing else reads them (their values
+ * then make one model axis, build_modules_axis); otherwise it is bounded here over all of them (each
+ * size at its largest: an upper bound, breakdown.bound) and the parameters stay as they are.
+ */
+static void plan_modules(struct sl_eval_builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	size_t at = template_axis(ev);
+	if (at == SIZE_MAX)
+		return;
+	struct sl_eval_axis *ax = &ev->axes[at];
+	struct sl_eval_value *v = &ax->values[0];
+	const char *text = v->rv->s;
+	const char **names;
+	size_t n = sl_moddim_params(B->a, text, &names);
+	const struct sl_sweep *sw = ev->sweep;
+	bool exact = n > 0;
+	uint64_t combos = 1;
+	const char *why = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_param *p = sl_sweep_param(sw, names[i]);
+		if (!p || p->is_dict) {
+			why = sl_arena_printf(B->a, "its size names %s, which the sweep does not set", names[i]);
+			exact = false;
+			break;
+		}
+		struct sl_count cnt = sl_param_grid_count(p);
+		const struct sl_key_rule *rule = match_key(B, p->path, NULL, NULL);
+		bool discrete = p->dist == SL_DIST_CONSTANT || p->dist == SL_DIST_CATEGORICAL ||
+				p->dist == SL_DIST_CATEGORICAL_W_PROBABILITIES || p->dist == SL_DIST_INT_UNIFORM ||
+				p->dist == SL_DIST_Q_UNIFORM;
+		/* a parameter with a memory role of its own (a length) keeps its axis: the module is bounded */
+		bool own_role = rule && !sl_role_is_shape(rule->role);
+		for (size_t k = 0; k < B->o->nignore_params; k++)
+			own_role |= strcmp(B->o->ignore_params[k], p->path) == 0;
+		if (!discrete || own_role || cnt.infinite || cnt.saturated || !cnt.value ||
+		    cnt.value > MAX_MODULE_VALUES / combos)
+			exact = false;
+		else
+			combos *= cnt.value;
+	}
+	if (exact) {
+		B->mod_params = names;
+		B->nmod_params = n;
+		B->mod_axis = at + 1;
+		return;
+	}
+	struct modules_env E = {.sw = sw};
+	struct sl_modules_env env = {.range = env_range, .ctx = &E};
+	struct sl_modules mods;
+	const char *mwhy = NULL;
+	if (!why && sl_modules_parse_env(B->a, text, &env, &mods, &mwhy) == 0 &&
+	    (v->model = sl_model_from_modules(B->a, &mods)) != NULL) {
+		v->rv->s = v->model->name;
+		sl_eval_add_note(B, ax->key, "program", SL_ROLE_MODEL,
+				 sl_arena_printf(B->a, "a custom nn.Module whose sizes come from the sweep's values, "
+						       "bounded over all of them: %s", v->model->resolved_note));
+		return;
+	}
+	v->ok = false;
+	v->why = sl_arena_printf(B->a, "a custom nn.Module whose sizes cannot be bounded: %s",
+				 why ? why : mwhy ? mwhy : "?");
+	sl_eval_add_note(B, ax->key, "program", SL_ROLE_MODEL, v->why);
+}
+
+static bool module_param(const struct sl_eval_builder *B, const char *path)
+{
+	for (size_t i = 0; i < B->nmod_params; i++)
+		if (strcmp(B->mod_params[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The planned module's parameters as one model axis: a value per combination of their values, each
+ * the layer list counted for it (its sizes exact). A combination whose list cannot be counted (a
+ * width that does not divide into its heads) is unknown, with the reason.
+ */
+static void build_modules_axis(struct sl_eval_builder *B)
+{
+	if (!B->mod_axis)
+		return;
+	struct sl_eval *ev = B->ev;
+	const struct sl_sweep *sw = ev->sweep;
+	size_t n = B->nmod_params;
+	const struct sl_param **ps = sl_arena_array(B->a, n, sizeof *ps);
+	uint64_t *cnt = sl_arena_array(B->a, n, sizeof *cnt);
+	uint64_t total = 1;
+	struct sl_buf keys;
+	sl_buf_init(&keys, B->a);
+	for (size_t i = 0; i < n; i++) {
+		ps[i] = sl_sweep_param(sw, B->mod_params[i]);
+		cnt[i] = sl_param_grid_count(ps[i]).value;
+		total *= cnt[i];
+		sl_buf_addf(&keys, "%s%s", i ? ", " : "", ps[i]->path);
+	}
+	const char *text = ev->axes[B->mod_axis - 1].values[0].rv->s;
+	struct sl_eval_axis *ax = new_axis(B, SL_AXIS_SWEEP, keys.buf, SL_ROLE_MODEL, NULL, sw->doc->src, (size_t)total);
+	ax->modules = true;
+	struct sl_buf bad;
+	sl_buf_init(&bad, B->a);
+	size_t nbad = 0;
+	struct sl_modules_val *vals = sl_arena_array(B->a, n, sizeof *vals);
+	const struct sl_node **nodes = sl_arena_array(B->a, n, sizeof *nodes);
+	struct modules_env E = {.sw = sw, .names = B->mod_params, .vals = vals, .n = n};
+	struct sl_modules_env env = {.value = env_value, .ctx = &E};
+	for (uint64_t c = 0; c < total; c++) {
+		/* the first parameter varies slowest, as the sweep's own axes do */
+		uint64_t rest = c;
+		bool ok = true;
+		struct sl_buf t;
+		sl_buf_init(&t, B->a);
+		const struct sl_node *at = NULL;
+		for (size_t i = n; i-- > 0;) {
+			uint64_t j = rest % cnt[i];
+			rest /= cnt[i];
+			ok &= param_value(ps[i], j, &vals[i], &nodes[i]);
+			if (!nodes[i])
+				nodes[i] = j == 0 ? ps[i]->min : j + 1 == cnt[i] ? ps[i]->max : ps[i]->key;
+			if (cnt[i] > 1 || !at)
+				at = nodes[i];
+		}
+		for (size_t i = 0; i < n; i++) {
+			char num[64];
+			const char *shown = vals[i].kind == SL_MV_STR ? vals[i].s
+					    : vals[i].kind == SL_MV_INT ? (snprintf(num, sizeof num, "%lld", (long long)vals[i].i), num)
+					    : vals[i].kind == SL_MV_BOOL ? (vals[i].b ? "true" : "false")
+					    : (snprintf(num, sizeof num, "%g", vals[i].f), num);
+			sl_buf_addf(&t, "%s%s=%s", i ? ", " : "", ps[i]->path, shown);
+		}
+		struct sl_eval_value *v = &ax->values[ax->n++];
+		memset(v, 0, sizeof *v);
+		v->node = at;
+		v->span = at ? at->span : ps[0]->key->span;
+		v->text = t.buf;
+		v->rv = sl_arena_alloc(B->a, sizeof *v->rv);
+		v->rv->role = SL_ROLE_MODEL;
+		v->nrv = 1;
+		v->best = UINT64_MAX;
+		struct sl_modules mods;
+		const char *why = NULL;
+		if (ok && sl_modules_parse_env(B->a, text, &env, &mods, &why) == 0)
+			v->model = sl_model_from_modules(B->a, &mods);
+		v->ok = v->model != NULL;
+		v->rv->s = v->model ? v->model->name : t.buf;
+		if (!v->ok) {
+			v->why = sl_arena_printf(B->a, "the custom nn.Module cannot be counted for %s: %s", t.buf,
+						 why ? why : "a value that is no size");
+			if (nbad++ < 3)
+				sl_buf_addf(&bad, "%s%s (%s)", nbad > 1 ? "; " : "", t.buf, why ? why : "a value that is no size");
+		}
+	}
+	sl_eval_add_note(B, keys.buf, "sweep", SL_ROLE_MODEL,
+			 sl_arena_printf(B->a, "the sizes of the program's custom nn.Module: its layer list counted for each "
+					       "of %llu combinations of their values%s%s%s",
+					 (unsigned long long)total, nbad ? "; not counted (unknown): " : "",
+					 nbad ? bad.buf : "", nbad > 3 ? "; ..." : ""));
+	/* the program's layer list with its sizes in braces is this axis now: drop it (its note says so) */
+	size_t gone = B->mod_axis - 1;
+	const char *by = sl_arena_printf(B->a, "%s (sweep)", keys.buf);
+	for (size_t i = gone; i + 1 < ev->naxes; i++)
+		ev->axes[i] = ev->axes[i + 1];
+	ev->naxes--;
+	for (size_t i = 0; i < ev->nnotes; i++) {
+		struct sl_eval_note *nt = &ev->notes[i];
+		if (nt->axis == gone + 1) {
+			nt->axis = 0;
+			nt->overridden_by = by;
+		} else if (nt->axis > gone + 1) {
+			nt->axis--;
+		}
+	}
+}
+
 static void add_sweep_params(struct sl_eval_builder *B)
 {
 	struct sl_eval *ev = B->ev;
@@ -421,6 +705,8 @@ static void add_sweep_params(struct sl_eval_builder *B)
 		 * in the grid size: it must not zero the memory counts of the parameters that are valid */
 		if (p->dist == SL_DIST_NONE)
 			cnt = (struct sl_count){.value = 1};
+		if (module_param(B, p->path))
+			continue; /* a size of the program's custom module: its model axis (build_modules_axis) */
 		bool ignored = false;
 		for (size_t k = 0; k < B->o->nignore_params; k++)
 			ignored |= strcmp(B->o->ignore_params[k], p->path) == 0;
@@ -703,7 +989,9 @@ int sl_eval_build_axes(struct sl_eval_builder *B, const char **why)
 	for (size_t i = 0; i < o->nconfigs; i++)
 		add_entries_of(B, o->configs[i]);
 	add_command_options(B, false);
+	plan_modules(B);
 	add_sweep_params(B);
+	build_modules_axis(B);
 	add_command_options(B, true);
 	int rc = add_sets(B, why);
 	if (rc < 0)

@@ -62,6 +62,11 @@ struct sl_eval_builder {
 	size_t range_values; /* values the integer ranges added so far (MAX_RANGE_VALUES, axes.c) */
 	const struct sl_key_rule **limited;  /* patterns that hit their match limit, reported once each */
 	size_t nlimited, cap_limited;
+	/* a custom module whose sizes are sweep parameters (axes.c plan_modules): the parameters its layer
+	 * list is counted over per combination, as one model axis (their own axes are not made) */
+	const char **mod_params;
+	size_t nmod_params;
+	size_t mod_axis;     /* 1 + the program's axis holding the layer list (0: none) */
 };
 
 /* axes.c: the axes of the sweep (configs, command, parameters, --set, shape); < 0 with *why on a bad --set. */

@@ -34,6 +34,8 @@ const struct sl_eval_axis *sl_eval_axis_for(const struct sl_eval *ev, enum sl_ro
 
 const char *sl_eval_value_name(struct sl_arena *a, const struct sl_eval_axis *ax, const struct sl_eval_value *v)
 {
+	if (ax->role == SL_ROLE_MODEL && ax->modules) /* the program's custom module for one combination */
+		return v->model ? sl_arena_printf(a, "%s at %s", v->model->name, v->text) : v->text;
 	if (ax->role == SL_ROLE_MODEL)
 		return v->model ? v->model->name : v->text;
 	return sl_arena_printf(a, "%s %s", ax->key, v->text);

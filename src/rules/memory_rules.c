@@ -346,8 +346,9 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 				continue;
 			if (!same_of)
 				same_of = sl_memrule_node_counts(a, ax);
-			size_t same = same_of[j];
-			if (v->node && v->node == done)
+			/* a custom module's combinations share their parameters' nodes: each is a finding of its own */
+			size_t same = ax->modules ? 1 : same_of[j];
+			if (!ax->modules && v->node && v->node == done)
 				continue;
 			done = v->node;
 			const uint32_t *idx = blamed ? v->blame_combo[vd] : v->worst_combo;

@@ -57,8 +57,8 @@ int sl_check_unknown_model(struct sl_check *cx)
 	size_t nquiet = 0;
 	for (size_t j = 0; j < ax->n; j++) {
 		const struct sl_eval_value *v = &ax->values[j];
-		if (v->model)
-			continue;
+		if (v->model || ax->modules)
+			continue; /* a custom module's combination it cannot count: a note says why (axes.c) */
 		if (v->ok && !looks_like_transformer(v->text)) {
 			if (!first_quiet)
 				first_quiet = v;
