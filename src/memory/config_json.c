@@ -729,6 +729,22 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 			break;
 		}
 		}
+		/* an integer of the right sign past what the field holds: say it is too large, not of the wrong kind */
+		bool integral = k[i].kind == HF_UINT || k[i].kind == HF_UINT_AUTO || k[i].kind == HF_INT;
+		json_int_t iv = json_is_integer(v) ? json_integer_value(v) : 0;
+		if (!ok && integral && json_is_integer(v) && (iv > 0 || k[i].kind == HF_INT)) {
+			long long most = k[i].kind == HF_INT ? INT32_MAX : (long long)UINT32_MAX;
+			if (iv < 0)
+				sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, k[i].name),
+					     "'%s' is %lld, past the smallest value sweeplint reads for it (%lld)",
+					     k[i].name, (long long)iv, (long long)INT32_MIN);
+			else
+				sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, k[i].name),
+					     "'%s' is %lld, past the largest value sweeplint reads for it (%lld): no "
+					     "published model is that large",
+					     k[i].name, (long long)iv, most);
+			return false;
+		}
 		if (!ok) {
 			sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, k[i].name), "'%s' must be %s",
 				     k[i].name,

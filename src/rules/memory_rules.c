@@ -402,39 +402,112 @@ void sl_memrule_report(struct sl_check *cx, const struct sl_eval *ev, enum sl_ve
 	}
 }
 
-/* What a value of a non-count role names, for messages. */
+/*
+ * What a value of a non-count role must be, for "KEY "VALUE" is not ..." messages. Every role is listed
+ * (no default: -Wswitch names a new role that lacks its words); a role's words say what it takes, so a
+ * fraction is not called a boolean (gpu_memory_utilization 1.5 was "not a boolean sweeplint knows").
+ */
 static const char *role_label(enum sl_role r)
 {
 	switch (r) {
 	case SL_ROLE_OPTIMIZER:
-		return "an optimizer (HF optim name)";
+		return "an optimizer sweeplint knows (an HF optim name)";
 	case SL_ROLE_ATTN:
-		return "an attention implementation";
+		return "an attention implementation sweeplint knows";
 	case SL_ROLE_AMP:
-		return "a mixed-precision setting";
+		return "a mixed-precision setting sweeplint knows";
 	case SL_ROLE_DTYPE:
-		return "a weight dtype";
+		return "a weight dtype sweeplint knows";
 	case SL_ROLE_QUANT:
-		return "a quantization";
+		return "a quantization sweeplint knows";
 	case SL_ROLE_OFFLOAD:
-		return "an offload setting";
+		return "an offload setting sweeplint knows";
 	case SL_ROLE_TASK:
-		return "a task";
+		return "a task sweeplint knows";
 	case SL_ROLE_LORA_TARGETS:
-		return "a list of LoRA target modules";
+		return "a list of LoRA target modules sweeplint knows";
 	case SL_ROLE_PEFT_METHOD:
-		return "a PEFT method";
+		return "a PEFT method sweeplint knows";
 	case SL_ROLE_FSDP:
-		return "an FSDP sharding strategy";
+		return "an FSDP sharding strategy sweeplint knows";
 	case SL_ROLE_MODULES_TO_SAVE:
-		return "a list of modules to save";
+		return "a list of modules to save sweeplint knows";
 	case SL_ROLE_MODE:
-		return "a mode (train, eval, generate)";
+		return "a mode sweeplint knows (train, eval, generate)";
 	case SL_ROLE_LORA_DROPOUT:
-		return "a dropout probability";
-	default:
-		return "a boolean";
+		return "a dropout probability in [0, 1]";
+	case SL_ROLE_GPU_MEMORY_UTILIZATION:
+		return "a fraction of the GPU's memory in (0, 1]";
+	case SL_ROLE_FSDP_INIT:
+		return "an FSDP initialisation sweeplint knows (device, per_unit, cpu, meta, rank0 or a boolean)";
+	case SL_ROLE_FSDP_STATE_DICT:
+		return "an FSDP state dict type sweeplint knows (full, sharded, local, full_device)";
+	case SL_ROLE_FSDP_AUTO_WRAP:
+		return "a boolean or an FSDP auto-wrap policy sweeplint knows";
+	case SL_ROLE_FROZEN:
+		return "a frozen part sweeplint knows (none, embeddings, backbone or a number of layers)";
+	case SL_ROLE_HEAD_PARAMS:
+	case SL_ROLE_MODULES:
+		return "a parameter count or a layer list sweeplint can count";
+	case SL_ROLE_PART:
+		return "a model part sweeplint knows (full, base, encoder)";
+	case SL_ROLE_ENGINE:
+		return "a generation engine sweeplint knows (hf, vllm)";
+	case SL_ROLE_LOSS:
+		return "a sentence-transformers loss sweeplint knows";
+	case SL_ROLE_PADDING:
+		return "a padding sweeplint knows (max_length, longest)";
+	case SL_ROLE_DEEPSPEED:
+		return "a DeepSpeed config sweeplint can read";
+	case SL_ROLE_MODEL:
+		return "a model sweeplint knows";
+	case SL_ROLE_GRADIENT_CHECKPOINTING:
+	case SL_ROLE_ZERO3_INIT:
+	case SL_ROLE_PIN_MEMORY:
+	case SL_ROLE_FSDP_OFFLOAD:
+	case SL_ROLE_TORCH_COMPILE:
+	case SL_ROLE_LIGER:
+	case SL_ROLE_CHUNKED_CE:
+	case SL_ROLE_PACKING:
+	case SL_ROLE_OPTIMIZER_IN_BACKWARD:
+	case SL_ROLE_ACTIVATION_OFFLOAD:
+	case SL_ROLE_FSDP_USE_ORIG_PARAMS:
+	case SL_ROLE_KBIT_PREPARE:
+	case SL_ROLE_FSDP_EMBEDDING_UNITS:
+	case SL_ROLE_BNB_LEGACY:
+	case SL_ROLE_SEPARATE_ENCODERS:
+		return "a boolean sweeplint knows";
+	/* counts and shapes: their words are sl_role_count()'s (what they get here is never used) */
+	case SL_ROLE_BATCH_SIZE:
+	case SL_ROLE_EVAL_BATCH_SIZE:
+	case SL_ROLE_GRAD_ACCUM:
+	case SL_ROLE_SEQ_LEN:
+	case SL_ROLE_TARGET_LEN:
+	case SL_ROLE_LORA_R:
+	case SL_ROLE_ZERO_STAGE:
+	case SL_ROLE_NUM_GPUS:
+	case SL_ROLE_NUM_WORKERS:
+	case SL_ROLE_TEXTS_PER_EXAMPLE:
+	case SL_ROLE_MINI_BATCH_SIZE:
+	case SL_ROLE_LAYERS:
+	case SL_ROLE_HIDDEN_SIZE:
+	case SL_ROLE_HEADS:
+	case SL_ROLE_FFN_SIZE:
+	case SL_ROLE_VOCAB_SIZE:
+	case SL_ROLE_HEAD_DIM:
+	case SL_ROLE_NUM_BEAMS:
+	case SL_ROLE_MAX_NEW_TOKENS:
+	case SL_ROLE_NUM_VIRTUAL_TOKENS:
+	case SL_ROLE_QUERY_LEN:
+	case SL_ROLE_CHUNKS_PER_TEXT:
+	case SL_ROLE_MAX_MODEL_LEN:
+	case SL_ROLE_TENSOR_PARALLEL:
+	case SL_ROLE_MAX_NUM_BATCHED_TOKENS:
+	case SL_ROLE_MAX_NUM_SEQS:
+	case SL_ROLE__COUNT:
+		break;
 	}
+	return sl_role_count(r) ? sl_role_count(r)->what : "a value sweeplint knows";
 }
 
 /* The value part of a rejected node: a command item "--key=value" shows as "value". */
@@ -487,8 +560,8 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 						ax->key, v->text, want, cnt)
 					->severity = refused(cx, ax->role, v->node, v->text);
 			else
-				sl_memrule_emit(cx, ax, v, "%s \"%s\" is not %s sweeplint knows (counted unknown %s)",
-						ax->key, v->text, role_label(ax->role), cnt);
+				sl_memrule_emit(cx, ax, v, "%s \"%s\" is not %s (counted unknown %s)", ax->key, v->text,
+						role_label(ax->role), cnt);
 		}
 	}
 	/* config and command values that were rejected: the memory model keeps its default */
@@ -511,7 +584,7 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 					       "(such as \"auto\" or \"all\"); the memory model ignores it",
 					       n->key, text ? " \"" : "", text ? text : "", text ? "\"" : "", want, n->where);
 		else
-			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s sweeplint knows (%s): the memory model "
+			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s (%s): the memory model "
 					       "keeps its default for %s", n->key, text ? " \"" : "", text ? text : "",
 					       text ? "\"" : "", role_label((enum sl_role)n->role), n->where,
 					       sl_role_name((enum sl_role)n->role));

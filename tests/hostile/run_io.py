@@ -133,6 +133,16 @@ def main():
         check(f"turn3/lsp-json-memory: a 16 MiB message of empty objects and 320 MiB of inserts stay under "
               f"{bound >> 10} MB (VmRSS {rss} KB; was 1.29 GB and 364 MB)",
               len(rss) == 2 and max(rss) < bound, out[-600:] + err[-400:])
+        # cosmetic-messages (1), (2): the words of two findings (item 4, config discovery, is run_shared's)
+        cm = os.path.join(work, "cosmetic-messages")
+        p = subprocess.run([exe, "check", "big_vocab.yaml"], cwd=cm, capture_output=True, text=True, timeout=60)
+        check("turn3/cosmetic-messages (1): vocab_size 2^62 is too large, not 'must be a non-negative integer'",
+              "'vocab_size' is 4611686018427387904, past the largest value" in p.stdout and
+              "non-negative" not in p.stdout, p.stdout[-600:])
+        p = subprocess.run([exe, "check", "gmu.yaml"], cwd=cm, capture_output=True, text=True, timeout=60)
+        check("turn3/cosmetic-messages (2): gpu_memory_utilization 0 and 1.5 are not fractions in (0, 1], "
+              "not 'not a boolean'", p.stdout.count("is not a fraction of the GPU's memory in (0, 1]") == 2 and
+              "boolean" not in p.stdout, p.stdout[-600:])
         rc, out, err, el = py("cosmetic-messages", "lsp_big.py")
         check("turn3/cosmetic-messages (3): a 20 MiB message is dropped at the 16 MiB bound docs/lsp.md states",
               "past the 16 MiB bound: dropped" in out and

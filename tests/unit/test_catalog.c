@@ -573,6 +573,19 @@ static void test_config_bad(void **state)
 	assert_non_null(strstr(d.v[0].message, "'vocab_size' must be a non-negative integer"));
 	assert_int_equal(d.v[0].span.line, 3);
 
+	/* an integer past what the field holds is too large, not of the wrong kind (turn3/cosmetic-messages 1);
+	 * a negative one is of the wrong kind */
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/too-large.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'vocab_size' is 4611686018427387904, past the largest value sweeplint "
+						"reads for it (4294967295)"));
+	assert_int_equal(d.v[0].span.line, 7);
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/negative.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'vocab_size' must be a non-negative integer"));
+
 	sl_diags_init(&d, f->a);
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));
 	assert_int_equal(d.n, 1);
