@@ -459,6 +459,18 @@ static const char *role_label(enum sl_role r)
 		return "a padding sweeplint knows (max_length, longest)";
 	case SL_ROLE_DEEPSPEED:
 		return "a DeepSpeed config sweeplint can read";
+	case SL_ROLE_ALGORITHM:
+		return "a training algorithm sweeplint knows (sft, dpo, orpo, simpo, kto, grpo, rloo, ppo, reward)";
+	case SL_ROLE_BETA:
+		return "a non-negative number";
+	case SL_ROLE_VLLM_MODE:
+		return "a vLLM mode sweeplint knows (colocate, server)";
+	case SL_ROLE_VLLM_GPU_MEMORY_UTILIZATION:
+		return "a fraction of the GPU's memory in (0, 1]";
+	case SL_ROLE_REF_MODEL:
+		return "a reference model setting sweeplint knows (a model, null, precomputed, or a loss without one)";
+	case SL_ROLE_REWARD_MODEL:
+		return "a reward model setting sweeplint knows (null, lora, full, api)";
 	case SL_ROLE_MODEL:
 		return "a model sweeplint knows";
 	case SL_ROLE_GRADIENT_CHECKPOINTING:
@@ -476,6 +488,7 @@ static const char *role_label(enum sl_role r)
 	case SL_ROLE_FSDP_EMBEDDING_UNITS:
 	case SL_ROLE_BNB_LEGACY:
 	case SL_ROLE_SEPARATE_ENCODERS:
+	case SL_ROLE_VLLM_SLEEP:
 		return "a boolean sweeplint knows";
 	/* counts and shapes: their words are sl_role_count()'s (what they get here is never used) */
 	case SL_ROLE_BATCH_SIZE:
@@ -504,6 +517,11 @@ static const char *role_label(enum sl_role r)
 	case SL_ROLE_TENSOR_PARALLEL:
 	case SL_ROLE_MAX_NUM_BATCHED_TOKENS:
 	case SL_ROLE_MAX_NUM_SEQS:
+	case SL_ROLE_NUM_GENERATIONS:
+	case SL_ROLE_PROMPT_LEN:
+	case SL_ROLE_COMPLETION_LEN:
+	case SL_ROLE_GENERATION_BATCH_SIZE:
+	case SL_ROLE_STEPS_PER_GENERATION:
 	case SL_ROLE__COUNT:
 		break;
 	}
