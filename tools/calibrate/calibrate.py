@@ -97,6 +97,13 @@ def more_settings(case):
             words.append(role)
     if s["quant"] != "none" and not case.get("kbit_prepare", True):
         words.append("no-kbit-prepare")
+    for role, default in cases_mod.EXTRA_ROLES.items():
+        v = s.get(role, default)
+        if v != default:
+            words.append(role if v is True else "%s=%s" % (role, v))
+    for key in ("phase", "alloc_conf", "sdpa_backend"):
+        if case.get(key):
+            words.append("%s=%s" % (key, case[key]))
     return ",".join(words) or "-"
 
 
@@ -188,8 +195,9 @@ def with_batch(case, batch, case_id=None):
 # ---------------------------------------------------------------------------
 # The parent: probe the environment, run each case in its own subprocess, write rows.
 
-def _child_env():
+def _child_env(extra=None):
     env = dict(os.environ)
+    env.update(extra or {})
     env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # CUDA device 0 == NVML's index of it
     env.setdefault("HF_HUB_OFFLINE", "1")              # nothing is downloaded
     env.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
@@ -198,13 +206,14 @@ def _child_env():
     return env
 
 
-def run_child(args, timeout, python=None):
-    """Run this file with child arguments; (result dict or None, message)."""
+def run_child(args, timeout, python=None, env=None):
+    """Run this file with child arguments (env: variables set for the child only); (result dict or
+    None, message)."""
     fd, result_path = tempfile.mkstemp(prefix="sl-calib-", suffix=".json")
     os.close(fd)
     cmd = [python or sys.executable, os.path.abspath(__file__)] + args + ["--result", result_path]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_child_env())
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_child_env(env))
         try:
             with open(result_path) as f:
                 data = json.load(f)
@@ -235,7 +244,8 @@ def env_comments(env, gpu, steps):
             tok(env.get("torch")), tok(env.get("transformers")), tok(env.get("peft")),
             tok(env.get("bitsandbytes")), tok(env.get("sentence_transformers")), tok(env.get("pynvml")),
             tok(env.get("python"))),
-        "flash_attn=%s liger_kernel=%s" % (tok(env.get("flash_attn")), tok(env.get("liger_kernel"))),
+        "flash_attn=%s liger_kernel=%s trl=%s accelerate=%s" % (
+            tok(env.get("flash_attn")), tok(env.get("liger_kernel")), tok(env.get("trl")), tok(env.get("accelerate"))),
         "date=%s steps=%d PYTORCH_CUDA_ALLOC_CONF=%s CUDA_MODULE_LOADING=%s" % (
             datetime.date.today().isoformat(), steps, tok(os.environ.get("PYTORCH_CUDA_ALLOC_CONF")),
             tok(os.environ.get("CUDA_MODULE_LOADING"))),
@@ -245,7 +255,7 @@ def env_comments(env, gpu, steps):
 
 def result_rows(case, gpu, res):
     """measured.tsv rows for a child result."""
-    info = ["%s=%s" % (k, res[k]) for k in ("params", "trainable") if res.get(k) is not None]
+    info = ["%s=%s" % (k, res[k]) for k in ("params", "trainable", "held_params") if res.get(k) is not None]
     for key, name in (("context_bytes", "ctx_mib"), ("init_reserved", "init_reserved_mib"),
                       ("init_allocated", "init_allocated_mib")):
         if res.get(key) is not None:
@@ -256,6 +266,13 @@ def result_rows(case, gpu, res):
         info.append("measured_phase=%s" % res["phase"])
     if res.get("new_tokens") is not None:
         info.append("generated_tokens=%d" % res["new_tokens"])
+    for key, name in (("step_lengths", "step_lengths"), ("sdpa_kernel", "sdpa_kernel"),
+                      ("alloc_conf", "alloc_conf_seen")):
+        if res.get(key):
+            info.append("%s=%s" % (name, res[key]))
+    for key in ("train_peak_allocated", "train_peak_reserved", "generation_peak_allocated"):
+        if res.get(key) is not None:
+            info.append("%s_mib=%d" % (key, measured.to_mib(res[key])))
     if res.get("nvml_source"):
         info.append("nvml=%s" % res["nvml_source"])
     info += ["steps=%s" % res.get("steps_done", 0), "wall_s=%.1f" % res.get("wall_s", 0.0)]
@@ -299,8 +316,10 @@ class Runner:
         with os.fdopen(fd, "w") as f:
             json.dump(case, f)
         try:
+            # the allocator's configuration is read when CUDA starts: the case process gets its own
+            env = {"PYTORCH_CUDA_ALLOC_CONF": case["alloc_conf"]} if case.get("alloc_conf") else None
             res, msg = run_child(["--child-run", case_path, "--steps", str(self.args.steps)],
-                                 self.args.case_timeout, self.args.python)
+                                 self.args.case_timeout, self.args.python, env)
         finally:
             os.unlink(case_path)
         self.times.append(time.time() - t0)
@@ -527,6 +546,8 @@ def child_env_main(result_path):
             "torch": torch.__version__, "cuda": torch.version.cuda,
             "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
             "transformers": _version("transformers"), "peft": _version("peft"),
+            # recorded, not imported: the DPO/GRPO cases are TRL's computation written out (workloads.py)
+            "trl": _version("trl"), "accelerate": _version("accelerate"),
             "sentence_transformers": _version("sentence-transformers"),
             "pynvml": _version("nvidia-ml-py") or _version("pynvml"),
         })
@@ -681,18 +702,21 @@ def _build_random(torch, auto, config, attn, dtype, dev):
 
 
 def build_model(case, torch, transformers, dev):
-    """The model of a case on dev, ready to train (GC, LoRA/QLoRA applied)."""
+    """The model of a case on dev, ready to train (GC, LoRA/QLoRA applied), its config, and what
+    the case holds beside it (workloads.Built: the program's head, a passage encoder, a reference
+    model). fsdp_init=per_unit builds it on the meta device (FSDP materialises it unit by unit)."""
     import gc
+    import workloads
     s = case["settings"]
     task = s["task"]
     cfg = dict(case["config"])
     if task == "seq-cls":
         cfg["num_labels"] = 2
     generate = s.get("mode") == "generate"
-    if task in ("causal-lm", "seq2seq"):
+    if task in ("causal-lm", "seq2seq") or (s.get("part") == "base" and "use_cache" in cfg):
         cfg["use_cache"] = generate  # training keeps no KV cache; generation does
     config = _make_config(transformers, cfg)
-    auto = getattr(transformers, _AUTO[task])
+    auto = getattr(transformers, workloads.model_class_name(case, _AUTO[task]))
     attn = _ATTN[s["attn"]]
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[s["dtype"]]
     gc_on = bool(s["gradient_checkpointing"])
@@ -723,6 +747,10 @@ def build_model(case, torch, transformers, dev):
         elif gc_on:
             model.gradient_checkpointing_enable()
             model.enable_input_require_grads()
+    elif s.get("fsdp_init") == "per_unit":
+        model = _build_random(torch, auto, config, attn, dtype, torch.device("meta"))
+        if gc_on:
+            model.gradient_checkpointing_enable()
     else:
         model = _build_random(torch, auto, config, attn, dtype, dev)
         if next(model.parameters()).dtype != dtype:
@@ -748,7 +776,15 @@ def build_model(case, torch, transformers, dev):
         model.eval()
     else:
         model.train()
-    return model, config
+
+    def build_again():
+        again = _build_random(torch, auto, config, attn, dtype, dev)
+        if gc_on and not generate:
+            again.gradient_checkpointing_enable()
+        again.to(device=dev, dtype=dtype)  # nn.Module.to: in place
+        return again
+    built = workloads.finish_model(case, model, torch, dev, dtype, build_again)
+    return model, config, built
 
 
 def _decoder_layer_classes(model):
@@ -791,19 +827,28 @@ def wrap_fsdp(case, model, torch, dev):
                             buffer_dtype=torch.bfloat16)
     policy = functools.partial(transformer_auto_wrap_policy,
                                transformer_layer_cls=_decoder_layer_classes(model))
+    import workloads
+    init = workloads.fsdp_param_init(case, dev)
+    extra = {"param_init_fn": init} if init is not None else {}
     return FSDP(model, sharding_strategy=strategy, auto_wrap_policy=policy, mixed_precision=mp,
-                device_id=dev, use_orig_params=True)
+                device_id=dev, use_orig_params=True, **extra)
 
 
-def make_batch(case, config, torch, dev):
+def make_batch(case, config, torch, dev, step=0):
+    """The batch of a step (random token ids; step matters for dynamically padded cases)."""
+    import workloads
     s = case["settings"]
     b, L = int(s["batch_size"]), int(s["seq_len"])
     vocab = int(config.vocab_size)
     g = torch.Generator(device=dev)
-    g.manual_seed(1234)
+    g.manual_seed(1234 + step)
 
     def ids(n, length):
         return torch.randint(5, vocab, (n, length), device=dev, generator=g)
+
+    special = workloads.special_batch(case, config, torch, dev, g, ids, step)
+    if special is not None:
+        return special
 
     ones = torch.ones((b, L), dtype=torch.long, device=dev)
     task = s["task"]
@@ -838,10 +883,20 @@ def mnrl_loss(embs, torch):
     return F.cross_entropy(q @ docs.T * 20.0, torch.arange(q.size(0), device=q.device))
 
 
-def compute_loss(model, case, batch, torch):
-    if case["settings"]["task"] != "bi-encoder":
+def compute_loss(model, case, batch, torch, built=None):
+    import workloads
+    s = case["settings"]
+    if s.get("algorithm") == "dpo":
+        return workloads.dpo_loss(model, built, case, batch, torch)
+    if s.get("algorithm") == "grpo":
+        return workloads.grpo_loss(model, built, case, batch, torch)
+    if built is not None and built.head is not None:
+        return workloads.head_loss(model, built, batch, torch)
+    if s["task"] != "bi-encoder":
         return model(**batch).loss
     # sentence-transformers MultipleNegativesRankingLoss: each text column is its own forward pass
+    if built is not None and built.passage is not None:
+        return mnrl_loss(workloads.separate_embeddings(model, built, case, batch, embed), torch)
     return mnrl_loss([embed(model, case, ids, mask) for ids, mask in batch["texts"]], torch)
 
 
@@ -869,7 +924,9 @@ def cached_mnrl_backward(model, case, batch, torch, scale=None):
 
 def generate_once(model, case, config, torch, dev):
     """model.generate over a batch of random prompts: exactly max_new_tokens new tokens
-    (min_new_tokens, no EOS stop), greedy or beam search, the KV cache on."""
+    (min_new_tokens, no EOS stop), greedy, beam search or sampling (workloads.generate_kwargs),
+    the KV cache on."""
+    import workloads
     s = case["settings"]
     b, L = int(s["batch_size"]), int(s["seq_len"])
     g = torch.Generator(device=dev)
@@ -878,8 +935,8 @@ def generate_once(model, case, config, torch, dev):
     new = int(s["max_new_tokens"])
     with torch.no_grad():
         out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=new,
-                             min_new_tokens=new, num_beams=int(s["num_beams"]) or 1, do_sample=False,
-                             use_cache=True, pad_token_id=0)
+                             min_new_tokens=new, use_cache=True, pad_token_id=0,
+                             **workloads.generate_kwargs(case))
     return int(out.shape[-1]) - L
 
 
@@ -915,8 +972,21 @@ def make_optimizer(case, params, torch, transformers):
     raise ValueError("optimizer %r is not supported by the harness" % name)
 
 
+def _restart_peaks(torch, dev, mon):
+    """The torch peak statistics and the device-used peak count from here."""
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats(dev)
+    mon.peak = 0
+    mon.sample()
+
+
 def run_case(case, steps, mon):
-    """Train a case for `steps` steps; the measurement dict (status ok/oom/error)."""
+    """Train a case for `steps` steps; the measurement dict (status ok/oom/error).
+
+    A case whose `phase` is 'load' measures FSDP's model loading alone (the peaks count from
+    before the model is built to after it is wrapped; no step runs); 'save' runs the steps, then
+    measures the checkpoint save alone (the state dict of workloads.fsdp_state_dict)."""
+    import workloads
     t0 = time.time()
     res = {"id": case["id"], "status": "error", "steps_done": 0}
     mon.open_nvml()
@@ -925,31 +995,48 @@ def run_case(case, steps, mon):
     mon.attach(torch)
     res["nvml_source"] = mon.source
     res["nvml_baseline"] = mon.baseline if mon.source == "pynvml" else 0
+    res["alloc_conf"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or None
     dev = torch.device("cuda", 0)
     torch.cuda.set_device(dev)
     torch.zeros(1, device=dev)
     torch.cuda.synchronize()
     res["context_bytes"] = mon.used() - res["nvml_baseline"]
+    s = case["settings"]
+    phase = case.get("phase")
     try:
-        model, config = build_model(case, torch, transformers, dev)
+        if phase == "load":
+            # FSDP's loading is the measured phase: the peaks count from before the build
+            res["init_reserved"] = torch.cuda.memory_reserved(dev)
+            res["init_allocated"] = torch.cuda.memory_allocated(dev)
+            _restart_peaks(torch, dev, mon)
+            mon.start()
+        model, config, built = build_model(case, torch, transformers, dev)
         import gc
         gc.collect()
+        if phase == "load":
+            model = wrap_fsdp(case, model, torch, dev)
+            torch.cuda.synchronize()
+            mon.sample()
+            params = list(model.parameters())
+            res["params"] = sum(p.numel() for p in params)
+            res["trainable"] = sum(p.numel() for p in params if p.requires_grad)
+            res["phase"] = "load"
+            res["status"] = "ok"
+            return res
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
         res["init_reserved"] = torch.cuda.memory_reserved(dev)
         res["init_allocated"] = torch.cuda.memory_allocated(dev)
-        torch.cuda.reset_peak_memory_stats(dev)
         # the device peak counts from here: building (random init, the QLoRA checkpoint
         # round trip) is not part of a training step
-        mon.peak = 0
-        mon.sample()
+        _restart_peaks(torch, dev, mon)
         mon.start()
         params = list(model.parameters())
         res["params"] = sum(p.numel() for p in params)
-        trainable = [p for p in params if p.requires_grad]
+        res["held_params"] = built.params() or None
+        trainable = [p for p in params if p.requires_grad] + built.trainable()
         res["trainable"] = sum(p.numel() for p in trainable)
         res["attn_impl"] = getattr(getattr(model, "config", config), "_attn_implementation", None)
-        s = case["settings"]
         mode = s.get("mode", "train")
         if mode == "generate":
             for _ in range(max(1, min(steps, 2))):
@@ -975,36 +1062,62 @@ def run_case(case, steps, mon):
             except (AttributeError, TypeError):
                 scaler = torch.cuda.amp.GradScaler(init_scale=1.0)
         batch = make_batch(case, config, torch, dev)
+        lengths = []
         import contextlib
-        for _ in range(steps):
-            ctx = torch.autocast("cuda", dtype=amp) if amp is not None else contextlib.nullcontext()
-            if s.get("mini_batch_size"):
-                with ctx:
-                    cached_mnrl_backward(model, case, batch, torch,
-                                         scale=scaler.scale if scaler is not None else None)
-            else:
-                with ctx:
-                    loss = compute_loss(model, case, batch, torch)
-                (scaler.scale(loss) if scaler is not None else loss).backward()
-            if scaler is not None:
-                scaler.step(opt)
-                scaler.update()
-            else:
-                opt.step()
-            opt.zero_grad(set_to_none=True)
-            torch.cuda.synchronize()
-            mon.sample()
-            res["steps_done"] += 1
+        with workloads.sdpa_context(case, torch):
+            for step in range(steps):
+                if workloads.per_step_batches(case) and step > 0:
+                    del batch
+                    batch = make_batch(case, config, torch, dev, step)
+                if s.get("algorithm") == "grpo":
+                    # the generation phase of the step: its KV cache and the weights, before the step
+                    batch = workloads.grpo_rollout(model, case, batch, torch)
+                    if step == 0:
+                        torch.cuda.synchronize()
+                        res["generation_peak_allocated"] = torch.cuda.max_memory_allocated(dev)
+                if s.get("padding") == "longest":
+                    lengths.append(int(batch["input_ids"].shape[1]))
+                ctx = torch.autocast("cuda", dtype=amp) if amp is not None else contextlib.nullcontext()
+                if s.get("mini_batch_size"):
+                    with ctx:
+                        cached_mnrl_backward(model, case, batch, torch,
+                                             scale=scaler.scale if scaler is not None else None)
+                else:
+                    with ctx:
+                        loss = compute_loss(model, case, batch, torch, built)
+                    (scaler.scale(loss) if scaler is not None else loss).backward()
+                    del loss
+                if scaler is not None:
+                    scaler.step(opt)
+                    scaler.update()
+                else:
+                    opt.step()
+                opt.zero_grad(set_to_none=True)
+                torch.cuda.synchronize()
+                mon.sample()
+                res["steps_done"] += 1
+        if lengths:
+            res["step_lengths"] = ",".join(str(n) for n in lengths)
+        if case.get("sdpa_backend"):
+            res["sdpa_kernel"] = case["sdpa_backend"]
         if s["optimizer"] not in ("sgd",):
             res["optimizer_state"] = len(opt.state) > 0
+        if phase == "save":
+            # the checkpoint save after the steps: shards, optimizer states, the gathered units
+            del batch
+            res["train_peak_allocated"] = torch.cuda.max_memory_allocated(dev)
+            res["train_peak_reserved"] = torch.cuda.max_memory_reserved(dev)
+            _restart_peaks(torch, dev, mon)
+            state = workloads.fsdp_state_dict(model, case, torch)
+            torch.cuda.synchronize()
+            mon.sample()
+            del state
+            res["phase"] = "save"
         if mode == "eval":
             # the measured peak is the evaluation's: training built the optimizer state, which
             # stays resident; the peak statistics restart here
             del batch
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats(dev)
-            mon.peak = 0
-            mon.sample()
+            _restart_peaks(torch, dev, mon)
             eval_pass(model, case, config, torch, dev, amp)
             torch.cuda.synchronize()
             mon.sample()

@@ -12,6 +12,9 @@ Each case is a plain dict (JSON-serialisable, handed to a fresh subprocess):
   capacity  None, or {"group", "frac", "probe_batches"}: the batch is chosen at run time so
             that the run needs `frac` × the GPU's total memory (see calibrate.py)
   default   part of the default set (one run of it fits in 10 minutes on an H100)
+  phase     None, 'load' or 'save': the FSDP phase a case measures instead of the step (issue 33)
+  alloc_conf, sdpa_backend  the case process's PYTORCH_CUDA_ALLOC_CONF; 'flash': SDPA's flash kernel only
+  value     issue 33's tier (TIER_*; 0 for the earlier sets): the device plan's order (plan.py)
 
 The cases are chosen to separate the estimator's terms: batch × length grids
 (activations, attention), AMP fp16/bf16 vs fp32 (master copies, fp32 softmax/norms),
@@ -271,7 +274,181 @@ ARCHS = {
             "attention_dropout": 0.0,
         },
     },
+    # --- issue 33: families whose activations differ (configs as fixtures/configs/<type>/config.json,
+    # the published files; counts as rules/architectures.yaml and the model pages)
+    # Qwen/Qwen3-0.6B: q/k RMS norms over head_dim (QK-norm), GQA 16/8 with head_dim 128, tied.
+    "qwen3-0.6b": {
+        "hf_id": "Qwen/Qwen3-0.6B",
+        "short": "qwen3",
+        "pooling": None,
+        "official_params": 596049920,
+        "source": "huggingface.co/Qwen/Qwen3-0.6B config.json (fixtures/configs/qwen3); 596,049,920 "
+                  "(rules/architectures.yaml, the published class)",
+        "config": {
+            "architectures": ["Qwen3ForCausalLM"],
+            "model_type": "qwen3",
+            "vocab_size": 151936,
+            "hidden_size": 1024,
+            "intermediate_size": 3072,
+            "num_hidden_layers": 28,
+            "num_attention_heads": 16,
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "hidden_act": "silu",
+            "max_position_embeddings": 40960,
+            "initializer_range": 0.02,
+            "rms_norm_eps": 1e-06,
+            "use_cache": True,
+            "bos_token_id": 151643,
+            "eos_token_id": 151645,
+            "tie_word_embeddings": True,
+            "rope_theta": 1000000,
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "use_sliding_window": False,
+            "max_window_layers": 28,
+        },
+    },
+    # google/gemma-2-2b: 256000 vocabulary, attention and final logit soft-capping, sliding window
+    # 4096 on every other layer, four norms per layer, head_dim 256, tied embeddings.
+    "gemma-2-2b": {
+        "hf_id": "google/gemma-2-2b",
+        "short": "gemma2",
+        "pooling": None,
+        "official_params": 2614341888,
+        "source": "huggingface.co/google/gemma-2-2b config.json (fixtures/configs/gemma2); 2,614,341,888 "
+                  "(rules/architectures.yaml, the published class)",
+        "config": {
+            "architectures": ["Gemma2ForCausalLM"],
+            "model_type": "gemma2",
+            "vocab_size": 256000,
+            "hidden_size": 2304,
+            "intermediate_size": 9216,
+            "num_hidden_layers": 26,
+            "num_attention_heads": 8,
+            "num_key_value_heads": 4,
+            "head_dim": 256,
+            "hidden_act": "gelu_pytorch_tanh",
+            "hidden_activation": "gelu_pytorch_tanh",
+            "max_position_embeddings": 8192,
+            "initializer_range": 0.02,
+            "rms_norm_eps": 1e-06,
+            "use_cache": True,
+            "pad_token_id": 0,
+            "bos_token_id": 2,
+            "eos_token_id": 1,
+            "rope_theta": 10000.0,
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "query_pre_attn_scalar": 256,
+            "sliding_window": 4096,
+            "final_logit_softcapping": 30.0,
+            "attn_logit_softcapping": 50.0,
+            "cache_implementation": "hybrid",
+        },
+    },
+    # microsoft/Phi-3-mini-4k-instruct: fused qkv_proj and gate_up_proj, MHA 32/32, untied head.
+    "phi-3-mini": {
+        "hf_id": "microsoft/Phi-3-mini-4k-instruct",
+        "short": "phi3",
+        "pooling": None,
+        "official_params": 3821079552,
+        "source": "huggingface.co/microsoft/Phi-3-mini-4k-instruct config.json (fixtures/configs/phi3); "
+                  "3,821,079,552 (rules/architectures.yaml, the published class)",
+        "config": {
+            "architectures": ["Phi3ForCausalLM"],
+            "model_type": "phi3",
+            "vocab_size": 32064,
+            "hidden_size": 3072,
+            "intermediate_size": 8192,
+            "num_hidden_layers": 32,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 32,
+            "hidden_act": "silu",
+            "max_position_embeddings": 4096,
+            "original_max_position_embeddings": 4096,
+            "initializer_range": 0.02,
+            "rms_norm_eps": 1e-05,
+            "use_cache": True,
+            "bos_token_id": 1,
+            "eos_token_id": 32000,
+            "pad_token_id": 32000,
+            "tie_word_embeddings": False,
+            "rope_theta": 10000.0,
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "embd_pdrop": 0.0,
+            "resid_pdrop": 0.0,
+            "sliding_window": 2047,
+        },
+    },
+    # openai/whisper-small: encoder-decoder over 80 mel bins x 3000 frames (1500 positions after the
+    # conv front end), decoder up to 448 tokens, proj_out tied to the token embedding.
+    "whisper-small": {
+        "hf_id": "openai/whisper-small",
+        "short": "whispers",
+        "pooling": None,
+        "official_params": 241734912,
+        "source": "huggingface.co/openai/whisper-small config.json (the fields of fixtures/configs/whisper, "
+                  "whisper-tiny, at the small shape of rules/architectures.yaml); 241,734,912 (model page)",
+        "config": {
+            "architectures": ["WhisperForConditionalGeneration"],
+            "model_type": "whisper",
+            "vocab_size": 51865,
+            "num_mel_bins": 80,
+            "d_model": 768,
+            "encoder_layers": 12,
+            "decoder_layers": 12,
+            "num_hidden_layers": 12,
+            "encoder_attention_heads": 12,
+            "decoder_attention_heads": 12,
+            "encoder_ffn_dim": 3072,
+            "decoder_ffn_dim": 3072,
+            "max_source_positions": 1500,
+            "max_target_positions": 448,
+            "activation_function": "gelu",
+            "dropout": 0.0,
+            "attention_dropout": 0.0,
+            "activation_dropout": 0.0,
+            "encoder_layerdrop": 0.0,
+            "decoder_layerdrop": 0.0,
+            "init_std": 0.02,
+            "scale_embedding": False,
+            "is_encoder_decoder": True,
+            "use_cache": True,
+            "bos_token_id": 50257,
+            "eos_token_id": 50257,
+            "pad_token_id": 50257,
+            "decoder_start_token_id": 50258,
+            "begin_suppress_tokens": [220, 50257],
+            "max_length": 448,
+        },
+    },
 }
+
+# Roles added by issue 33's cases (docs/cli.md "Roles added for issue 28", "FSDP load and save
+# peaks"; the preference/RL roles of issue 31), with the value that means "not set". Every case's
+# settings hold them; tsv_row writes the ones that are set into the notes as role=value tokens.
+EXTRA_ROLES = {
+    "frozen": "",               # backbone | N (the embeddings and the first N layers)
+    "head_params": "",          # a layer list: the head the program puts on the model
+    "part": "",                 # base | encoder
+    "query_len": 0,             # a bi-encoder's queries at their own length
+    "separate_encoders": False,  # a query encoder and a passage encoder
+    "padding": "",              # max_length | longest
+    "fsdp_init": "",            # device | per_unit (meta-device init, materialised unit by unit)
+    "fsdp_state_dict": "",      # full | full_device | sharded
+    "do_sample": False,         # generate: sampling (information: no role of sweeplint's)
+    "num_return_sequences": 0,  # generate: sequences per prompt (information: no role of sweeplint's)
+    "algorithm": "",            # dpo | grpo (issue 31's role)
+    "ref_model": "",            # default | precomputed | a model name (a copy)
+    "beta": "",                 # GRPO: 0 loads no reference
+    "num_generations": 0,       # GRPO completions per prompt
+    "prompt_len": 0,            # GRPO prompt length
+    "completion_len": 0,        # GRPO completion length
+}
+# The notes tokens that are information, not sweeplint roles (no role exists for them yet).
+INFO_ROLES = ("do_sample", "num_return_sequences")
 
 LLAMA_QV = "q_proj,v_proj"
 LLAMA_ALL = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"
@@ -307,7 +484,8 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
               optimizer="adamw_torch", lora_r=0, lora_targets="", quant="none", attn="sdpa",
               texts=2, default=True, requires=(), capacity=None, case_id=None, mode="train",
               eval_batch=0, mini_batch=0, modules_to_save="", kbit_prepare=True, fsdp="",
-              compile=False, liger=False, num_beams=0, new_tokens=0):
+              compile=False, liger=False, num_beams=0, new_tokens=0, phase=None, alloc_conf="",
+              sdpa_backend="", value=0, pooling=None, **roles):
     """One case dict (see the module docstring).
 
     mode: train (training steps), eval (training steps, then the evaluation forward under
@@ -315,7 +493,17 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
     measured), generate (model.generate with num_beams and new_tokens, no training).
     mini_batch: a bi-encoder trained with CachedMultipleNegativesRankingLoss (GradCache)
     in mini-batches of that size. fsdp: the sharding strategy of a world-size-1 FSDP run.
+
+    Issue 33: phase 'load' / 'save' measures only FSDP's model loading (fsdp_init) or its
+    checkpoint save (fsdp_state_dict) after the steps; alloc_conf is the case process's
+    PYTORCH_CUDA_ALLOC_CONF; sdpa_backend 'flash' restricts SDPA to its flash kernel; value is
+    the case's rank in the device plan (device_plan); roles are the sweeplint roles of EXTRA_ROLES
+    (frozen, head_params, part, query_len, separate_encoders, padding, fsdp_init, fsdp_state_dict,
+    do_sample, num_return_sequences and the preference/RL roles).
     """
+    unknown = set(roles) - set(EXTRA_ROLES)
+    if unknown:
+        raise TypeError("make_case: unknown roles %s" % sorted(unknown))
     a = ARCHS[arch]
     method = _method(lora_r, quant)
     if case_id is None:
@@ -378,6 +566,8 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
         "num_beams": num_beams if mode == "generate" else 0,
         "max_new_tokens": new_tokens if mode == "generate" else 0,
     }
+    for role, unset in EXTRA_ROLES.items():
+        settings[role] = type(unset)(roles.get(role, unset))
     extra = set()
     if attn == "flash":
         extra.add("flash_attn")
@@ -388,7 +578,7 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
         "arch": arch,
         "settings": settings,
         "method": method,
-        "pooling": a["pooling"] if task == "bi-encoder" else None,
+        "pooling": (pooling or a["pooling"]) if task == "bi-encoder" else None,
         "requires": sorted(set(requires) | extra | ({"peft"} if method != "full" else set())
                            | ({"bitsandbytes"} if quant != "none" or optimizer.endswith("bnb_8bit")
                               else set())),
@@ -396,7 +586,115 @@ def make_case(arch, task, batch, seq, *, target=0, dtype="fp32", amp="off", gc=F
         "kbit_prepare": bool(kbit_prepare),
         "default": bool(default),
         "config": hf_config(arch),
+        "phase": phase,
+        "alloc_conf": alloc_conf,
+        "sdpa_backend": sdpa_backend,
+        "value": int(value),
     }
+
+
+# Value tiers of issue 33's cases (device_plan orders by tier, then by estimated device time):
+TIER_UNMEASURED = 1   # a term sweeplint's estimate predicts today that no row has measured
+TIER_NO_ROLE = 2      # a step the estimate cannot express on main yet (issue 31's roles; no role)
+TIER_UNMODELLED = 3   # an effect the estimate does not model (the allocator's configuration)
+
+PHI3_ALL = "qkv_proj,o_proj,gate_up_proj,down_proj"
+LLAMA1B_HEAD = "Linear(2048,512);ReLU;Linear(512,2)"
+
+
+def _issue33(add):
+    """Issue 33: the shapes real sweeps use and the phases the model now predicts (docs/calibration.md
+    "Issue 33: prepared cases"). Every id is written out: the ids are the plan's and the docs' names."""
+    u = dict(value=TIER_UNMEASURED)
+    bf = dict(dtype="bf16")
+    # what trains: a frozen backbone with the class's head, frozen bottom layers, a head the program adds
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, frozen="backbone",
+                  case_id="kluerob-cls-b32-s512-fp32-nogc-sdpa-frozen", **u))
+    add(make_case("klue-roberta-base", "seq-cls", 32, 512, frozen="6",
+                  case_id="kluerob-cls-b32-s512-fp32-nogc-sdpa-frozen6", **u))
+    add(make_case("llama-3.2-1b", "seq-cls", 8, 1024, part="base", frozen="backbone", head_params=LLAMA1B_HEAD,
+                  case_id="llama1b-base-b8-s1024-bf16-nogc-sdpa-frozen-head", **bf, **u))
+    # T5EncoderModel as a bi-encoder (sentence-T5/GTR), two texts
+    add(make_case("t5-base", "bi-encoder", 32, 256, amp="bf16", attn="eager", part="encoder", pooling="mean",
+                  case_id="t5benc-bi-b32-s256-ampbf16-nogc-eager", **u))
+    # a query/passage dual encoder with a hard negative: queries at their own length; shared and
+    # separate (DPR-style) encoders
+    add(make_case("bge-m3", "bi-encoder", 32, 256, amp="fp16", gc=True, texts=3, query_len=64,
+                  case_id="bgem3-b32-q64-s256-ampfp16-gc-sdpa-k3", **u))
+    add(make_case("bge-m3", "bi-encoder", 32, 256, amp="fp16", gc=True, texts=3, query_len=64,
+                  separate_encoders=True, case_id="bgem3-b32-q64-s256-ampfp16-gc-sdpa-k3-sep", **u))
+    # padding to max_length against dynamic padding (each step padded to its longest example, the
+    # last of the length schedule at the bound) at the same batch
+    for pad in ("max_length", "longest"):
+        tag = "padmax" if pad == "max_length" else "padlongest"
+        add(make_case("klue-roberta-base", "seq-cls", 32, 512, padding=pad,
+                      case_id="kluerob-cls-b32-s512-fp32-nogc-sdpa-" + tag, **u))
+        add(make_case("llama-3.2-1b", "causal-lm", 4, 2048, gc=True, padding=pad,
+                      case_id="llama1b-b4-s2048-bf16-gc-sdpa-" + tag, **bf, **u))
+    # HF generate at batch > 1 with beams, on a family of its own (QK-norm)
+    add(make_case("qwen3-0.6b", "causal-lm", 8, 512, mode="generate", num_beams=4, new_tokens=256,
+                  case_id="qwen3-gen-b8-p512-new256-beams4-bf16-sdpa", **bf, **u))
+    # FSDP at world size 1: the load phase (the model built on the GPU, then wrapped; or built on the
+    # meta device and materialised unit by unit) and the save phase after the steps
+    fs = dict(gc=True, fsdp="full_shard", **bf, **u)
+    add(make_case("llama-3.2-1b", "causal-lm", 1, 512, phase="load", fsdp_init="device",
+                  case_id="llama1b-b1-s512-bf16-gc-sdpa-fsdp-load-device", **fs))
+    add(make_case("llama-3.2-1b", "causal-lm", 1, 512, phase="load", fsdp_init="per_unit",
+                  case_id="llama1b-b1-s512-bf16-gc-sdpa-fsdp-load-meta", **fs))
+    for sd in ("full_device", "full", "sharded"):
+        add(make_case("llama-3.2-1b", "causal-lm", 1, 512, phase="save", fsdp_state_dict=sd,
+                      case_id="llama1b-b1-s512-bf16-gc-sdpa-fsdp-save-" + sd.replace("_", ""), **fs))
+    # families whose activations differ: Qwen3 (q/k norms), Gemma-2 (256k vocabulary, soft-capping,
+    # sliding window past 4096 tokens), Phi-3 (fused projections), Whisper (encoder-decoder on audio)
+    add(make_case("qwen3-0.6b", "causal-lm", 8, 2048, gc=True, case_id="qwen3-b8-s2048-bf16-gc-sdpa", **bf, **u))
+    add(make_case("qwen3-0.6b", "causal-lm", 4, 2048, lora_r=16, lora_targets=LLAMA_ALL,
+                  case_id="qwen3-b4-s2048-bf16-nogc-sdpa-lora16-all", **bf, **u))
+    add(make_case("gemma-2-2b", "causal-lm", 2, 1024, attn="eager",
+                  case_id="gemma2-b2-s1024-bf16-nogc-eager", **bf, **u))
+    add(make_case("gemma-2-2b", "causal-lm", 1, 8192, gc=True, attn="eager", lora_r=16, lora_targets=LLAMA_ALL,
+                  case_id="gemma2-b1-s8192-bf16-gc-eager-lora16-all", **bf, **u))
+    add(make_case("phi-3-mini", "causal-lm", 2, 2048, gc=True, case_id="phi3-b2-s2048-bf16-gc-sdpa", **bf, **u))
+    add(make_case("phi-3-mini", "causal-lm", 4, 2048, lora_r=16, lora_targets=PHI3_ALL,
+                  case_id="phi3-b4-s2048-bf16-nogc-sdpa-lora16-all", **bf, **u))
+    add(make_case("whisper-small", "seq2seq", 16, 1500, target=448, amp="bf16",
+                  case_id="whispers-b16-s1500-t448-ampbf16-nogc-sdpa", **u))
+    add(make_case("whisper-small", "seq2seq", 32, 1500, target=448, amp="bf16", gc=True,
+                  case_id="whispers-b32-s1500-t448-ampbf16-gc-sdpa", **u))
+    # 8k-16k tokens with SDPA restricted to its flash kernel
+    fl = dict(gc=True, sdpa_backend="flash", **bf, **u)
+    add(make_case("llama-3.2-1b", "causal-lm", 1, 8192, case_id="llama1b-b1-s8192-bf16-gc-sdpa-flash", **fl))
+    add(make_case("llama-3.2-1b", "causal-lm", 1, 16384, case_id="llama1b-b1-s16384-bf16-gc-sdpa-flash", **fl))
+    add(make_case("qwen3-0.6b", "causal-lm", 1, 16384, case_id="qwen3-b1-s16384-bf16-gc-sdpa-flash", **fl))
+
+    # --- tier 2: no role on main. Sampling with num_return_sequences (HF expands each prompt
+    # num_return_sequences times: rows = batch x 4); DPO and GRPO as TRL f2cd577 computes them,
+    # written out (TRL is not installed on the lent machine), with issue 31's roles
+    n = dict(value=TIER_NO_ROLE)
+    add(make_case("llama-3.2-1b", "causal-lm", 8, 512, mode="generate", new_tokens=256, do_sample=True,
+                  num_return_sequences=4, case_id="llama1b-gen-b8-p512-new256-sample-nrs4-bf16-sdpa", **bf, **n))
+    dpo = dict(gc=True, algorithm="dpo", beta="0.1", **bf, **n)
+    add(make_case("qwen3-0.6b", "causal-lm", 2, 1024, case_id="qwen3-dpo-b2-s1024-bf16-gc-sdpa", **dpo))
+    add(make_case("qwen3-0.6b", "causal-lm", 2, 1024, ref_model="precomputed",
+                  case_id="qwen3-dpo-b2-s1024-bf16-gc-sdpa-precomputed", **dpo))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, lora_r=16, lora_targets=LLAMA_ALL,
+                  case_id="llama1b-dpo-b4-s1024-bf16-gc-sdpa-lora16-all", **dpo))
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, lora_r=16, lora_targets=LLAMA_ALL,
+                  ref_model="meta-llama/Llama-3.2-1B",
+                  case_id="llama1b-dpo-b4-s1024-bf16-gc-sdpa-lora16-all-refcopy", **dpo))
+    grpo = dict(gc=True, algorithm="grpo", num_generations=4, prompt_len=256, completion_len=256, **bf, **n)
+    add(make_case("qwen3-0.6b", "causal-lm", 8, 256, beta="0",
+                  case_id="qwen3-grpo-b8-p256-c256-bf16-gc-sdpa", **grpo))
+    add(make_case("qwen3-0.6b", "causal-lm", 8, 256, beta="0.04",
+                  case_id="qwen3-grpo-b8-p256-c256-bf16-gc-sdpa-beta", **grpo))
+
+    # --- tier 3: gradient checkpointing on Llama-style models under expandable_segments:True; the
+    # same settings without it are rows of h100-2026.tsv (reserved - allocated 3.4-6.4 GiB there)
+    e = dict(alloc_conf="expandable_segments:True", value=TIER_UNMODELLED, **bf)
+    add(make_case("llama-3.2-1b", "causal-lm", 4, 1024, gc=True, case_id="llama1b-b4-s1024-bf16-gc-sdpa-expseg", **e))
+    add(make_case("llama-3.2-3b", "causal-lm", 2, 2048, gc=True, case_id="llama3b-b2-s2048-bf16-gc-sdpa-expseg", **e))
+    add(make_case("qwen2.5-0.5b", "causal-lm", 8, 2048, gc=True, case_id="qwen05b-b8-s2048-bf16-gc-sdpa-expseg", **e))
+    add(make_case("llama-3.2-3b", "causal-lm", 4, 4096, gc=True, lora_r=64, lora_targets=LLAMA_ALL,
+                  case_id="llama3b-b4-s4096-bf16-gc-sdpa-lora64-all-expseg", **e))
 
 
 def _build():
@@ -545,8 +843,10 @@ def _build():
     add(make_case("qwen2.5-0.5b", "causal-lm", 8, 1024, mode="generate", num_beams=4, new_tokens=256,
                   **llama))
 
-    # the sets of issues 16/17 are selected by name ('encoders', 'decoders'); the default set
-    # stays the one that fits in a single 10-minute run
+    _issue33(add)
+
+    # the sets of issues 16/17/33 are selected by name ('encoders', 'decoders', 'issue33'); the
+    # default set stays the one that fits in a single 10-minute run
     for c in cases[first_new:]:
         c["default"] = False
 
@@ -572,8 +872,8 @@ def all_cases():
     return copy.deepcopy(CASES)
 
 
-ENCODER_ARCHS = ("bge-m3", "klue-roberta-base", "multilingual-minilm", "mt5-base", "t5-base")
-DECODER_ARCHS = ("llama-3.2-1b", "llama-3.2-3b", "qwen2.5-0.5b")
+ENCODER_ARCHS = ("bge-m3", "klue-roberta-base", "multilingual-minilm", "mt5-base", "t5-base", "whisper-small")
+DECODER_ARCHS = ("llama-3.2-1b", "llama-3.2-3b", "qwen2.5-0.5b", "qwen3-0.6b", "gemma-2-2b", "phi-3-mini")
 
 
 def suite(case):
@@ -599,6 +899,8 @@ def select(spec, cases=None):
         return list(cases)
     if spec in ("encoders", "decoders"):
         return [c for c in cases if suite(c) == spec]
+    if spec == "issue33":
+        return [c for c in cases if c.get("value")]
     chosen = set()
     for item in (s.strip() for s in spec.split(",")):
         if not item:
@@ -627,6 +929,14 @@ def tsv_row(case, gpu, metric, value_mib, notes="", source="sweeplint tools/cali
             note_parts.append("%s=%s" % (role, str(v).lower() if isinstance(v, bool) else v))
     if s["quant"] != "none" and not case.get("kbit_prepare", True):
         note_parts.append("kbit_prepare=false")
+    for role, unset in EXTRA_ROLES.items():
+        v = s.get(role, unset)
+        if v != unset:
+            note_parts.append("%s=%s" % (role, str(v).lower() if isinstance(v, bool) else v))
+    if case.get("alloc_conf"):
+        note_parts.append("alloc_conf=" + case["alloc_conf"])
+    if case.get("sdpa_backend"):
+        note_parts.append("sdpa_backend=" + case["sdpa_backend"])
     text = " ".join(note_parts)
     if notes:
         text = (text + "; " + notes) if text else notes

@@ -26,6 +26,7 @@ Standard library only.
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -161,10 +162,53 @@ class Estimator:
             self.tmp = None
 
 
+def slack_min_bytes(path=None):
+    """The allocator's floor (rules/calibration.yaml slack_min, MiB) in bytes: what the estimate adds
+    to a phase outside the step (FSDP's load and save) beside the CUDA context and the workspace."""
+    path = path or os.path.join(REPO, "rules", "calibration.yaml")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"-\s*name:\s*slack_min\s*\n\s*value:\s*([0-9.]+)\s*\n\s*unit:\s*MiB", text)
+    if not m:
+        raise UsageError("%s: no slack_min in MiB" % path)
+    return int(float(m.group(1)) * measured.MIB)
+
+
+# A row's measured phase outside the step (FSDP) and the estimate's JSON field that sizes it.
+PHASE_FIELDS = {"load": "load_bytes", "save": "save_bytes"}
+
+
+def measured_phase(row):
+    """The phase a row measured: 'eval', 'load', 'save' or None (the training step, or generation)."""
+    notes = measured.note_values(row.get("notes", ""))
+    if notes.get("mode") == "eval":
+        return "eval"
+    phase = notes.get("measured_phase")
+    return phase if phase in PHASE_FIELDS else None
+
+
 def phase_view(est, row):
     """The part of an estimate a row measured: the evaluation forward (the estimate's `eval`
-    object) for rows with mode=eval in their notes, else the training step itself."""
-    if measured.note_values(row.get("notes", "")).get("mode") != "eval":
+    object) for rows with mode=eval in their notes, FSDP's model loading or checkpoint save
+    (load_bytes, save_bytes) for rows whose notes say measured_phase=load|save, else the
+    training step itself. A load or save phase the estimate does not report (0: below the step's
+    peak, docs/memory-model.md "FSDP load and save peaks") is a view with 'bound_bytes': the
+    measured phase must stay under the step's predicted peak."""
+    phase = measured_phase(row)
+    if phase in PHASE_FIELDS:
+        field = PHASE_FIELDS[phase]
+        size = est.get(field, 0)  # cmd_estimate.c writes the field only when the phase is sized
+        if not isinstance(size, int):
+            raise EstimateError("sweeplint estimate JSON's %s is not a number" % field)
+        view = dict(est)
+        view["peak_phase"] = phase
+        view["phase_floor"] = True
+        if size > 0:
+            view["total_bytes"] = size
+        else:
+            view["bound_bytes"] = int(est["total_bytes"])
+        return view
+    if phase != "eval":
         return est
     ev = est.get("eval")
     if not (isinstance(ev, dict) and isinstance(ev.get("total_bytes"), int)
@@ -191,6 +235,8 @@ def predicted_bytes(metric, est, row, loaded=None, pool=None):
     """
     if pool is not None and metric != "torch_allocated":
         return None
+    if est.get("bound_bytes") is not None:
+        return None
     total = int(est["total_bytes"])
     bd = est["breakdown"]
     ctx = int(bd.get("cuda_context", 0))
@@ -199,8 +245,13 @@ def predicted_bytes(metric, est, row, loaded=None, pool=None):
     if metric in ("torch_reserved", "torch_peak"):
         return total - ctx
     if metric == "torch_allocated":
+        if est.get("phase_floor"):
+            # a load or save phase: the estimate adds the allocator's floor, not the step's slack
+            return total - ctx - slack_min_bytes()
         return total - ctx - int(bd.get("slack", 0))
     if metric == "reserved_minus_init":
+        if est.get("phase_floor"):
+            return None  # a load phase starts before anything is loaded; a save's init is not its start
         return total - ctx - int((loaded or est)["breakdown"].get("weights", 0))
     return None
 
@@ -217,7 +268,7 @@ def _capacity_bytes(est, env):
 
 def compare_rows(rows, env, estimator, metrics=None, margin=0.10):
     """The comparison of one file's rows: a dict with 'rows', 'verdicts', 'errors', 'warnings'."""
-    result = {"rows": [], "verdicts": [], "errors": [], "warnings": []}
+    result = {"rows": [], "verdicts": [], "bounds": [], "errors": [], "warnings": []}
     by_id = {}
     for row in rows:
         by_id.setdefault(row["id"], []).append(row)
@@ -253,6 +304,15 @@ def compare_rows(rows, env, estimator, metrics=None, margin=0.10):
                 oom = value >= 1
                 continue
             if metrics and metric not in metrics:
+                continue
+            if est.get("bound_bytes") is not None:
+                # a phase the estimate puts below the step's peak: the measured phase must be below it
+                if metric in ("nvml_used", "torch_reserved"):
+                    bound = est["bound_bytes"] - (0 if metric == "nvml_used" else
+                                                  int(est["breakdown"].get("cuda_context", 0)))
+                    result["bounds"].append({"id": case_id, "metric": metric, "measured_mib": value,
+                                             "bound_mib": bound / measured.MIB,
+                                             "ok": value * measured.MIB <= bound})
                 continue
             loaded = None
             if metric == "reserved_minus_init":
@@ -290,17 +350,19 @@ def compare_rows(rows, env, estimator, metrics=None, margin=0.10):
     return result
 
 
-def summarize(rows, verdicts, median_bar=10.0, worst_bar=20.0):
+def summarize(rows, verdicts, median_bar=10.0, worst_bar=20.0, bounds=()):
     errs = [r["error_pct"] for r in rows]
     summary = {"compared": len(errs), "median_pct": None, "worst_pct": None, "worst": None,
-               "verdicts_checked": len(verdicts), "verdicts_wrong": [v["id"] for v in verdicts if not v["ok"]]}
+               "verdicts_checked": len(verdicts), "verdicts_wrong": [v["id"] for v in verdicts if not v["ok"]],
+               "bounds_checked": len(bounds),
+               "bounds_wrong": ["%s %s" % (b["id"], b["metric"]) for b in bounds if not b["ok"]]}
     if errs:
         summary["median_pct"] = statistics.median(errs)
         worst = max(rows, key=lambda r: r["error_pct"])
         summary["worst_pct"] = worst["error_pct"]
         summary["worst"] = "%s %s" % (worst["id"], worst["metric"])
     summary["pass"] = bool(errs) and summary["median_pct"] <= median_bar and \
-        summary["worst_pct"] <= worst_bar and not summary["verdicts_wrong"]
+        summary["worst_pct"] <= worst_bar and not summary["verdicts_wrong"] and not summary["bounds_wrong"]
     return summary
 
 
@@ -317,6 +379,10 @@ def format_text(path, result, summary, median_bar, worst_bar):
             lines.append("verdict wrong: %s measured %s, predicted %s (%.0f MiB of %s MiB)" % (
                 v["id"], v["measured"], "fits" if v["predicted_fits"] else "oom", v["predicted_mib"],
                 "%.0f" % v["capacity_mib"] if v["capacity_mib"] else "?"))
+    for b in result.get("bounds", []):
+        lines.append("%s %s: %s phase %.0f MiB, predicted below the step's %.0f MiB%s" % (
+            "bound" if b["ok"] else "bound wrong:", b["id"], b["metric"], b["measured_mib"], b["bound_mib"],
+            "" if b["ok"] else " (it is not)"))
     for e in result["errors"]:
         lines.append("error: " + e)
     for w_ in result["warnings"]:
@@ -328,13 +394,87 @@ def format_text(path, result, summary, median_bar, worst_bar):
     else:
         lines.append("rows compared: 0")
     lines.append("verdicts: %d checked, %d wrong" % (summary["verdicts_checked"], len(summary["verdicts_wrong"])))
+    if summary.get("bounds_checked"):
+        lines.append("phase bounds: %d checked, %d wrong" % (summary["bounds_checked"], len(summary["bounds_wrong"])))
     lines.append("result: %s" % ("pass" if summary["pass"] and not result["errors"] else "FAIL"))
     return "\n".join(lines) + "\n"
 
 
+PREDICT_METRICS = ("nvml_used", "torch_allocated", "torch_reserved", "reserved_minus_init")
+
+
+def predict_case(case, estimator, gpu):
+    """What sweeplint predicts for a case before it is measured: {id, metrics: {metric: MiB or None},
+    peak_phase, fits, bound_mib (a phase predicted below the step), error}."""
+    notes = "measured_phase=%s" % case["phase"] if case.get("phase") else ""
+    out = {"id": case["id"], "metrics": {}, "peak_phase": None, "fits": None, "bound_mib": None,
+           "error": None}
+    row = cases_mod.tsv_row(case, gpu, "nvml_used", 0, notes)
+    try:
+        train = estimator.estimate(row)
+        est = phase_view(train, row)
+        for metric in PREDICT_METRICS:
+            loaded = None
+            if metric == "reserved_minus_init" and not est.get("phase_floor"):
+                loaded = phase_view(estimator.estimate(row, amp_off=True), row)
+            pred = predicted_bytes(metric, est, row, loaded, pool=train if est is not train and
+                                   measured_phase(row) == "eval" else None)
+            out["metrics"][metric] = None if pred is None else pred / measured.MIB
+    except EstimateError as e:
+        out["error"] = str(e)
+        return out
+    out["peak_phase"] = est.get("peak_phase")
+    out["fits"] = bool(est["fits"])
+    if est.get("bound_bytes") is not None:
+        out["bound_mib"] = est["bound_bytes"] / measured.MIB
+    return out
+
+
+def predict_main(args, out, err, runner):
+    """--predict: the estimate of each selected case, nothing measured (docs/calibration.md)."""
+    try:
+        selected = cases_mod.select(args.predict)
+    except KeyError as e:
+        err.write("compare.py: no case matches %s\n" % e)
+        return 2
+    try:
+        sweeplint = find_sweeplint(args.sweeplint)
+    except UsageError as e:
+        err.write("compare.py: %s\n" % e)
+        return 2
+    gpu = args.gpu or "h100-80gb"
+    estimator = Estimator(sweeplint, gpu, runner, args.role)
+    try:
+        preds = [predict_case(c, estimator, gpu) for c in selected]
+    finally:
+        estimator.close()
+    if args.format == "json":
+        json.dump({"gpu": gpu, "cases": preds}, out, indent=1)
+        out.write("\n")
+    else:
+        w = max([len(p["id"]) for p in preds] + [2])
+        out.write("%-*s  %9s %9s %9s %9s  %s\n" % (w, "id", "nvml", "allocated", "reserved", "res-init",
+                                                 "peak phase / note"))
+        for p in preds:
+            if p["error"]:
+                out.write("%-*s  %s\n" % (w, p["id"], "no estimate: " + p["error"].split(" (with config.json")[0]))
+                continue
+            cells = ["%9s" % ("-" if p["metrics"][m] is None else "%.0f" % p["metrics"][m])
+                     for m in PREDICT_METRICS]
+            note = p["peak_phase"] or ""
+            if p["bound_mib"] is not None:
+                note = "%s phase below the step's %.0f MiB" % (note, p["bound_mib"])
+            out.write("%-*s  %s  %s%s\n" % (w, p["id"], " ".join(cells), note, "" if p["fits"] else ", oom"))
+        out.write("%d cases on %s, %d without an estimate\n" % (len(preds), gpu,
+                                                              sum(1 for p in preds if p["error"])))
+    return 0
+
+
 def main(argv=None, out=sys.stdout, err=sys.stderr, runner=run_estimate):
     ap = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("tsv", nargs="+", help="measured TSV files (calibration/measured.tsv layout)")
+    ap.add_argument("tsv", nargs="*", help="measured TSV files (calibration/measured.tsv layout)")
+    ap.add_argument("--predict", metavar="SPEC", default=None,
+                    help="print the estimate of the cases SPEC selects (calibrate.py --cases), nothing measured")
     ap.add_argument("--sweeplint", default=None, help="sweeplint binary (default %s)" % DEFAULT_SWEEPLINT)
     ap.add_argument("--gpu", default=None, help="GPU for every row (default: the row's gpu column)")
     ap.add_argument("--metrics", default=None, help="compare only these metrics (comma-separated)")
@@ -345,6 +485,10 @@ def main(argv=None, out=sys.stdout, err=sys.stderr, runner=run_estimate):
                     help="add ROLE=VALUE to every estimate (repeatable)")
     ap.add_argument("-f", "--format", choices=("text", "json"), default="text")
     args = ap.parse_args(argv)
+    if args.predict:
+        return predict_main(args, out, err, runner)
+    if not args.tsv:
+        ap.error("a measured TSV file is required (or --predict SPEC)")
     metrics = set(args.metrics.split(",")) if args.metrics else None
     try:
         sweeplint = find_sweeplint(args.sweeplint)
@@ -356,12 +500,13 @@ def main(argv=None, out=sys.stdout, err=sys.stderr, runner=run_estimate):
                 raise UsageError(str(e))
             loaded.append((path, comments, rows))
         estimator = Estimator(sweeplint, args.gpu, runner, args.role)
-        all_rows, all_verdicts, reports, failed = [], [], [], False
+        all_rows, all_verdicts, all_bounds, reports, failed = [], [], [], [], False
         try:
             for path, comments, rows in loaded:
                 res = compare_rows(rows, measured.comment_values(comments), estimator, metrics, args.margin)
                 all_rows += res["rows"]
                 all_verdicts += res["verdicts"]
+                all_bounds += res["bounds"]
                 failed = failed or bool(res["errors"])
                 reports.append((path, res))
         finally:
@@ -369,7 +514,7 @@ def main(argv=None, out=sys.stdout, err=sys.stderr, runner=run_estimate):
     except UsageError as e:
         err.write("compare.py: %s\n" % e)
         return 2
-    summary = summarize(all_rows, all_verdicts, args.median_bar, args.worst_bar)
+    summary = summarize(all_rows, all_verdicts, args.median_bar, args.worst_bar, all_bounds)
     ok = summary["pass"] and not failed
     if args.format == "json":
         json.dump({"files": [{"path": p, **r} for p, r in reports], "summary": summary, "pass": ok},
@@ -378,7 +523,8 @@ def main(argv=None, out=sys.stdout, err=sys.stderr, runner=run_estimate):
     else:
         for path, res in reports:
             out.write(format_text(path, res, summarize(res["rows"], res["verdicts"], args.median_bar,
-                                                       args.worst_bar), args.median_bar, args.worst_bar))
+                                                       args.worst_bar, res["bounds"]),
+                                  args.median_bar, args.worst_bar))
         if len(reports) > 1:
             out.write("all files: median %s, worst %s, %d wrong verdicts: %s\n" % (
                 "%.1f%%" % summary["median_pct"] if summary["compared"] else "-",

@@ -34,7 +34,12 @@ METRICS = {
 # Roles that have no column of their own and are written in notes.
 NOTE_ROLES = ("lora_targets", "texts_per_example", "quant", "mini_batch_size", "eval_batch_size",
               "mode", "num_beams", "max_new_tokens", "modules_to_save", "fsdp", "torch_compile",
-              "liger")
+              "liger",
+              # issue 33's cases: what the program does with the model (issue 28), FSDP's load and
+              # save phases (issue 29), preference and RL fine-tuning (issue 31's roles)
+              "frozen", "head_params", "part", "query_len", "separate_encoders", "padding",
+              "fsdp_init", "fsdp_state_dict", "algorithm", "ref_model", "beta", "num_generations",
+              "prompt_len", "completion_len")
 
 _NOTE_TOKEN = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+?)[;,]?$")
 
