@@ -574,6 +574,13 @@ struct sl_settings {
 	 * would. Unstated: false (today's bitsandbytes).
 	 */
 	bool bnb_legacy;
+	/*
+	 * The trainable parameters cast to float32 after the model is loaded (role `upcast_trainable`;
+	 * LLaMA-Factory's cast_trainable_params_to_fp32, unless pure_bf16): over a 16-bit load a full
+	 * fine-tune's weights, gradients and optimizer states are float32, its frozen parameters stay in
+	 * the load dtype; a modules_to_save copy is float32 (adapters are anyway). Unstated: false.
+	 */
+	bool upcast_trainable;
 	enum sl_peft peft_method;  /* NONE: LoRA when lora_r > 0, else a full fine-tune */
 	uint32_t num_virtual_tokens; /* prompt methods: virtual tokens (adaption prompt length, trained token rows) */
 	/* runtime options (docs/memory-model.md "Runtime options") */

@@ -81,6 +81,7 @@ enum sl_role {
 	SL_ROLE_KBIT_PREPARE,     /* peft prepare_model_for_kbit_training on a bitsandbytes base (true unless stated) */
 	SL_ROLE_FSDP_EMBEDDING_UNITS, /* the embeddings and the head wrapped as FSDP units of their own (torchtune custom_sharded_layers) */
 	SL_ROLE_BNB_LEGACY,       /* bitsandbytes < 0.43.2: each 4-bit linear keeps its input (bitsandbytes#1270) */
+	SL_ROLE_UPCAST_TRAINABLE, /* the trainable parameters cast to float32 after a 16-bit load (LLaMA-Factory) */
 	/* what the program does with the model (issue #28; docs/memory-model.md "What trains") */
 	SL_ROLE_FROZEN,           /* none | embeddings | backbone | N (the embeddings and the first N layers) */
 	SL_ROLE_HEAD_PARAMS,      /* a trainable head's parameters: a count, or a layer list (struct sl_modules) */

@@ -66,12 +66,15 @@ struct ctx {
 	const struct sl_calib *c;
 	double h, hq, kvd, I, heads;
 	double wb;       /* bytes of the weights as the matmuls read them (FSDP mixed precision: param_dtype) */
+	double pb;       /* bytes of a full fine-tune's trainable parameter as stored (upcast_trainable: 4) */
+	double frozen_b; /* bytes of a frozen parameter as stored: the load dtype's */
 	double ab;       /* bytes of linear outputs (activation dtype) */
 	double nb;       /* bytes of the residual stream and layer-norm outputs */
 	double fb;       /* bytes of the FFN's intermediate tensors (gate, up, activation): ab, or the residual's
 	                  * dtype where a bitsandbytes linear returns its output in its input's dtype */
 	double sm_b;     /* bytes of softmax probabilities */
-	bool amp;
+	bool amp;        /* autocast over float32 weights (half copies of the weights, a float32 residual stream) */
+	bool autocast;   /* autocast runs at all: mixed precision on, not under DeepSpeed (which opens none) */
 	bool eager;
 	bool cast_probs; /* a half copy of float32 probabilities goes to P·V */
 	double p_hidden; /* hidden dropout */
@@ -200,6 +203,13 @@ static double vera_kept(const void *ctx, double in, double out, bool ff)
 	return 4 * (*(const double *)ctx + out);
 }
 
+/* The framework casts the trainable parameters to float32 after loading (role upcast_trainable): in training only
+ * (LLaMA-Factory's init_adapter casts when is_trainable) */
+static bool upcast(const struct sl_settings *s)
+{
+	return s->upcast_trainable && s->mode == SL_MODE_TRAIN;
+}
+
 /* The adapters share FSDP units with frozen base weights whose gradients FSDP1 then computes and keeps
  * (use_orig_params=True under a block wrap policy): a run that adapts the layers' linears. */
 static bool fsdp_mixed_units(const struct sl_settings *s)
@@ -221,7 +231,12 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 	x->kvd = (a->kv_heads ? a->kv_heads : a->heads) * dim_head(a);
 	x->I = a->intermediate;
 	x->t5 = t5_like(a->family);
-	double wb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	/* a full fine-tune whose framework casts the trainable parameters to float32 after a 16-bit load
+	 * (LLaMA-Factory's cast_trainable_params_to_fp32, model/adapter.py): the weights the matmuls read
+	 * are float32 as after a float32 load; only the frozen ones stay in the load dtype */
+	x->frozen_b = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	x->pb = upcast(s) && peft_of(s) == SL_PEFT_NONE && s->quant == SL_QUANT_NONE ? 4 : x->frozen_b;
+	double wb = x->pb;
 	/* FSDP's MixedPrecision(param_dtype) hands the units their parameters already in the low
 	 * precision and casts the inputs: the forward runs as a pure 16-bit one (autocast finds
 	 * nothing to cast) */
@@ -234,6 +249,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 		wb = 2;
 	x->wb = wb;
 	x->amp = s->amp != SL_AMP_OFF && wb == 4;
+	x->autocast = s->amp != SL_AMP_OFF && !(s->zero_stage > 0 && s->fsdp == SL_FSDP_NONE);
 	x->ab = x->amp ? 2 : wb;
 	/* under autocast the residual stream is float32: layer norm runs in float32
 	 * and a half tensor added to a float32 one promotes */
@@ -362,14 +378,18 @@ static double lin_in(const struct ctx *x, int consumers, int lora_n, double toke
 	 * (ctx.tensors = (A, B); bitsandbytes#1270 "delete useless buffered activation", 9e753741): the
 	 * input cast to the compute dtype, one copy per linear when that is a cast, else the tensor once —
 	 * unless an adapter already keeps that very tensor */
-	bool lora_shares = lora_n > 0 && !x->lora_drop && !(x->amp || in_b < (x->amp ? x->ab : x->lora_b));
+	/* under autocast over a 16-bit input PEFT still casts each adapter's input to the float32 adapter
+	 * (tuners_utils.py _cast_input_dtype, lora/layer.py Linear.forward @ 5d602fdb) and autocast casts
+	 * that back for A's matmul: A keeps a half copy per adapter, the float32 one is freed */
+	bool ac = x->amp || (x->autocast && x->lora_b > in_b);
+	bool lora_shares = lora_n > 0 && !x->lora_drop && !(ac || in_b < (ac ? x->ab : x->lora_b));
 	if (x->bnb_keeps && !x->train_w && consumers > 0 && !lora_shares)
 		b += in_b > 2 ? consumers * 2 * elems : in_b * elems;
 	if (lora_n > 0) {
-		double lb = x->amp ? x->ab : x->lora_b;
+		double lb = ac ? x->ab : x->lora_b;
 		if (x->lora_drop)
 			b += lora_n * (lb + 1) * elems; /* each dropout's output (cast) and its mask */
-		else if (x->amp || in_b < lb)
+		else if (ac || in_b < lb)
 			b += lora_n * lb * elems;   /* a cast copy per adapter */
 		else if (!x->train_w)
 			b += in_b * elems;          /* the input itself, shared */
@@ -1176,9 +1196,10 @@ static void fsdp_statics(const struct ctx *x, struct statics *S, double base, do
 		 s->gpus_per_node < N)
 		F = s->gpus_per_node;
 	double P = S->P, T = S->T - Tm;
-	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	double pb = x->pb;
 	bool mixed = s->amp != SL_AMP_OFF;
-	double tb = mixed ? 4 : pb;  /* trainable parameters: accelerate's upcast under mixed precision */
+	/* trainable parameters: accelerate's upcast under mixed precision, the framework's (upcast_trainable) */
+	double tb = mixed || upcast(s) ? 4 : pb;
 	double cb = x->wb;           /* the compute dtype the units are gathered in */
 	double per_layer = 0;
 	double Mq = matmul_params(a, false, &per_layer);
@@ -1328,7 +1349,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	if (full && x->frozen)
 		T = P - (double)sl_arch_frozen_params(a, task, s->part, s->frozen_layers, s->frozen_embeddings);
 	double N = s->num_gpus ? s->num_gpus : 1;
-	double pb = s->dtype == SL_DTYPE_FP32 ? 4 : 2;
+	double pb = x->pb;
 	bool lm = x->vocab;
 	double per_layer = 0;
 	double Mcast = matmul_params(a, lm, NULL);
@@ -1351,7 +1372,8 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	double base, rest_b = pb;
 	double Mq = matmul_params(a, false, &per_layer);
 	if (s->quant == SL_QUANT_NONE) {
-		base = pb * P;
+		/* a full fine-tune's trainable parameters in pb, the frozen ones (and a PEFT base) as loaded */
+		base = full ? pb * T + x->frozen_b * (P - T) : x->frozen_b * P;
 	} else {
 		if (s->quant != SL_QUANT_GPTQ && !s->kbit_prepare_off)
 			rest_b = 4;
@@ -1380,7 +1402,7 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		if (s->modules_to_save & SL_MTS_HEAD)
 			Tm += vh;
 	}
-	double mb = rest_b;
+	double mb = upcast(s) ? 4 : rest_b; /* a trainable copy: float32 where the framework upcasts it */
 	double gb = full ? pb : 4;          /* gradient = parameter dtype */
 	double sb = gb;                     /* torch optimizer states follow the parameter dtype */
 

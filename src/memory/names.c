@@ -401,6 +401,8 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 	if (s->target_len)
 		sl_buf_addf(b, "→%llu", (unsigned long long)s->target_len);
 	sl_buf_addf(b, ", %s", sl_dtype_name(s->dtype));
+	if (s->upcast_trainable && s->dtype != SL_DTYPE_FP32 && s->mode == SL_MODE_TRAIN)
+		sl_buf_adds(b, " (trainable fp32)");
 	if (s->amp != SL_AMP_OFF)
 		sl_buf_addf(b, " + amp %s", sl_amp_name(s->amp));
 	if (s->gradient_checkpointing)

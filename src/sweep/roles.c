@@ -79,6 +79,7 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_KBIT_PREPARE] = "kbit_prepare",
 	[SL_ROLE_FSDP_EMBEDDING_UNITS] = "fsdp_embedding_units",
 	[SL_ROLE_BNB_LEGACY] = "bnb_legacy",
+	[SL_ROLE_UPCAST_TRAINABLE] = "upcast_trainable",
 	[SL_ROLE_FROZEN] = "frozen",
 	[SL_ROLE_HEAD_PARAMS] = "head_params",
 	[SL_ROLE_PART] = "part",
@@ -817,6 +818,7 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 	case SL_ROLE_FSDP_USE_ORIG_PARAMS:
 	case SL_ROLE_KBIT_PREPARE:
 	case SL_ROLE_BNB_LEGACY:
+	case SL_ROLE_UPCAST_TRAINABLE:
 	case SL_ROLE_TORCH_COMPILE:
 	case SL_ROLE_LIGER:
 	case SL_ROLE_PACKING:
@@ -1282,6 +1284,9 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		break;
 	case SL_ROLE_BNB_LEGACY:
 		s->bnb_legacy = u != 0;
+		break;
+	case SL_ROLE_UPCAST_TRAINABLE:
+		s->upcast_trainable = u != 0;
 		break;
 	case SL_ROLE_FROZEN:
 		s->frozen_layers = u == SL_FROZEN_EMBEDDINGS_ROLE ? 0 : (uint32_t)u;

@@ -1364,6 +1364,108 @@ static void test_runtime_options(void **state)
  * output is dropped after the half cast lora_A keeps). Nothing else changes, and a full fine-tune or
  * IA3 has no LoRA dropout.
  */
+/*
+ * The framework's float32 upcast of the trainable parameters after a 16-bit load (upcast_trainable:
+ * LLaMA-Factory's cast_trainable_params_to_fp32): a full fine-tune is the float32 load's estimate but
+ * for its frozen parameters, which stay 16-bit; a LoRA run's adapters are float32 anyway, only its
+ * modules_to_save copy grows (weight, gradient, two AdamW states); outside training nothing is cast.
+ */
+static void test_upcast_trainable(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3-8b");
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.batch_size = 1;
+	s.seq_len = 1024;
+	s.gradient_checkpointing = true;
+	s.amp = SL_AMP_BF16;
+	struct sl_breakdown f32, half, up;
+	s.dtype = SL_DTYPE_FP32;
+	sl_estimate(a, &s, g, &e->calib, &f32);
+	s.dtype = SL_DTYPE_BF16;
+	sl_estimate(a, &s, g, &e->calib, &half);
+	s.upcast_trainable = true;
+	sl_estimate(a, &s, g, &e->calib, &up);
+	assert_int_equal(up.total, f32.total);
+	assert_int_equal(up.weights, f32.weights);
+	assert_int_equal(up.optimizer, f32.optimizer);
+	assert_true(half.total + 6 * (double)up.params < up.total); /* pure bf16: 2 + 2 + 4 bytes less per parameter */
+
+	/* the bottom 16 layers frozen: their parameters in bf16 instead of float32 */
+	s.frozen_layers = 16;
+	struct sl_breakdown upf, f32f;
+	sl_estimate(a, &s, g, &e->calib, &upf);
+	s.dtype = SL_DTYPE_FP32;
+	s.upcast_trainable = false;
+	sl_estimate(a, &s, g, &e->calib, &f32f);
+	double frozen = (double)upf.params - (double)upf.trainable;
+	assert_true(frozen > 0.4 * (double)upf.params);
+	assert_true(fabs((double)f32f.weights - (double)upf.weights - 2 * frozen) < 4);
+	assert_int_equal(upf.gradients, f32f.gradients);
+	assert_int_equal(upf.optimizer, f32f.optimizer);
+
+	/* LoRA: the adapters are float32 either way; a modules_to_save head copy is float32 when upcast */
+	s.frozen_layers = 0;
+	s.dtype = SL_DTYPE_BF16;
+	s.lora_r = 16;
+	s.lora_targets = SL_LORA_ALL;
+	struct sl_breakdown lo, lo_up;
+	sl_estimate(a, &s, g, &e->calib, &lo);
+	s.upcast_trainable = true;
+	sl_estimate(a, &s, g, &e->calib, &lo_up);
+	assert_int_equal(lo.total, lo_up.total);
+	s.modules_to_save = SL_MTS_HEAD;
+	sl_estimate(a, &s, g, &e->calib, &lo_up);
+	s.upcast_trainable = false;
+	sl_estimate(a, &s, g, &e->calib, &lo);
+	double V = (double)a->vocab * a->hidden;
+	assert_true(fabs((double)lo_up.weights - (double)lo.weights - 2 * V) < 4);
+	assert_true(fabs((double)lo_up.optimizer - (double)lo.optimizer - 4 * V) < 4);
+
+	/* generation: the model as loaded */
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.mode = SL_MODE_GENERATE;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 1024;
+	sl_estimate(a, &s, g, &e->calib, &half);
+	s.upcast_trainable = true;
+	sl_estimate(a, &s, g, &e->calib, &up);
+	assert_int_equal(half.total, up.total);
+}
+
+/*
+ * Autocast over a 16-bit base: PEFT casts each adapter's input to the float32 adapter and autocast
+ * casts it back for A's matmul, so A keeps a half copy (and its r-wide output in half); without
+ * autocast both are float32. Per token and layer of a llama without checkpointing, LoRA on every
+ * linear: q/k/v's adapters on h, o's on the attention width, gate/up's on h, down's on I, 7 outputs of r.
+ */
+static void test_lora_autocast_half_base(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3-8b");
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 2;
+	s.seq_len = 512;
+	s.lora_r = 16;
+	s.lora_targets = SL_LORA_ALL;
+	struct sl_breakdown off, on;
+	sl_estimate(a, &s, g, &e->calib, &off);
+	s.amp = SL_AMP_BF16;
+	sl_estimate(a, &s, g, &e->calib, &on);
+	double h = a->hidden, hq = (double)a->heads * (a->head_dim ? a->head_dim : a->hidden / a->heads);
+	double want = 2.0 * 1024 * a->layers * (5 * h + hq + (double)a->intermediate + 7 * 16);
+	assert_true(fabs((double)off.activations - (double)on.activations - want) < 4);
+}
+
 static void test_lora_dropout(void **state)
 {
 	struct env *e = *state;
@@ -1425,6 +1527,8 @@ int main(void)
 		cmocka_unit_test(test_deepspeed_pure_half),
 		cmocka_unit_test(test_peft_methods),
 		cmocka_unit_test(test_lora_dropout),
+		cmocka_unit_test(test_upcast_trainable),
+		cmocka_unit_test(test_lora_autocast_half_base),
 		cmocka_unit_test(test_runtime_options),
 		cmocka_unit_test(test_seq2seq_loss_dtype),
 		cmocka_unit_test(test_breakdown_adds_up),

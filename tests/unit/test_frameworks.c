@@ -13,6 +13,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/eval.h"
+#include "sweeplint/memory.h"
 #include "sweeplint/roles.h"
 #include "sweeplint/source.h"
 #include "sweeplint/sweep.h"
@@ -101,12 +102,64 @@ static void test_recognised_by(void **state)
 	assert_int_equal(defaults("program: train.py\n", NULL, &t), 0);
 }
 
+/* The settings a sweep runs with: the recognised framework's defaults first, then the config's keys
+ * (the order axes.c applies them in), on a GPU with or without bf16. */
+static void settings_of(const char *sweep_text, const char *config_text, bool gpu_bf16, struct sl_settings *s)
+{
+	struct sl_keymap *km = sl_keymap_new(A, &D);
+	struct sl_trainer *fwd = NULL, *cfg = NULL;
+	defaults(sweep_text, config_text, &fwd);
+	assert_int_equal(sl_trainer_load_bytes(A, "cfg.yaml", NULL, config_text, strlen(config_text), NULL, &D, &cfg), 0);
+	sl_settings_default(s);
+	const struct sl_trainer *lists[] = {fwd, cfg};
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && i < lists[l]->n; i++) {
+			const struct sl_cfg_entry *e = &lists[l]->entries[i];
+			const struct sl_key_rule *r = sl_keymap_match(km, e->key, strlen(e->key));
+			struct sl_role_value v;
+			const char *why = NULL;
+			if (r && sl_role_value_from_node(A, r->role, r, e->node, &v, &why) == 0)
+				sl_settings_apply(s, &v, gpu_bf16);
+		}
+}
+
+/* The dtype a framework loads and trains in (docs/memory-model.md "Framework defaults"): LLaMA-Factory
+ * loads in its 16-bit compute dtype and casts the trainable parameters to float32 unless pure_bf16;
+ * ms-swift loads the checkpoint's 16-bit dtype and casts nothing of a full fine-tune; a stated dtype
+ * wins; without a framework the weights load in float32 (transformers' from_pretrained default). */
+static void test_framework_dtype(void **state)
+{
+	(void)state;
+	const char *grid = "method: grid\nparameters:\n  lr: {value: 1}\n";
+	struct sl_settings s;
+	settings_of(grid, "finetuning_type: lora\nbf16: true\n", true, &s);
+	assert_int_equal(s.dtype, SL_DTYPE_BF16);
+	assert_int_equal(s.amp, SL_AMP_BF16);
+	assert_true(s.upcast_trainable);
+	settings_of(grid, "finetuning_type: full\nfp16: true\n", false, &s); /* a V100: fp16 */
+	assert_int_equal(s.dtype, SL_DTYPE_FP16);
+	assert_true(s.upcast_trainable);
+	settings_of(grid, "finetuning_type: full\npure_bf16: true\n", true, &s);
+	assert_int_equal(s.dtype, SL_DTYPE_BF16);
+	assert_int_equal(s.amp, SL_AMP_OFF);
+	assert_false(s.upcast_trainable);
+	settings_of(grid, "sft_type: full\n", true, &s);
+	assert_int_equal(s.dtype, SL_DTYPE_BF16);
+	assert_false(s.upcast_trainable);
+	settings_of(grid, "sft_type: full\ndtype: fp32\n", true, &s);
+	assert_int_equal(s.dtype, SL_DTYPE_FP32);
+	settings_of(grid, "per_device_train_batch_size: 4\nbf16: true\n", true, &s);
+	assert_int_equal(s.dtype, SL_DTYPE_FP32);
+	assert_false(s.upcast_trainable);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_loads_and_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_llamafactory_gc_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recognised_by, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_framework_dtype, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
