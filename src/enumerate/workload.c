@@ -13,7 +13,7 @@
 #include <pcre2.h>
 #include <string.h>
 
-#include "../memory/gen/snapshot.h"
+#include "../snapshot/snapshot.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"

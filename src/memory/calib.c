@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "gen/snapshot.h"
+#include "snapshot.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"

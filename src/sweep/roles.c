@@ -1,7 +1,7 @@
 /*
  * roles: key -> role mapping (rules/keys.yaml via libcyaml, PCRE2) and role
  * value parsing. The embedded keys.yaml is parsed and its patterns compiled
- * at build time (../memory/gen/gen_catalog.c): sl_keymap_new starts from
+ * at build time (../snapshot/gen_catalog.c): sl_keymap_new starts from
  * that snapshot.
  */
 #include "sweeplint/roles.h"
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../memory/gen/snapshot.h"
+#include "../snapshot/snapshot.h"
 #include "roles_rl.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
@@ -328,7 +328,7 @@ struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const ch
 	return km;
 }
 
-/* The generator (../memory/gen/gen_catalog.c) links this file to parse; the snapshot is its output. */
+/* The generator (../snapshot/gen_catalog.c) links this file to parse; the snapshot is its output. */
 #ifndef SL_SNAPSHOT_GENERATOR
 static struct sl_keymap *keymap_parse_embedded(struct sl_arena *a, struct sl_diags *diags)
 {

@@ -19,7 +19,7 @@
 #include "sweeplint/ydoc.h"
 #include "words_table.h"
 #ifndef SL_SNAPSHOT_GENERATOR
-#include "../memory/gen/snapshot.h"
+#include "../snapshot/snapshot.h"
 #endif
 
 #define MAX_WORDS 24     /* a key with more words is not matched by words */

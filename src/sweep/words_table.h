@@ -1,6 +1,6 @@
 /*
  * words_table (private to words.c and the build-time snapshot): rules/words.yaml
- * as sl_keywords_parse reads it. gen_catalog (src/memory/gen) parses the embedded
+ * as sl_keywords_parse reads it. gen_catalog (src/snapshot) parses the embedded
  * file at build time and writes this table as static const data, so a run maps
  * keys by words without reading YAML (snapshot.h: sl_snapshot.words).
  */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../memory/gen/snapshot.h"
+#include "../snapshot/snapshot.h"
 #include "sweeplint/arena.h"
 
 /* The implicit resolvers in the order PyYAML registers them, then our own patterns. */

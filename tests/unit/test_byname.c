@@ -1,5 +1,5 @@
 /*
- * test_byname: resolution by name (src/memory/byname.c, step 4 of
+ * test_byname: resolution by name (src/models/byname.c, step 4 of
  * sl_model_resolve). tests/unit/hub_ids.tsv lists real Hub ids with their
  * published counts: with no cache and no config.json, >= 90% of those whose
  * model_type sweeplint builds must resolve to a count within 2% of the

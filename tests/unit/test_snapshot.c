@@ -1,6 +1,6 @@
 /*
  * test_snapshot: the build-time snapshot of the embedded catalogs and key
- * map (src/memory/gen/) against a fresh parse of the same embedded YAML,
+ * map (src/snapshot/) against a fresh parse of the same embedded YAML,
  * field by field: every model, GPU, calibration constant and key rule; the
  * serialised patterns against the patterns the parsers compile; estimates,
  * parameter counts and lookups through both; and the fallbacks (patterns
@@ -21,7 +21,7 @@
 #include <ctype.h>
 #include <pcre2.h>
 
-#include "../../src/memory/gen/snapshot.h"
+#include "../../src/snapshot/snapshot.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gen/snapshot.h"
+#include "snapshot.h"
 #include "hfconfig.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"

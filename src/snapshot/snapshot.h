@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../sweep/words_table.h"
+#include "../sweep/words_table.h"
 #include "sweeplint/memory.h"
 #include "sweeplint/roles.h"
 
