@@ -1,7 +1,7 @@
 /*
  * memory: architectures, the model and GPU catalogs, run settings and the
  * estimator of peak device memory (DESIGN §4). The rules/ catalogs are read
- * with libcyaml and validated at build time (src/memory/gen) and compiled in
+ * with libcyaml and validated at build time (src/snapshot) and compiled in
  * as a snapshot; loading copies it into the run arena (given sources are
  * parsed with libcyaml, their objects registered for teardown).
  * sl_estimate() is a pure function that allocates nothing.
@@ -945,7 +945,7 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 					const struct sl_resolve_opts *o, struct sl_diags *diags);
 
 /*
- * The architecture table by name (src/memory/byname.c): the catalog entry or
+ * The architecture table by name (src/models/byname.c): the catalog entry or
  * table entry whose name the value holds as consecutive tokens (the longest
  * such name). model NULL: no name matched, or two entries of different sizes
  * matched equally (other then names the second), or the value names an
