@@ -39,7 +39,7 @@
  * that made no request (offline, over the budget) for the run. So a sweep
  * naming one id in many places makes one request and reports one failure.
  *
- * The cache folder is sl_hf_cache_dir()'s (memory.h); downloads go into it
+ * The cache folder is sl_hf_cache_dir()'s (models.h); downloads go into it
  * by sl_hf_cache_store (the one writer, no link followed below the root).
  */
 #ifndef SWEEPLINT_HUB_H

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 
 #define MAX_TOKENS 48
 

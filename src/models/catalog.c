@@ -1,9 +1,10 @@
 /*
- * catalog: rules/models.yaml and rules/gpus.yaml (embedded, see data.h)
- * — and rules/calibration.yaml through sl_calib_parse (calib.c) —
+ * catalog: rules/models.yaml, rules/architectures.yaml and rules/gpus.yaml
+ * (embedded, see data.h; rules/calibration.yaml is the estimator's: the
+ * snapshot's copy travels in the catalog, memory/calib.c parses it)
  * loaded with libcyaml into the run arena, alias patterns compiled once with
  * PCRE2, and the lookups by name, HF id, path suffix, alias or raw size.
- * The embedded files are loaded this way at build time (gen/gen_catalog.c):
+ * The embedded files are loaded this way at build time (src/snapshot/gen_catalog.c):
  * sl_catalog_load copies that snapshot into the arena and decodes its
  * serialised patterns; sl_catalog_load_from parses.
  *
@@ -30,7 +31,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/data.h"
 #include "sweeplint/diag.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 #include "sweeplint/source.h"
 #include "sweeplint/ydoc.h"
 
@@ -615,14 +616,13 @@ int sl_catalog_load_from(struct sl_arena *a, struct sl_source *models, struct sl
 	struct file gf = file_of(a, gpus, "gpus.yaml", diags, "gpus");
 	load_gpus(&gf, cat, pv);
 
-	/* rules/calibration.yaml belongs to the estimator (calib.c) */
-	int crc = sl_calib_parse_embedded(a, &cat->calib, diags);
+	/* rules/calibration.yaml belongs to the estimator: memory/calib.c fills cat->calib (zero here) */
 #ifndef SL_SNAPSHOT_GENERATOR
 	cat->index_arena = a; /* the name index is made by the first match by name (most runs have none) */
 #endif
 
 	*out = cat;
-	return mf.errors || af.errors || gf.errors || crc ? -SL_ECONFIG : 0;
+	return mf.errors || af.errors || gf.errors ? -SL_ECONFIG : 0;
 }
 
 const void *sl_catalog_alias_code(const struct sl_catalog *c, bool gpu, size_t i, size_t j)
@@ -634,7 +634,7 @@ const void *sl_catalog_alias_code(const struct sl_catalog *c, bool gpu, size_t i
 	return sets[i].codes[j];
 }
 
-/* The generator (gen/gen_catalog.c) links this file to parse; the snapshot is its output. */
+/* The generator (src/snapshot/gen_catalog.c) links this file to parse; the snapshot is its output. */
 #ifndef SL_SNAPSHOT_GENERATOR
 /*
  * The snapshot's patterns compiled from their text, for a PCRE2 that cannot
@@ -672,8 +672,11 @@ int sl_catalog_from_snapshot(struct sl_arena *a, const struct sl_snapshot *s, st
 		ncodes += s->gpus[i].naliases;
 	pcre2_code **codes = sl_arena_array(a, ncodes ? ncodes : 1, sizeof *codes);
 	if (!sl_snapshot_decode(a, s->alias_codes, s->alias_codes_len, ncodes, (void **)codes) &&
-	    !compile_snapshot_aliases(a, s, codes))
-		return sl_catalog_load_from(a, NULL, NULL, out, diags);
+	    !compile_snapshot_aliases(a, s, codes)) {
+		int rc = sl_catalog_load_from(a, NULL, NULL, out, diags);
+		(*out)->calib = *s->calib; /* checked by the build like the rest of the snapshot */
+		return rc;
+	}
 
 	struct sl_catalog *cat = sl_arena_alloc(a, sizeof *cat);
 	struct priv *pv = sl_arena_alloc(a, sizeof *pv);

@@ -16,7 +16,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/json_bound.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 #include "sweeplint/source.h"
 
 #define RULE "unknown-model"

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 
 /*
  * X(key, kind) for every key, under its HF name. Kinds: U a non-negative

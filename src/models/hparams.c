@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sweeplint/arena.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 
 #define GPT2_VOCAB 50257u   /* GPT-2's BPE vocabulary (nanoGPT rounds it to 50304) */
 #define GPT2_CONTEXT 1024u  /* GPT-2's n_positions */

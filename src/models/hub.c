@@ -21,7 +21,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/hub.h"
 #include "sweeplint/json_bound.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 #include "sweeplint/source.h"
 
 #ifdef SL_HAVE_CURL_H

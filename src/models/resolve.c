@@ -13,7 +13,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/hub.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/models.h"
 #include "sweeplint/source.h"
 
 static bool set(const char *s)

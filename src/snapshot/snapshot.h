@@ -20,7 +20,8 @@
 #include <stddef.h>
 
 #include "../sweep/words_table.h"
-#include "sweeplint/memory.h"
+#include "sweeplint/calib.h"
+#include "sweeplint/models.h"
 #include "sweeplint/roles.h"
 
 struct sl_arena;

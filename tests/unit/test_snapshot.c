@@ -49,6 +49,9 @@ static int setup(void **state)
 	sl_diags_init(&f->d, f->a);
 	int rc = sl_catalog_load(f->a, &f->snap, &f->d);
 	rc |= sl_catalog_load_from(f->a, NULL, NULL, &f->parsed, &f->d);
+	/* the models library leaves the calibration to memory/calib.c */
+	if (!rc)
+		rc |= sl_calib_parse_embedded(f->a, &f->parsed->calib, &f->d);
 	f->ksnap = sl_keymap_new(f->a, &f->d);
 	f->kparsed = parse_keys(f->a, &f->d);
 	*state = f;
