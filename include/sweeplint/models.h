@@ -166,7 +166,8 @@ struct sl_arch {
 	bool fused_qkv;          /* one q/k/v projection: LoRA adapts it as one module */
 	bool qk_norm;            /* RMSNorm over head_dim on q and on k (qwen3, gemma3) */
 	bool lm_head_bias;       /* the untied LM head has a bias (phi, gptj) */
-	bool enc_only;           /* an encoder-decoder family used as its encoder alone (T5EncoderModel) */
+	bool enc_only;           /* an encoder-decoder family used as its encoder alone (T5EncoderModel), or a
+				  * decoder checkpoint of the bare model class, no LM head (MistralModel) */
 	uint32_t param_layers;   /* distinct parameter layers (albert num_hidden_groups, shared); 0: layers */
 	uint32_t rel_emb;        /* deberta-v2 rel_embeddings rows; 0: none */
 	bool rel_norm;           /* deberta-v2 norm_rel_ebd "layer_norm": a LayerNorm over rel_embeddings */

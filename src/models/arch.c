@@ -678,7 +678,8 @@ static void count(const struct sl_arch *a, struct parts *p)
 		p->body += a->final_norm ? norm(a, h) : 0;
 		p->vision = vision(a);
 		p->body += p->vision;
-		p->lm_head = a->tied ? 0 : V * E + (a->lm_head_bias ? V : 0);
+		/* a checkpoint of the bare model class (MistralModel, Qwen3Model) stores no LM head */
+		p->lm_head = a->tied || a->enc_only ? 0 : V * E + (a->lm_head_bias ? V : 0);
 		break;
 	}
 	case SL_ARCH_ENCDEC:

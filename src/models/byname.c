@@ -52,6 +52,8 @@ static const char *const foreign[] = {
  */
 static const char *const distinct[] = {
 	"gte-base-en-v1.5", "gte-large-en-v1.5", "gte-multilingual-base", "gte-multilingual-reranker-base",
+	/* Snowflake's arctic-embed-m-v2.0 is gte-multilingual-base (model_type new, 305M), not the BERT -m */
+	"snowflake-arctic-embed-m-v2.0",
 };
 
 static bool is_alpha(char c)
@@ -207,12 +209,25 @@ const struct sl_name_index *sl_catalog_name_index(struct sl_arena *a, const stru
 	return ix;
 }
 
-/* The longest of an entry's names the value holds (in tokens), 0 when none; *key is that name. */
+/* Does the name end in a size or a number ("instruct-0905", "8b")? Then it holds its own version. */
+static bool ends_in_digit(const struct name_key *k)
+{
+	for (const char *p = k && k->n ? k->t[k->n - 1] : ""; *p; p++)
+		if (*p >= '0' && *p <= '9')
+			return true;
+	return false;
+}
+
+/* The longest of an entry's names the value holds (in tokens), 0 when none; *key is that name. Of two
+ * names as long, the one ending in a number: "moonshotai/Kimi-K2-Instruct-0905" holds both the hf_id
+ * "moonshotai/Kimi-K2-Instruct" and the name "kimi-k2-instruct-0905", and only the hf_id would read the
+ * date that follows it as a later version. */
 static size_t score(const struct entry_keys *e, const struct tokens *v, const struct name_key **key)
 {
 	size_t best = 0;
 	for (size_t i = 0; i < e->n; i++)
-		if (e->k[i].n > best && holds(v, e->k[i].t, e->k[i].n)) {
+		if ((e->k[i].n > best || (e->k[i].n == best && ends_in_digit(&e->k[i]) && !ends_in_digit(*key))) &&
+		    holds(v, e->k[i].t, e->k[i].n)) {
 			best = e->k[i].n;
 			*key = &e->k[i];
 		}

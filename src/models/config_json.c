@@ -210,6 +210,22 @@ static const char *vision_switches(enum sl_family f, const struct hf_config *c, 
 	return NULL;
 }
 
+/*
+ * A decoder published as its bare model class stores no LM head: the embedding checkpoints
+ * e5-mistral-7b-instruct and its fine-tunes (architectures "MistralModel"), Qwen3-Embedding-8B's weights
+ * (Qwen3Model). Named one by one: "GPT2LMHeadModel", "QWenLMHeadModel" and "ChatGLMModel" end in "Model"
+ * and hold a head.
+ */
+static bool bare_decoder_class(const char *arch)
+{
+	static const char *const bare[] = {"LlamaModel", "MistralModel", "Qwen2Model", "Qwen3Model", "Gemma2Model",
+					   "Gemma3TextModel"};
+	for (size_t i = 0; arch && i < sizeof bare / sizeof bare[0]; i++)
+		if (strcmp(arch, bare[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Families whose biases their own keys decide (issue30_switches), not llama's attention_bias/mlp_bias. */
 static bool own_biases(enum sl_family f)
 {
@@ -502,6 +518,8 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 	default:
 		break;
 	}
+	if (a->kind == SL_ARCH_DECODER && bare_decoder_class(c->architecture))
+		a->enc_only = true;
 	const char *missing = issue30_switches(f, c, a);
 	if (missing)
 		return missing;
