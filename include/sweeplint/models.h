@@ -120,6 +120,10 @@ enum sl_family {
 	SL_FAMILY_M2M_100,     /* NLLB / M2M100: Pegasus's layout */
 	SL_FAMILY_NOMIC_BERT,  /* nomic-bert remote code: rotary, SwiGLU, no biases */
 	SL_FAMILY_QWEN2_5_VL,  /* Qwen2.5-VL: a qwen2 language model + its vision tower */
+	/* issue #30, second part */
+	SL_FAMILY_OLMOE,       /* OLMoE: pre-norm, q/k norms over the whole q and k widths, routed experts */
+	SL_FAMILY_COHERE,      /* Command-R, Aya: one bias-free LayerNorm before parallel attention and MLP */
+	SL_FAMILY_COHERE2,     /* Command-R7B, Command-A: cohere's layers, a sliding window in 3 layers of 4 */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };

@@ -83,6 +83,9 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_M2M_100] = "m2m_100",
 	[SL_FAMILY_NOMIC_BERT] = "nomic_bert",
 	[SL_FAMILY_QWEN2_5_VL] = "qwen2_5_vl",
+	[SL_FAMILY_OLMOE] = "olmoe",
+	[SL_FAMILY_COHERE] = "cohere",
+	[SL_FAMILY_COHERE2] = "cohere2",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -235,6 +238,9 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_GPT_OSS:
 	case SL_FAMILY_LLAMA4:
 	case SL_FAMILY_QWEN2_5_VL:
+	case SL_FAMILY_OLMOE:
+	case SL_FAMILY_COHERE:
+	case SL_FAMILY_COHERE2:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -260,6 +266,16 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->gated_ffn = f != SL_FAMILY_APERTUS;
 		a->tied = a->tied || f == SL_FAMILY_SMOLLM3;
 		a->shared_gate = f == SL_FAMILY_QWEN2_MOE;
+		/* OlmoeAttention (modular_olmoe.py@12e8d459): q_norm over hidden, k_norm over the key/value width,
+		 * like olmo2, pre-norm. CohereDecoderLayer (modular_cohere.py@7792ab1a): one input_layernorm
+		 * (CohereLayerNorm: a weight, no bias) before attention and MLP in parallel; CohereConfig and
+		 * Cohere2Config tie the head */
+		a->qk_norm = a->qk_norm || f == SL_FAMILY_OLMOE;
+		a->qk_norm_full = a->qk_norm_full || f == SL_FAMILY_OLMOE;
+		if (f == SL_FAMILY_COHERE || f == SL_FAMILY_COHERE2) {
+			a->norms = 1;
+			a->tied = true;
+		}
 		if (f == SL_FAMILY_GPT_OSS) {
 			a->bias = true;
 			a->router_bias = true;

@@ -68,7 +68,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl";
+	       "qwen2_5_vl, olmoe, cohere, cohere2";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -256,6 +256,16 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		break;
 	case SL_FAMILY_STARCODER2:
 		a->bias = flag(c->use_bias, true);
+		break;
+	case SL_FAMILY_COHERE:
+		/* CohereAttention: q_norm / k_norm over (heads, head_dim) and (kv heads, head_dim) when use_qk_norm */
+		a->qk_norm = a->qk_norm_full = flag(c->use_qk_norm, false);
+		break;
+	case SL_FAMILY_COHERE2:
+		/* Cohere2Attention: a sliding window unless (layer + 1) % sliding_window_pattern == 0 (Cohere2Config
+		 * sliding_window 4096, sliding_window_pattern 4; or layer_types) */
+		a->window = c->sliding_window ? *c->sliding_window : 4096;
+		a->window_layers = window_layers(c, a->layers, c->sliding_window_pattern ? *c->sliding_window_pattern : 4);
 		break;
 	case SL_FAMILY_DEEPSEEK_V2:
 	case SL_FAMILY_DEEPSEEK_V3: {
@@ -484,7 +494,9 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 		break;
 	case SL_FAMILY_MIXTRAL:
 	case SL_FAMILY_QWEN2_MOE:
-	case SL_FAMILY_QWEN3_MOE: {
+	case SL_FAMILY_QWEN3_MOE:
+	case SL_FAMILY_OLMOE: {
+		/* OlmoeConfig: num_experts experts of intermediate_size, num_experts_per_tok of them per token */
 		const uint32_t *e = first(c->num_local_experts, c->num_experts, NULL, NULL);
 		if (!e)
 			return f == SL_FAMILY_MIXTRAL ? "num_local_experts" : "num_experts";
@@ -492,7 +504,7 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 			return "num_experts_per_tok";
 		a->experts = *e;
 		a->top_k = *c->num_experts_per_tok;
-		if (f != SL_FAMILY_MIXTRAL) {
+		if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE) {
 			if (!c->moe_intermediate_size)
 				return "moe_intermediate_size";
 			a->intermediate = *c->moe_intermediate_size;

@@ -473,6 +473,9 @@ static void test_config_families(void **state)
 		{"fixtures/configs/m2m_100", SL_FAMILY_M2M_100, 0, "nllb-200-distilled-600m"},
 		{"fixtures/configs/nomic_bert", SL_FAMILY_NOMIC_BERT, 0, "nomic-embed-text-v1.5"},
 		{"fixtures/configs/qwen2_5_vl", SL_FAMILY_QWEN2_5_VL, 0, "qwen2.5-vl-7b"},
+		{"fixtures/configs/olmoe", SL_FAMILY_OLMOE, 0, "olmoe-1b-7b"},
+		{"fixtures/configs/cohere", SL_FAMILY_COHERE, 0, "aya-expanse-8b"},
+		{"fixtures/configs/cohere2", SL_FAMILY_COHERE2, 0, "c4ai-command-r7b-12-2024"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;

@@ -776,6 +776,12 @@ static void test_cache_terms(void **state)
 	/* Jamba-v0.1 at 1000: 4 attention layers (8 kv heads x 128) and 28 Mamba layers (8192 x (4 + 16)) */
 	const struct sl_arch *jb = fixture(e, "jamba");
 	assert_true(sl_arch_cache_bytes(jb, 1000, 2, false) == (4.0 * 1000 * 2 * 8 * 128 + 28.0 * 8192 * 20) * 2);
+	/* c4ai-command-r7b (cohere2) at 8192: layers 3, 7, ..., 31 global (8), the other 24 in a 4096 window;
+	 * 2 x 8 heads x 128 each */
+	const struct sl_arch *c2 = fixture(e, "cohere2");
+	assert_int_equal(c2->window, 4096);
+	assert_int_equal(c2->window_layers, 24);
+	assert_true(sl_arch_cache_bytes(c2, 8192, 2, false) == (8.0 * 8192 + 24.0 * 4096) * 2 * 8 * 128 * 2);
 	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
 	struct sl_catalog *c = NULL;
 	struct sl_diags d;
