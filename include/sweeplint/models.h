@@ -124,6 +124,7 @@ enum sl_family {
 	SL_FAMILY_OLMOE,       /* OLMoE: pre-norm, q/k norms over the whole q and k widths, routed experts */
 	SL_FAMILY_COHERE,      /* Command-R, Aya: one bias-free LayerNorm before parallel attention and MLP */
 	SL_FAMILY_COHERE2,     /* Command-R7B, Command-A: cohere's layers, a sliding window in 3 layers of 4 */
+	SL_FAMILY_MISTRAL3,    /* Mistral-Small-3.1/3.2: a mistral language model + the Pixtral tower */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -216,12 +217,13 @@ struct sl_arch {
 	uint32_t vis_merge;      /* qwen2.5-vl spatial_merge_size */
 	uint32_t vis_tokens;     /* language-model tokens per image at vis_image (gemma3 mm_tokens_per_image); 0: from the size */
 	uint32_t vis_proj_in, vis_proj_out; /* llama4: projector_input_dim, projector_output_dim (= vision_output_dim) */
+	bool vis_proj_bias;      /* mistral3 multimodal_projector_bias: linear_1 and linear_2 with biases */
 	/* SL_FAMILY_CUSTOM: a custom nn.Module built from a layer list (role `modules`); NULL otherwise */
 	const struct sl_modules *modules;
 };
 
 /* Vision towers (struct sl_arch.vis_kind). */
-enum { SL_VISION_NONE, SL_VISION_SIGLIP, SL_VISION_QWEN2_5, SL_VISION_LLAMA4, SL_VISION__COUNT };
+enum { SL_VISION_NONE, SL_VISION_SIGLIP, SL_VISION_QWEN2_5, SL_VISION_LLAMA4, SL_VISION_PIXTRAL, SL_VISION__COUNT };
 
 /* Linears without a bias in a family whose `bias` is set (struct sl_arch.no_bias). */
 enum {

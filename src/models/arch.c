@@ -86,6 +86,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_OLMOE] = "olmoe",
 	[SL_FAMILY_COHERE] = "cohere",
 	[SL_FAMILY_COHERE2] = "cohere2",
+	[SL_FAMILY_MISTRAL3] = "mistral3",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -241,6 +242,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_OLMOE:
 	case SL_FAMILY_COHERE:
 	case SL_FAMILY_COHERE2:
+	case SL_FAMILY_MISTRAL3:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -611,6 +613,12 @@ static uint64_t ffn(const struct sl_arch *a)
  * embedding, (image/p)² + 1 positions, layernorm_pre and _post, layers of q/k/v/o and fc1/fc2 with
  * biases and two LayerNorms; the pixel-shuffle adapter's fc1 (vf -> projector_input_dim) and fc2
  * (projector_output_dim square), no biases; Llama4MultiModalProjector linear_1 vision_output_dim -> h.
+ * Pixtral (PixtralVisionModel, modeling_pixtral.py@4a1e279e, as Mistral3ForConditionalGeneration holds
+ * it): patch_conv 3 -> vh (kernel p, no bias), ln_pre (RMSNorm), layers of attention_norm and ffn_norm
+ * (RMSNorms), q/k/v/o vh -> vh and a gated MLP, no biases, rotary positions (no table), no final norm;
+ * Mistral3MultiModalProjector (modular_mistral3.py@70721ef4): norm (RMSNorm over vh), the patch merger's
+ * merging_layer vh·m² -> vh without bias, linear_1 vh -> h and linear_2 h -> h (biases when
+ * multimodal_projector_bias; one vision_feature_layer, the default -1).
  */
 static uint64_t vision(const struct sl_arch *a)
 {
@@ -631,6 +639,11 @@ static uint64_t vision(const struct sl_arch *a)
 		uint64_t side = p ? a->vis_image / p : 0, pin = a->vis_proj_in, pout = a->vis_proj_out;
 		uint64_t layer = 4 * (vh * vh + vh) + vh * vf + vf + vf * vh + vh + 4 * vh;
 		return 3 * p * p * vh + vh + (side * side + 1) * vh + 4 * vh + L * layer + vf * pin + pout * pout + pout * h;
+	}
+	case SL_VISION_PIXTRAL: {
+		uint64_t m = a->vis_merge ? a->vis_merge : 2, b = a->vis_proj_bias ? 1 : 0;
+		uint64_t layer = 2 * vh + 4 * vh * vh + 3 * vh * vf;
+		return 3 * p * p * vh + vh + L * layer + vh + vh * m * m * vh + vh * h + b * h + h * h + b * h;
 	}
 	default:
 		return 0;

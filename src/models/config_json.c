@@ -68,7 +68,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -138,7 +138,7 @@ static bool ffn_4h(enum sl_family f)
 
 bool hf_family_nests_text(enum sl_family f)
 {
-	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4;
+	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4 || f == SL_FAMILY_MISTRAL3;
 }
 
 /* Families whose layers mix tokens without attention heads: their config has none to read. */
@@ -202,6 +202,12 @@ static const char *vision_switches(enum sl_family f, const struct hf_config *c, 
 		a->vis_proj_out = v->vision_output_dim ? *v->vision_output_dim : *v->projector_output_dim;
 		if (*v->projector_output_dim != a->vis_proj_out)
 			return "vision_config.vision_output_dim equal to projector_output_dim";
+	} else if (f == SL_FAMILY_MISTRAL3) {
+		/* Mistral3Config: spatial_merge_size and multimodal_projector_bias at the top level (2, false) */
+		a->vis_kind = SL_VISION_PIXTRAL;
+		a->vis_image = v->image_size ? *v->image_size : 0;
+		a->vis_merge = c->spatial_merge_size ? *c->spatial_merge_size : 2;
+		a->vis_proj_bias = flag(c->multimodal_projector_bias, false);
 	} else {
 		a->vis_kind = SL_VISION_QWEN2_5;
 		a->vis_temporal = v->temporal_patch_size ? *v->temporal_patch_size : 2;

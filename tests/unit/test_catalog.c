@@ -476,6 +476,7 @@ static void test_config_families(void **state)
 		{"fixtures/configs/olmoe", SL_FAMILY_OLMOE, 0, "olmoe-1b-7b"},
 		{"fixtures/configs/cohere", SL_FAMILY_COHERE, 0, "aya-expanse-8b"},
 		{"fixtures/configs/cohere2", SL_FAMILY_COHERE2, 0, "c4ai-command-r7b-12-2024"},
+		{"fixtures/configs/mistral3", SL_FAMILY_MISTRAL3, 0, "mistral-small-3.1-24b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
