@@ -87,6 +87,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_COHERE] = "cohere",
 	[SL_FAMILY_COHERE2] = "cohere2",
 	[SL_FAMILY_MISTRAL3] = "mistral3",
+	[SL_FAMILY_GLM4_MOE] = "glm4_moe",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -243,6 +244,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_COHERE:
 	case SL_FAMILY_COHERE2:
 	case SL_FAMILY_MISTRAL3:
+	case SL_FAMILY_GLM4_MOE:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;

@@ -68,7 +68,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -237,7 +237,7 @@ static bool own_biases(enum sl_family f)
 {
 	return f == SL_FAMILY_GLM || f == SL_FAMILY_GLM4 || f == SL_FAMILY_CHATGLM || f == SL_FAMILY_DEEPSEEK_V2 ||
 	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
-	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA;
+	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE;
 }
 
 /*
@@ -266,6 +266,25 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 	case SL_FAMILY_COHERE:
 		/* CohereAttention: q_norm / k_norm over (heads, head_dim) and (kv heads, head_dim) when use_qk_norm */
 		a->qk_norm = a->qk_norm_full = flag(c->use_qk_norm, false);
+		break;
+	case SL_FAMILY_GLM4_MOE:
+		/* modular_glm4_moe.py@0e97420c: Glm4MoeAttention q/k/v with attention_bias, o_proj without; q_norm and
+		 * k_norm over head_dim when use_qk_norm; DeepseekV3's MoE (n_routed_experts of moe_intermediate_size,
+		 * n_shared_experts as one MLP, a bias-free router; e_score_correction_bias is a buffer) after
+		 * first_k_dense_replace dense layers of intermediate_size (Glm4MoeConfig defaults 1, 1, 8). The MTP
+		 * layer the checkpoint stores past num_hidden_layers is not loaded (_keys_to_ignore_on_load_unexpected) */
+		if (!c->n_routed_experts)
+			return "n_routed_experts";
+		if (!c->moe_intermediate_size)
+			return "moe_intermediate_size";
+		a->qkv_bias_only = flag(c->attention_bias, false);
+		a->qk_norm = flag(c->use_qk_norm, false);
+		a->experts = *c->n_routed_experts;
+		a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 8;
+		a->dense_ffn = a->intermediate;
+		a->intermediate = *c->moe_intermediate_size;
+		a->shared_ffn = (c->n_shared_experts ? *c->n_shared_experts : 1) * a->intermediate;
+		a->moe_first = c->first_k_dense_replace ? *c->first_k_dense_replace : 1;
 		break;
 	case SL_FAMILY_COHERE2:
 		/* Cohere2Attention: a sliding window unless (layer + 1) % sliding_window_pattern == 0 (Cohere2Config

@@ -477,6 +477,7 @@ static void test_config_families(void **state)
 		{"fixtures/configs/cohere", SL_FAMILY_COHERE, 0, "aya-expanse-8b"},
 		{"fixtures/configs/cohere2", SL_FAMILY_COHERE2, 0, "c4ai-command-r7b-12-2024"},
 		{"fixtures/configs/mistral3", SL_FAMILY_MISTRAL3, 0, "mistral-small-3.1-24b"},
+		{"fixtures/configs/glm4_moe", SL_FAMILY_GLM4_MOE, 0, "glm-4.5-air"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
