@@ -126,6 +126,7 @@ enum sl_family {
 	SL_FAMILY_COHERE2,     /* Command-R7B, Command-A: cohere's layers, a sliding window in 3 layers of 4 */
 	SL_FAMILY_MISTRAL3,    /* Mistral-Small-3.1/3.2: a mistral language model + the Pixtral tower */
 	SL_FAMILY_GLM4_MOE,    /* GLM-4.5: deepseek-v3's experts and dense first layers, GQA with q/k/v biases */
+	SL_FAMILY_EXAONE4,     /* EXAONE-4.0: olmo2's post-norms, q/k norms over head_dim, local layers 3 in 4 */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };

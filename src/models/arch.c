@@ -88,6 +88,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_COHERE2] = "cohere2",
 	[SL_FAMILY_MISTRAL3] = "mistral3",
 	[SL_FAMILY_GLM4_MOE] = "glm4_moe",
+	[SL_FAMILY_EXAONE4] = "exaone4",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -245,6 +246,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_COHERE2:
 	case SL_FAMILY_MISTRAL3:
 	case SL_FAMILY_GLM4_MOE:
+	case SL_FAMILY_EXAONE4:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -274,7 +276,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		 * like olmo2, pre-norm. CohereDecoderLayer (modular_cohere.py@7792ab1a): one input_layernorm
 		 * (CohereLayerNorm: a weight, no bias) before attention and MLP in parallel; CohereConfig and
 		 * Cohere2Config tie the head */
-		a->qk_norm = a->qk_norm || f == SL_FAMILY_OLMOE;
+		a->qk_norm = a->qk_norm || f == SL_FAMILY_OLMOE || f == SL_FAMILY_EXAONE4;
 		a->qk_norm_full = a->qk_norm_full || f == SL_FAMILY_OLMOE;
 		if (f == SL_FAMILY_COHERE || f == SL_FAMILY_COHERE2) {
 			a->norms = 1;

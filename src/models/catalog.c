@@ -83,6 +83,7 @@ static const cyaml_schema_value_t string_schema = {
 /* The config keys as libcyaml fields (hfconfig.h HF_CONFIG_KEYS; "auto" is config.json's alone) */
 #define HF_CY_U(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_A(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
+#define HF_CY_P(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_I(st, k) CYAML_FIELD_INT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_B(st, k) CYAML_FIELD_BOOL_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_S(st, k) CYAML_FIELD_STRING_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k, 1, CYAML_UNLIMITED),

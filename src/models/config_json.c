@@ -23,6 +23,7 @@
 
 #define HF_KIND_U HF_UINT
 #define HF_KIND_A HF_UINT_AUTO
+#define HF_KIND_P HF_PATTERN
 #define HF_KIND_I HF_INT
 #define HF_KIND_B HF_BOOL
 #define HF_KIND_S HF_STR
@@ -31,6 +32,7 @@
 #define VKEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_vision, k), HF_COUNT_##t(hf_vision, k)},
 #define HF_COUNT_U(s, k) 0
 #define HF_COUNT_A(s, k) 0
+#define HF_COUNT_P(s, k) 0
 #define HF_COUNT_I(s, k) 0
 #define HF_COUNT_B(s, k) 0
 #define HF_COUNT_S(s, k) 0
@@ -68,7 +70,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -285,6 +287,17 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		a->intermediate = *c->moe_intermediate_size;
 		a->shared_ffn = (c->n_shared_experts ? *c->n_shared_experts : 1) * a->intermediate;
 		a->moe_first = c->first_k_dense_replace ? *c->first_k_dense_replace : 1;
+		break;
+	case SL_FAMILY_EXAONE4:
+		/* modular_exaone4.py@e7801021: Exaone4Attention q/k/v/o without bias, q_norm/k_norm over head_dim;
+		 * Olmo2's decoder layer (post-attention and post-feedforward RMSNorms). Local layers: those
+		 * layer_types marks sliding, else all but each sliding_window_pattern-th (an integer, or "LLLG");
+		 * read only when the config gives sliding_window (EXAONE-4.0-1.2B attends globally) */
+		if (c->sliding_window) {
+			a->window = *c->sliding_window;
+			a->window_layers =
+				window_layers(c, a->layers, c->sliding_window_pattern ? *c->sliding_window_pattern : 4);
+		}
 		break;
 	case SL_FAMILY_COHERE2:
 		/* Cohere2Attention: a sliding window unless (layer + 1) % sliding_window_pattern == 0 (Cohere2Config
@@ -713,6 +726,18 @@ static void json_free(void *p)
 	json_decref(p);
 }
 
+/* The period of a sliding-window pattern string: 'L's (local layers) closed by one 'G' ("LLLG": 4); 0 if not. */
+static uint32_t pattern_period(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 64 || s[n - 1] != 'G')
+		return 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] != 'L')
+			return 0;
+	return (uint32_t)n;
+}
+
 /*
  * The keys of table k from obj (from first, else obj, when first is given; "architectures" always from
  * obj) into the record at out. A value of the wrong type is a diagnostic at its key: returns false.
@@ -729,8 +754,21 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 		void *slot = (char *)out + k[i].offset;
 		bool ok = true;
 		switch (k[i].kind) {
+		case HF_PATTERN:
+			/* Exaone4Config: sliding_window_pattern "LLLG" (local layers, then a global one) is the period 4 */
+			if (json_is_string(v)) {
+				uint32_t period = pattern_period(json_string_value(v));
+				ok = period > 0;
+				if (ok) {
+					uint32_t *u = sl_arena_alloc(a, sizeof *u);
+					*u = period;
+					*(const uint32_t **)slot = u;
+				}
+				break;
+			}
+			/* fall through */
 		case HF_UINT_AUTO:
-			if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+			if (k[i].kind == HF_UINT_AUTO && json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
 				*(const uint32_t **)slot = sl_arena_alloc(a, sizeof(uint32_t)); /* 0: auto */
 				break;
 			}
@@ -785,7 +823,7 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 		}
 		}
 		/* an integer of the right sign past what the field holds: say it is too large, not of the wrong kind */
-		bool integral = k[i].kind == HF_UINT || k[i].kind == HF_UINT_AUTO || k[i].kind == HF_INT;
+		bool integral = k[i].kind == HF_UINT || k[i].kind == HF_UINT_AUTO || k[i].kind == HF_PATTERN || k[i].kind == HF_INT;
 		json_int_t iv = json_is_integer(v) ? json_integer_value(v) : 0;
 		if (!ok && integral && json_is_integer(v) && (iv > 0 || k[i].kind == HF_INT)) {
 			long long most = k[i].kind == HF_INT ? INT32_MAX : (long long)UINT32_MAX;
@@ -805,6 +843,7 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 				     k[i].name,
 				     k[i].kind == HF_UINT        ? "a non-negative integer"
 				     : k[i].kind == HF_UINT_AUTO ? "a non-negative integer or \"auto\""
+				     : k[i].kind == HF_PATTERN   ? "a non-negative integer or a pattern such as \"LLLG\""
 				     : k[i].kind == HF_INT       ? "an integer"
 				     : k[i].kind == HF_BOOL      ? "true or false"
 				     : k[i].kind == HF_FIRST     ? "a list"

@@ -18,7 +18,8 @@
 /*
  * X(key, kind) for every key, under its HF name. Kinds: U a non-negative
  * integer, A the same or the string "auto" (read as 0), I an integer, B a
- * boolean, S a string, L a list of strings (its values and count).
+ * boolean, S a string, L a list of strings (its values and count), P a
+ * non-negative integer or a sliding-window pattern ("LLLG": its period, 4).
  */
 #define HF_CONFIG_KEYS(X)                                                                                     \
 	X(model_type, S)                                                                                       \
@@ -66,7 +67,7 @@
 	X(n_routed_experts, U) X(n_shared_experts, U) X(first_k_dense_replace, U) /* deepseek */               \
 	X(intermediate_size_mlp, U) X(interleave_moe_layer_step, U) /* llama4 */                               \
 	X(lm_head_bias, B) /* phimoe */                                                                        \
-	X(sliding_window, U) X(sliding_window_pattern, U) X(layer_types, L)                                    \
+	X(sliding_window, U) X(sliding_window_pattern, P) X(layer_types, L)                                    \
 	X(state_size, U) X(expand, U) X(conv_kernel, U) X(time_step_rank, A) X(use_conv_bias, B) /* mamba */  \
 	X(n_groups, U) /* mamba2 */                                                                            \
 	X(mamba_d_state, U) X(mamba_d_conv, U) X(mamba_expand, U) X(mamba_dt_rank, A) /* jamba */             \
@@ -89,6 +90,7 @@
 
 #define HF_FIELD_U(k) const uint32_t *k;
 #define HF_FIELD_A(k) const uint32_t *k;
+#define HF_FIELD_P(k) const uint32_t *k;
 #define HF_FIELD_I(k) const int32_t *k;
 #define HF_FIELD_B(k) const bool *k;
 #define HF_FIELD_S(k) const char *k;
@@ -108,7 +110,7 @@ struct hf_config {
 
 /* One entry of the key table: for the readers (names, offsets) and for messages. */
 /* HF_FIRST: the first string of a JSON list ("architectures"); a plain string in rules/ YAML. */
-enum hf_kind { HF_UINT, HF_BOOL, HF_STR, HF_INT, HF_FIRST, HF_UINT_AUTO, HF_LIST };
+enum hf_kind { HF_UINT, HF_BOOL, HF_STR, HF_INT, HF_FIRST, HF_UINT_AUTO, HF_LIST, HF_PATTERN };
 struct hf_key {
 	const char *name;
 	enum hf_kind kind;

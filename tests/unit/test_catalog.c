@@ -478,6 +478,7 @@ static void test_config_families(void **state)
 		{"fixtures/configs/cohere2", SL_FAMILY_COHERE2, 0, "c4ai-command-r7b-12-2024"},
 		{"fixtures/configs/mistral3", SL_FAMILY_MISTRAL3, 0, "mistral-small-3.1-24b"},
 		{"fixtures/configs/glm4_moe", SL_FAMILY_GLM4_MOE, 0, "glm-4.5-air"},
+		{"fixtures/configs/exaone4", SL_FAMILY_EXAONE4, 0, "exaone-4.0-32b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
@@ -590,6 +591,13 @@ static void test_config_bad(void **state)
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/negative.json", &d));
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.v[0].message, "'vocab_size' must be a non-negative integer"));
+
+	/* a sliding-window pattern is an integer or local layers closed by one global ("LLLG"); "LGLG" is neither */
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/bad-pattern.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'sliding_window_pattern' must be a non-negative integer or a pattern"));
+	assert_int_equal(d.v[0].span.line, 3);
 
 	sl_diags_init(&d, f->a);
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));

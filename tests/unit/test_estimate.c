@@ -782,6 +782,12 @@ static void test_cache_terms(void **state)
 	assert_int_equal(c2->window, 4096);
 	assert_int_equal(c2->window_layers, 24);
 	assert_true(sl_arch_cache_bytes(c2, 8192, 2, false) == (8.0 * 8192 + 24.0 * 4096) * 2 * 8 * 128 * 2);
+	/* EXAONE-4.0-32B at 8192: sliding_window_pattern "LLLG" (the period 4): 16 global layers, 48 in a 4096
+	 * window; 2 x 8 heads x 128 each */
+	const struct sl_arch *ex = fixture(e, "exaone4");
+	assert_int_equal(ex->window, 4096);
+	assert_int_equal(ex->window_layers, 48);
+	assert_true(sl_arch_cache_bytes(ex, 8192, 2, false) == (16.0 * 8192 + 48.0 * 4096) * 2 * 8 * 128 * 2);
 	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
 	struct sl_catalog *c = NULL;
 	struct sl_diags d;
