@@ -127,6 +127,8 @@ enum sl_family {
 	SL_FAMILY_MISTRAL3,    /* Mistral-Small-3.1/3.2: a mistral language model + the Pixtral tower */
 	SL_FAMILY_GLM4_MOE,    /* GLM-4.5: deepseek-v3's experts and dense first layers, GQA with q/k/v biases */
 	SL_FAMILY_EXAONE4,     /* EXAONE-4.0: olmo2's post-norms, q/k norms over head_dim, local layers 3 in 4 */
+	SL_FAMILY_SEED_OSS,    /* Seed-OSS: llama's layout, q/k/v biases (attention_bias), o and MLP biases by their keys */
+	SL_FAMILY_ERNIE4_5,    /* ERNIE-4.5 dense: llama's layout, every linear biased when use_bias */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };

@@ -89,6 +89,8 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_MISTRAL3] = "mistral3",
 	[SL_FAMILY_GLM4_MOE] = "glm4_moe",
 	[SL_FAMILY_EXAONE4] = "exaone4",
+	[SL_FAMILY_SEED_OSS] = "seed_oss",
+	[SL_FAMILY_ERNIE4_5] = "ernie4_5",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -247,6 +249,8 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_MISTRAL3:
 	case SL_FAMILY_GLM4_MOE:
 	case SL_FAMILY_EXAONE4:
+	case SL_FAMILY_SEED_OSS:
+	case SL_FAMILY_ERNIE4_5:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;

@@ -70,7 +70,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -239,7 +239,8 @@ static bool own_biases(enum sl_family f)
 {
 	return f == SL_FAMILY_GLM || f == SL_FAMILY_GLM4 || f == SL_FAMILY_CHATGLM || f == SL_FAMILY_DEEPSEEK_V2 ||
 	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
-	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE;
+	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE ||
+	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5;
 }
 
 /*
@@ -298,6 +299,19 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 			a->window_layers =
 				window_layers(c, a->layers, c->sliding_window_pattern ? *c->sliding_window_pattern : 4);
 		}
+		break;
+	case SL_FAMILY_SEED_OSS: {
+		/* modular_seed_oss.py@6e4054ae: q/k/v biased when attention_bias, o_proj when attention_out_bias, the
+		 * gated MLP when mlp_bias (SeedOssConfig: true, false, false) */
+		bool qkv = flag(c->attention_bias, true), o = flag(c->attention_out_bias, false), mlp = flag(c->mlp_bias, false);
+		a->bias = qkv || o || mlp;
+		a->no_bias = (uint8_t)((qkv ? 0 : SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V) | (o ? 0 : SL_NOBIAS_O) |
+				       (mlp ? 0 : SL_NOBIAS_MLP));
+		break;
+	}
+	case SL_FAMILY_ERNIE4_5:
+		/* modular_ernie4_5.py@7abb76c5: q/k/v/o and gate/up/down biased when use_bias (Ernie4_5Config: false) */
+		a->bias = flag(c->use_bias, false);
 		break;
 	case SL_FAMILY_COHERE2:
 		/* Cohere2Attention: a sliding window unless (layer + 1) % sliding_window_pattern == 0 (Cohere2Config

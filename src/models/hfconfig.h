@@ -61,6 +61,7 @@
 	X(use_bias, B) /* starcoder2, mamba */                                                                 \
 	X(use_qk_norm, B) /* cohere */                                                                         \
 	X(spatial_merge_size, U) X(multimodal_projector_bias, B) /* mistral3 */                               \
+	X(attention_out_bias, B) /* seed_oss */                                                                \
 	X(padded_vocab_size, U) X(multi_query_group_num, U) X(kv_channels, U) X(add_qkv_bias, B) /* chatglm */ \
 	X(q_lora_rank, U) X(kv_lora_rank, U) X(qk_nope_head_dim, U) X(qk_rope_head_dim, U) /* MLA */          \
 	X(v_head_dim, U)                                                                                       \

@@ -479,6 +479,8 @@ static void test_config_families(void **state)
 		{"fixtures/configs/mistral3", SL_FAMILY_MISTRAL3, 0, "mistral-small-3.1-24b"},
 		{"fixtures/configs/glm4_moe", SL_FAMILY_GLM4_MOE, 0, "glm-4.5-air"},
 		{"fixtures/configs/exaone4", SL_FAMILY_EXAONE4, 0, "exaone-4.0-32b"},
+		{"fixtures/configs/seed_oss", SL_FAMILY_SEED_OSS, 0, "seed-oss-36b"},
+		{"fixtures/configs/ernie4_5", SL_FAMILY_ERNIE4_5, 0, "ernie-4.5-0.3b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
