@@ -36,6 +36,7 @@ struct sl_config_rule {
 struct sl_config {
 	const char *path;                /* as found (relative to the working directory when under it) or given */
 	const char *dir;                 /* its folder, absolute: relative paths in the file start here */
+	const char *root;                /* its project root (path.h): a models: path outside it is not read */
 	struct sl_source *src;
 	const char *gpu;                 /* NULL: not set */
 	uint32_t num_gpus;               /* 0: not set */

@@ -37,6 +37,7 @@ enum sl_err {
 	SL_ECONFIG,  /* a configuration or catalog is invalid */
 	SL_ELIMIT,   /* input past a safety bound */
 	SL_EINTERNAL,
+	SL_EOUTSIDE, /* a file outside the project root: not read (path.h) */
 	SL_ERR__COUNT
 };
 const char *sl_strerror(int err); /* accepts err or -err */

@@ -147,6 +147,8 @@ struct sl_eval_note {
 struct sl_model_alias {
 	const char *name;                /* the value a sweep uses, compared without case */
 	const char *target;              /* a catalog name or HF id, or a local HF folder / config.json path */
+	const char *root;                /* the project root of the .sweeplint.yaml naming it: a local target is
+	                                  * read only inside it (path.h); NULL: no bound */
 };
 
 struct sl_eval_opts {
@@ -158,6 +160,8 @@ struct sl_eval_opts {
 	const char *const *sets;         /* "role=value" or "key=value" fixes, applied last */
 	size_t nsets;
 	const char *base_dir;            /* the sweep's folder: local model paths, deepspeed configs */
+	const char *root;                /* the sweep's project root (sl_project_root): a model folder or deepspeed
+	                                  * config outside it is not read (path.h); NULL: no bound */
 	const char *hf_cache;            /* the Hugging Face hub cache folder, or NULL (sl_model_resolve) */
 	struct sl_hub *hub;              /* --fetch: download config.json of unresolved Hub ids; NULL: never */
 	const struct sl_model_alias *model_aliases; /* project models, looked up before the catalog */

@@ -11,6 +11,8 @@
 
 #include "sweeplint/ydoc.h"
 
+struct sl_arena;
+
 #define SL_JSON_MAX_VALUES SL_YDOC_MAX_NODES
 
 /*
@@ -25,5 +27,12 @@ size_t sl_json_values_past(const char *bytes, size_t len, size_t max_values);
  * as jansson counts them) and position at the value that passed the bound.
  */
 json_t *sl_json_loadb_bounded(const char *bytes, size_t len, size_t flags, size_t max_values, json_error_t *err);
+
+/*
+ * jansson's error text without the input it quotes: "'[' or '{' expected near 'AKIA...'" is
+ * "'[' or '{' expected". A message about a file names the place (line:col), never the file's bytes:
+ * a path that names a credential file must not print its first token.
+ */
+const char *sl_json_error_what(struct sl_arena *a, const json_error_t *err);
 
 #endif

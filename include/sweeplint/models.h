@@ -395,6 +395,10 @@ const struct sl_gpu *sl_catalog_find_gpu(struct sl_arena *a, const struct sl_cat
  * then.
  */
 const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path, struct sl_diags *diags);
+/* The same, reading no file whose realpath is outside root (path.h: the sentence-transformers config
+ * beside it included); root NULL: no bound. */
+const struct sl_model *sl_model_from_config_in(struct sl_arena *a, const char *path, const char *root,
+					       struct sl_diags *diags);
 
 /*
  * The model of a sweep value, in the documented order (docs/models.md):
@@ -412,6 +416,9 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 struct sl_resolve_opts {
 	const char *hf_cache;      /* the hub cache folder (sl_hf_cache_dir), or NULL */
 	const char *base_dir;      /* the sweep's folder for relative paths, or NULL */
+	const char *root;          /* the project root (path.h): a local folder or config.json whose realpath is
+	                            * outside it is not read, as if absent; NULL: no bound (the command line's) */
+	const char **refused;      /* when not NULL, set to the note for a path refused so (else left as is) */
 	struct sl_hub *hub;        /* --fetch: download a Hub id's config.json (hub.h) after the
 	                            * other steps fail; NULL: never (the default) */
 };

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sweeplint/path.h"
+
 struct sl_arena;
 struct sl_sweep;
 struct sl_trainer;
@@ -142,6 +144,8 @@ struct sl_program_opts {
 	const char *python;         /* the interpreter (NULL: "python3" from PATH) */
 	const char *program;        /* .sweeplint.yaml `program:` (NULL: from the sweep) */
 	const char *sweep_dir;      /* the sweep's folder (NULL: "."): relative program paths start there */
+	const char *root;           /* the project root (sl_project_root; NULL: that of sweep_dir): no file whose
+	                             * realpath is outside it is read (path.h, docs/reliability.md) */
 	const char *config_dir;     /* .sweeplint.yaml config_dir: the Hydra config folder when the program's
 	                             * is not a literal, and a folder config files are looked up in */
 	const struct sl_scalar_resolver *res;
@@ -149,16 +153,14 @@ struct sl_program_opts {
 
 /*
  * Find the program of sw. The sweep's folder and its parents up to the
- * project root (a folder holding .git or .sweeplint.yaml, at most 3 levels
- * up) are searched for a relative path. Returns true with *ref filled, or
+ * project root (sl_project_root; at most 3 levels up) are searched for a
+ * relative path; a file outside the root is refused (ref->how says so).
+ * Returns true with *ref filled, or
  * false with ref->how saying what was looked for (NULL: the sweep names no
  * program).
  */
 bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o,
 		     struct sl_program_ref *ref);
-
-/* path with "dir/.." and "./" removed lexically, for the names shown (in a). */
-const char *sl_path_tidy(struct sl_arena *a, const char *path);
 
 /* Read the literal settings of the Python file at path (see above). Never NULL. */
 struct sl_pyread *sl_pyread_file(struct sl_arena *a, const char *path, const struct sl_program_opts *o);
@@ -188,9 +190,10 @@ struct sl_hydra {
 
 /*
  * Compose config_dir/config_name.yaml with its defaults lists (see hydra.c).
- * Returns 0, or -1 when nothing could be read (notes say why).
+ * A file whose realpath is outside root (sl_project_root; NULL: no bound) is
+ * refused with a note. Returns 0, or -1 when nothing could be read (notes say why).
  */
-int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *config_name,
+int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *root, const char *config_name,
 		     const struct sl_hydra_choice *choices, size_t nchoices, const struct sl_scalar_resolver *res,
 		     struct sl_hydra *out);
 

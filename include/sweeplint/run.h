@@ -149,6 +149,8 @@ struct sl_file {
 					  * loads the sweep file src), or NULL for a sweep file given as such */
 	struct sl_file *next;            /* the next sweep the same input defines, or NULL */
 	bool more;                       /* not the first sweep of its input: reports count the input once */
+	const char *root;                /* its project root (path.h sl_project_root; "" when none): the files its
+	                                  * sweep, program and configs name are read only inside it */
 };
 
 /* A new run with default options (headroom 0.85, text, every rule at its default severity). */

@@ -53,6 +53,15 @@ struct sl_trainer {
 int sl_trainer_load(struct sl_arena *a, const char *spec, const char *base_dir,
 		    const struct sl_scalar_resolver *res, struct sl_diags *diags, struct sl_trainer **out);
 
+/*
+ * The same for a file a project names: the file found is read only when its realpath is inside root
+ * (path.h; NULL: no bound); otherwise -SL_EOUTSIDE with no diagnostic and nothing read (*why, when not
+ * NULL, gets the note naming it).
+ */
+int sl_trainer_load_in(struct sl_arena *a, const char *spec, const char *base_dir, const char *root,
+		       const struct sl_scalar_resolver *res, struct sl_diags *diags, struct sl_trainer **out,
+		       const char **why);
+
 /* The same over bytes already in memory (tests; stdin). */
 int sl_trainer_load_bytes(struct sl_arena *a, const char *path, const char *section, const char *bytes,
 			  size_t len, const struct sl_scalar_resolver *res, struct sl_diags *diags,

@@ -36,6 +36,7 @@ static const char *const err_names[SL_ERR__COUNT] = {
 	[SL_ECONFIG] = "invalid configuration",
 	[SL_ELIMIT] = "input past a safety limit",
 	[SL_EINTERNAL] = "internal error",
+	[SL_EOUTSIDE] = "outside the project: not read",
 };
 
 const char *sl_strerror(int err)

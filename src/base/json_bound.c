@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sweeplint/arena.h"
+
 size_t sl_json_values_past(const char *bytes, size_t len, size_t max_values)
 {
 	size_t values = 1;
@@ -41,4 +43,14 @@ json_t *sl_json_loadb_bounded(const char *bytes, size_t len, size_t flags, size_
 	err->position = (int)(at < (size_t)0x7fffffff ? at : 0x7fffffff);
 	snprintf(err->text, sizeof err->text, "more than %zu values in the document", max_values);
 	return NULL;
+}
+
+const char *sl_json_error_what(struct sl_arena *a, const json_error_t *err)
+{
+	/* jansson appends " near '<up to 20 bytes of the input>'" or " near end of file" to its message */
+	const char *near = strstr(err->text, " near '");
+	const char *eof = strstr(err->text, " near end of file");
+	const char *cut = near && (!eof || near < eof) ? near : eof;
+	size_t n = cut ? (size_t)(cut - err->text) : strnlen(err->text, sizeof err->text);
+	return sl_arena_strndup(a, err->text, n);
 }

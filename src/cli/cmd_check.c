@@ -97,8 +97,8 @@ static struct sl_config *project_load(struct sl_cli *cli, struct sl_run *run, st
 	sl_diags_sort(&diags);
 	for (size_t i = 0; i < diags.n; i++) {
 		const struct sl_diag *d = &diags.v[i];
-		fprintf(cli->err, "%s:%u:%u: error: %s [%s]\n", d->src->display, d->span.line, d->span.col, d->message,
-			d->rule);
+		fprintf(cli->err, "%s:%u:%u: %s: %s [%s]\n", d->src->display, d->span.line, d->span.col,
+			sl_severity_name(d->severity), d->message, d->rule);
 	}
 	ps->v = sl_arena_reserve(run->arena, ps->v, ps->n, &ps->cap, ps->n + 1, sizeof *ps->v);
 	ps->v[ps->n].path = path;

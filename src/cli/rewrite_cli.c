@@ -63,8 +63,8 @@ static bool apply_project(struct rw_job *j)
 	sl_diags_sort(&diags);
 	for (size_t i = 0; i < diags.n; i++) {
 		const struct sl_diag *d = &diags.v[i];
-		fprintf(j->cli->err, "%s:%u:%u: error: %s [%s]\n", d->src->display, d->span.line, d->span.col,
-			d->message, d->rule);
+		fprintf(j->cli->err, "%s:%u:%u: %s: %s [%s]\n", d->src->display, d->span.line, d->span.col,
+			sl_severity_name(d->severity), d->message, d->rule);
 	}
 	if (rc != 0) {
 		fprintf(j->cli->err, "%s: error: config file '%s' cannot be used\n", j->shown, cpath);

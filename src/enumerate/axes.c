@@ -81,17 +81,23 @@ static struct sl_eval_axis *new_axis(struct sl_eval_builder *B, enum sl_axis_ori
 	return ax;
 }
 
-/* The project's models (.sweeplint.yaml models:) first, then sl_model_resolve's order. */
-static const struct sl_model *resolve_model(struct sl_eval_builder *B, const char *name)
+/*
+ * The project's models (.sweeplint.yaml models:) first, then sl_model_resolve's order; a local path is
+ * read only inside the project root of the file naming it (*refused: the note when it is not).
+ */
+static const struct sl_model *resolve_model(struct sl_eval_builder *B, const char *name, const char **refused)
 {
 	const char *alias = NULL;
+	const char *root = B->o->root;
 	for (size_t i = 0; i < B->o->nmodel_aliases; i++)
 		if (strcasecmp(name, B->o->model_aliases[i].name) == 0) {
 			alias = name;
 			name = B->o->model_aliases[i].target;
+			root = B->o->model_aliases[i].root;
 			break;
 		}
-	struct sl_resolve_opts ro = {.hf_cache = B->o->hf_cache, .base_dir = B->o->base_dir, .hub = B->o->hub};
+	struct sl_resolve_opts ro = {.hf_cache = B->o->hf_cache, .base_dir = B->o->base_dir, .root = root,
+				     .refused = refused, .hub = B->o->hub};
 	const struct sl_model *m = sl_model_resolve(B->a, B->o->cat, name, &ro, B->diags);
 	if (m && alias) {
 		struct sl_model *p = sl_arena_alloc(B->a, sizeof *p);
@@ -120,8 +126,12 @@ static void fill_value(struct sl_eval_builder *B, struct sl_eval_value *v, enum 
 	v->ok = rc == 0;
 	v->why = why;
 	v->best = UINT64_MAX;
-	if (v->ok && r == SL_ROLE_MODEL)
-		v->model = resolve_model(B, v->rv->s);
+	if (v->ok && r == SL_ROLE_MODEL) {
+		const char *refused = NULL;
+		v->model = resolve_model(B, v->rv->s, &refused);
+		if (!v->model && refused)
+			v->why = refused; /* a local path outside the project: unknown, and the note says why */
+	}
 	if (v->ok && r == SL_ROLE_MODULES) {
 		/* the layer list counted (sl_modules_parse) is the model: a model value of its own */
 		struct sl_modules mods;
@@ -180,18 +190,39 @@ static void copy_diags(struct sl_eval_builder *B, const struct sl_diags *from)
 }
 
 /*
+ * The project root a file named by src is read in (path.h): the sweep's for the sweep itself, else
+ * that of the file's own folder (a config or program inside the project, or a -c config given on the
+ * command line and the files beside it); NULL when the caller set no bound.
+ */
+static const char *root_for(struct sl_eval_builder *B, const struct sl_source *src, const char *dir)
+{
+	if (!B->o->root)
+		return NULL;
+	if (!src || !dir || (B->o->base_dir && strcmp(dir, B->o->base_dir) == 0))
+		return B->o->root;
+	const char *r = sl_project_root(B->a, dir);
+	return r ? r : "";
+}
+
+/*
  * Load the deepspeed config `path` that a file names at `at`: a missing file is ds_not_found's
- * warning, any other problem the config's own error (sl_trainer_load's diagnostics). Returns
- * sl_trainer_load's code.
+ * warning, one outside the project a warning naming it (never read), any other problem the config's
+ * own error (sl_trainer_load's diagnostics). Returns sl_trainer_load_in's code.
  */
 static int load_named_ds(struct sl_eval_builder *B, const char *path, const char *dir, const struct sl_source *src,
 			 const struct sl_node *at, struct sl_trainer **ds)
 {
 	struct sl_diags quiet;
 	sl_diags_init(&quiet, B->a);
-	int rc = sl_trainer_load(B->a, path, dir, B->res, &quiet, ds);
+	const char *why = NULL;
+	int rc = sl_trainer_load_in(B->a, path, dir, root_for(B, src, dir), B->res, &quiet, ds, &why);
 	if (rc == -SL_ENOENT)
 		ds_not_found(B, src, at, path);
+	else if (rc == -SL_EOUTSIDE)
+		sl_diags_add(B->diags, "config", SL_SEV_WARNING, src, at->span,
+			     "deepspeed config %s: its ZeRO stage and offload are unknown, so these runs' memory is not "
+			     "judged",
+			     sl_term_safe(B->a, why));
 	else if (rc != 0)
 		copy_diags(B, &quiet);
 	return rc;
@@ -220,11 +251,13 @@ static void expand_deepspeed(struct sl_eval_builder *B, const char *path, const 
 		B->ds_depth--;
 		return;
 	}
-	if (!at || !src || rc != -SL_ENOENT)
+	if (!at || !src || (rc != -SL_ENOENT && rc != -SL_EOUTSIDE))
 		return; /* an unreadable or broken file: its own error, as before */
 	struct sl_eval_axis *ax = new_axis(B, origin, key, SL_ROLE_DEEPSPEED, rule, src, 1);
 	ax->values[0] = (struct sl_eval_value){.node = at, .span = at->span, .text = path, .ok = false,
-						 .why = "its deepspeed config is not found", .best = UINT64_MAX};
+						 .why = rc == -SL_EOUTSIDE ? "its deepspeed config is outside the project"
+									   : "its deepspeed config is not found",
+						 .best = UINT64_MAX};
 	ax->n = 1;
 }
 
@@ -384,7 +417,9 @@ static void read_swept_deepspeed(struct sl_eval_builder *B, struct sl_eval_value
 	int rc = load_named_ds(B, v->rv->s, B->o->base_dir, src, v->node, &ds);
 	if (rc != 0) {
 		v->ok = false;
-		v->why = rc == -SL_ENOENT ? "its deepspeed config is not found" : "its deepspeed config cannot be read";
+		v->why = rc == -SL_ENOENT     ? "its deepspeed config is not found"
+			 : rc == -SL_EOUTSIDE ? "its deepspeed config is outside the project"
+					      : "its deepspeed config cannot be read";
 		return;
 	}
 	struct sl_role_value *rv = sl_arena_array(B->a, ds->n + 1, sizeof *rv);

@@ -36,8 +36,8 @@ static void lint_config(const struct sl_lsp_options *o, struct sl_lsp_lint *l, c
 	struct sl_config *config = NULL;
 	int errnum = 0;
 	l->self = path;
-	if (sl_config_load(run, path, o->parse_size, &config, &l->extra, &errnum) == 0 || errnum)
-		return;
+	if (sl_config_load(run, path, o->parse_size, &config, &l->extra, &errnum) != 0 && errnum)
+		return; /* unreadable; otherwise its problems, warnings included, are published */
 	sl_diags_sort(&l->extra);
 }
 

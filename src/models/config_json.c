@@ -17,6 +17,7 @@
 #include "sweeplint/diag.h"
 #include "sweeplint/json_bound.h"
 #include "sweeplint/models.h"
+#include "sweeplint/path.h"
 #include "sweeplint/source.h"
 
 #define RULE "unknown-model"
@@ -704,9 +705,11 @@ static bool is_dir(const char *path)
 }
 
 /* sentence-transformers' max_seq_length from DIR/sentence_bert_config.json, 0 when none. */
-static uint32_t st_max_seq_len(struct sl_arena *a, const char *dir)
+static uint32_t st_max_seq_len(struct sl_arena *a, const char *dir, const char *proj_root)
 {
 	char *path = sl_arena_printf(a, "%s/sentence_bert_config.json", dir);
+	if (sl_path_contain(a, proj_root, path, NULL) != SL_CONTAIN_INSIDE)
+		return 0; /* none, or outside the project: not read */
 	int rerr = 0;
 	struct sl_source *src = sl_source_read(a, path, SL_MAX_INPUT_BYTES, &rerr);
 	if (!src)
@@ -871,6 +874,12 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 
 const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path, struct sl_diags *diags)
 {
+	return sl_model_from_config_in(a, path, NULL, diags);
+}
+
+const struct sl_model *sl_model_from_config_in(struct sl_arena *a, const char *path, const char *proj_root,
+					       struct sl_diags *diags)
+{
 	const char *dir = NULL, *file = path;
 	if (is_dir(path)) {
 		dir = path;
@@ -894,7 +903,7 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 	if (!root) {
 		size_t off = jerr.position > 0 && (size_t)jerr.position <= src->len ? (size_t)jerr.position : 0;
 		sl_diags_add(diags, RULE, SL_SEV_ERROR, src, sl_source_span(src, off, off), "invalid JSON: %s",
-			     jerr.text);
+			     sl_json_error_what(a, &jerr));
 		return NULL;
 	}
 	sl_arena_defer(a, json_free, root);
@@ -949,7 +958,7 @@ const struct sl_model *sl_model_from_config(struct sl_arena *a, const char *path
 	json_t *np = json_object_get(root, "_name_or_path");
 	m->hf_id = json_is_string(np) && json_string_length(np) ? sl_arena_strdup(a, json_string_value(np)) : path;
 	m->source = file;
-	m->st_max_seq_len = st_max_seq_len(a, dir);
+	m->st_max_seq_len = st_max_seq_len(a, dir, proj_root);
 	if (m->st_max_seq_len || m->arch.enc_only)
 		m->task = SL_TASK_BI_ENCODER;
 	else

@@ -14,6 +14,7 @@
 #include "sweeplint/diag.h"
 #include "sweeplint/hub.h"
 #include "sweeplint/models.h"
+#include "sweeplint/path.h"
 #include "sweeplint/source.h"
 
 static bool set(const char *s)
@@ -127,16 +128,27 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 	const char *path = value;
 	if (o && o->base_dir && value[0] != '/' && stat(value, &st) != 0)
 		path = sl_arena_printf(a, "%s/%s", o->base_dir, value);
-	if (stat(path, &st) == 0) {
+	const char *root = o ? o->root : NULL;
+	bool refused = false;
+	if (stat(path, &st) == 0 && root) {
+		/* the folder and the config.json read in it, both inside the project, or neither is read (path.h) */
+		const char *inner = sl_arena_printf(a, "%s/config.json", path);
+		refused = sl_path_contain(a, root, path, NULL) == SL_CONTAIN_OUTSIDE ||
+			  (S_ISDIR(st.st_mode) && sl_path_contain(a, root, inner, NULL) == SL_CONTAIN_OUTSIDE);
+		if (refused && o->refused)
+			*o->refused = sl_path_refusal(a, path, root);
+	}
+	if (!refused && stat(path, &st) == 0) {
 		/* written as a path, or a folder transformers would load (it holds a config.json) */
 		bool explicit = looks_like_path(value) || !S_ISDIR(st.st_mode) ||
 				is_file(sl_arena_printf(a, "%s/config.json", path));
-		const struct sl_model *m = sl_model_from_config(a, path, explicit ? diags : &quiet);
+		const struct sl_model *m = sl_model_from_config_in(a, path, root, explicit ? diags : &quiet);
 		if (m)
 			return copy(a, m, "config", m->source);
 		if (explicit)
 			return NULL;
 	}
+	/* a path outside the project goes on as one that is not here: the cache, the catalog, the name */
 
 	/* 2. the Hugging Face cache of this machine */
 	const char *cached = sl_hf_cache_config(a, o ? o->hf_cache : NULL, value);

@@ -6,7 +6,8 @@
  * __main__.py), or, for a shell script, the Python script the script runs.
  * Paths are taken relative to the sweep's folder, then its parents up to the
  * project root; Windows separators and absolute paths from another machine
- * are tried by their tail.
+ * are tried by their tail. A file whose realpath is outside the project root
+ * (path.h: `..`, an absolute path, a link out) is refused, never read.
  */
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
@@ -29,6 +30,8 @@
 struct search {
 	const char *dirs[MAX_UP + 1];
 	size_t n;
+	const char *root;                  /* the project root (sl_project_root): nothing outside it is read */
+	const char *refused;               /* the first file refused for being outside it (a note), or NULL */
 };
 
 static bool is_file(const char *p)
@@ -49,21 +52,32 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* The sweep's folder and its parents up to the first holding .git or .sweeplint.yaml (at most MAX_UP up). */
-static void search_dirs(struct sl_arena *a, const char *dir, struct search *s)
+/* The sweep's folder and its parents up to the project root (at most MAX_UP up; none above the root). */
+static void search_dirs(struct sl_arena *a, const char *dir, const char *root, struct search *s)
 {
 	s->n = 0;
+	s->root = root;
+	s->refused = NULL;
 	const char *d = dir && *dir ? dir : ".";
-	for (size_t up = 0; up <= MAX_UP; up++) {
+	for (size_t up = 0; up <= MAX_UP && s->n < MAX_UP + 1; up++) {
+		const char *real = NULL;
+		if (sl_path_contain(a, root, d, &real) != SL_CONTAIN_INSIDE)
+			return;
 		s->dirs[s->n++] = d;
-		if (is_dir(sl_arena_printf(a, "%s/.git", d)) || is_file(sl_arena_printf(a, "%s/.git", d)) ||
-		    is_file(sl_arena_printf(a, "%s/.sweeplint.yaml", d)))
+		if (root && strcmp(real, root) == 0)
 			return;
-		const char *parent = sl_arena_printf(a, "%s/..", d);
-		if (!is_dir(parent))
-			return;
-		d = parent;
+		d = sl_arena_printf(a, "%s/..", d);
 	}
+}
+
+/* p when it lies inside the project, else NULL (s->refused says why, for the first one refused). */
+static const char *contained(struct sl_arena *a, struct search *s, const char *p)
+{
+	if (sl_path_contain(a, s->root, p, NULL) == SL_CONTAIN_INSIDE)
+		return p;
+	if (!s->refused)
+		s->refused = sl_path_refusal(a, p, s->root);
+	return NULL;
 }
 
 /* dir/path ("." and absolute paths kept as they are) */
@@ -74,52 +88,22 @@ static const char *join(struct sl_arena *a, const char *dir, const char *path)
 	return sl_arena_printf(a, "%s/%s", dir, path);
 }
 
-const char *sl_path_tidy(struct sl_arena *a, const char *path)
-{
-	const char *parts[64];
-	size_t n = 0;
-	bool abs = path[0] == '/';
-	char *copy = sl_arena_strdup(a, path);
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-		if (strcmp(tok, ".") == 0)
-			continue;
-		if (strcmp(tok, "..") == 0 && n > 0 && strcmp(parts[n - 1], "..") != 0) {
-			n--;
-			continue;
-		}
-		if (n == 64)
-			return path;
-		parts[n++] = tok;
-	}
-	struct sl_buf b;
-	sl_buf_init(&b, a);
-	if (abs)
-		sl_buf_addc(&b, '/');
-	for (size_t i = 0; i < n; i++)
-		sl_buf_addf(&b, "%s%s", i ? "/" : "", parts[i]);
-	if (!b.len)
-		sl_buf_addc(&b, '.');
-	sl_buf_addc(&b, '\0');
-	return b.buf;
-}
-
-/* A file for path under one folder: the file, a package folder's __main__.py. */
-static const char *at(struct sl_arena *a, const char *dir, const char *path)
+/* A file for path under one folder: the file, a package folder's __main__.py; inside the project. */
+static const char *at(struct sl_arena *a, struct search *s, const char *dir, const char *path)
 {
 	const char *p = sl_path_tidy(a, join(a, dir, path));
 	if (is_file(p))
-		return p;
+		return contained(a, s, p);
 	if (is_dir(p)) {
 		const char *m = sl_arena_printf(a, "%s/__main__.py", p);
 		if (is_file(m))
-			return m;
+			return contained(a, s, m);
 	}
 	return NULL;
 }
 
 /* Resolve a path as the sweep writes it; *root receives the folder it was found from. */
-static const char *resolve(struct sl_arena *a, const struct search *s, const char *text, const char **root)
+static const char *resolve(struct sl_arena *a, struct search *s, const char *text, const char **root)
 {
 	char *path = sl_arena_strdup(a, text);
 	for (char *c = path; *c; c++)
@@ -130,14 +114,14 @@ static const char *resolve(struct sl_arena *a, const struct search *s, const cha
 	if (!*path)
 		return NULL;
 	if (path[0] == '/') {
-		if (is_file(path)) {
+		if (is_file(path) && contained(a, s, path)) {
 			*root = sl_path_dir(a, path);
 			return path;
 		}
 		/* written on another machine: its tail inside the project (/home/u/proj/sweep.py -> sweep.py) */
 		for (const char *tail = strchr(path + 1, '/'); tail; tail = strchr(tail + 1, '/'))
 			for (size_t i = 0; i < s->n; i++) {
-				const char *p = at(a, s->dirs[i], tail + 1);
+				const char *p = at(a, s, s->dirs[i], tail + 1);
 				if (p && !is_dir(sl_arena_printf(a, "%s/%s", s->dirs[i], tail + 1))) {
 					*root = s->dirs[i];
 					return p;
@@ -146,7 +130,7 @@ static const char *resolve(struct sl_arena *a, const struct search *s, const cha
 		return NULL;
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		const char *p = at(a, s->dirs[i], path);
+		const char *p = at(a, s, s->dirs[i], path);
 		if (p) {
 			*root = s->dirs[i];
 			return p;
@@ -155,7 +139,7 @@ static const char *resolve(struct sl_arena *a, const struct search *s, const cha
 	return NULL;
 }
 
-static const char *resolve_module(struct sl_arena *a, const struct search *s, const char *mod, const char **root)
+static const char *resolve_module(struct sl_arena *a, struct search *s, const char *mod, const char **root)
 {
 	char *rel = sl_arena_strdup(a, mod);
 	for (char *c = rel; *c; c++)
@@ -163,8 +147,10 @@ static const char *resolve_module(struct sl_arena *a, const struct search *s, co
 			*c = '/';
 	for (size_t i = 0; i < s->n; i++) {
 		const char *p = sl_arena_printf(a, "%s.py", join(a, s->dirs[i], rel));
-		if (!is_file(p))
-			p = at(a, s->dirs[i], rel);
+		if (is_file(p))
+			p = contained(a, s, p);
+		else
+			p = at(a, s, s->dirs[i], rel);
 		if (p && is_file(p)) {
 			*root = s->dirs[i];
 			return p;
@@ -216,7 +202,8 @@ static bool found(struct sl_arena *a, const char *path, const char *root, const 
 			return true;
 		}
 		ref->path = NULL;
-		ref->how = sl_arena_printf(a, "%s: a shell script that runs no Python script sweeplint can find", how);
+		ref->how = inner.how ? sl_arena_printf(a, "%s, which runs %s", how, inner.how)
+				     : sl_arena_printf(a, "%s: a shell script that runs no Python script sweeplint can find", how);
 		return false;
 	}
 	ref->path = path;
@@ -226,7 +213,7 @@ static bool found(struct sl_arena *a, const char *path, const char *root, const 
 }
 
 /* Words of a command: the script after the launchers, or -m MODULE. */
-static bool from_words(struct sl_arena *a, const char *const *w, size_t n, const struct search *s,
+static bool from_words(struct sl_arena *a, const char *const *w, size_t n, struct search *s,
 		       const char *how_prefix, const struct sl_program_opts *o, struct sl_program_ref *ref,
 		       unsigned depth)
 {
@@ -237,14 +224,16 @@ static bool from_words(struct sl_arena *a, const char *const *w, size_t n, const
 			if (p)
 				return found(a, p, root, sl_arena_printf(a, "%s -m %s", how_prefix, w[i + 1]), o, ref,
 					     depth);
-			ref->how = sl_arena_printf(a, "%s -m %s: no such module file", how_prefix, w[i + 1]);
+			ref->how = s->refused ? sl_arena_printf(a, "%s -m %s: %s", how_prefix, w[i + 1], s->refused)
+					      : sl_arena_printf(a, "%s -m %s: no such module file", how_prefix, w[i + 1]);
 			return false;
 		}
 		if (is_script(w[i])) {
 			const char *p = resolve(a, s, w[i], &root);
 			if (p)
 				return found(a, p, root, sl_arena_printf(a, "%s %s", how_prefix, w[i]), o, ref, depth);
-			ref->how = sl_arena_printf(a, "%s %s: not found", how_prefix, w[i]);
+			ref->how = s->refused ? sl_arena_printf(a, "%s %s: %s", how_prefix, w[i], s->refused)
+					      : sl_arena_printf(a, "%s %s: not found", how_prefix, w[i]);
 			return false;
 		}
 	}
@@ -348,7 +337,7 @@ static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_pr
 	if (!src)
 		return false;
 	struct search s;
-	search_dirs(a, sl_path_dir(a, sh), &s);
+	search_dirs(a, sl_path_dir(a, sh), o->root, &s);
 	/* join continued lines, then look at each command that runs python or a launcher */
 	struct sl_buf line;
 	sl_buf_init(&line, a);
@@ -389,14 +378,23 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 		     struct sl_program_ref *ref)
 {
 	memset(ref, 0, sizeof *ref);
+	struct sl_program_opts with_root = *o;
+	if (!with_root.root)
+		with_root.root = sl_project_root(a, o->sweep_dir);
+	if (!with_root.root) {
+		ref->how = sl_arena_printf(a, "the sweep's folder %s cannot be resolved", o->sweep_dir ? o->sweep_dir : ".");
+		return false;
+	}
+	o = &with_root;
 	struct search s;
-	search_dirs(a, o->sweep_dir, &s);
+	search_dirs(a, o->sweep_dir, o->root, &s);
 	const char *root = NULL;
 	if (o->program) {
 		const char *p = resolve(a, &s, o->program, &root);
 		if (p)
 			return found(a, p, root, sl_arena_printf(a, "program %s (.sweeplint.yaml)", o->program), o, ref, 0);
-		ref->how = sl_arena_printf(a, "program %s (.sweeplint.yaml): not found", o->program);
+		ref->how = s.refused ? sl_arena_printf(a, "program %s (.sweeplint.yaml): %s", o->program, s.refused)
+				     : sl_arena_printf(a, "program %s (.sweeplint.yaml): not found", o->program);
 		return false;
 	}
 	const char *program = sw->program && sw->program->kind == SL_NODE_SCALAR ? sw->program->text : NULL;
@@ -434,7 +432,8 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 		const char *p = resolve(a, &s, program, &root);
 		if (p)
 			return found(a, p, root, sl_arena_printf(a, "program: %s", program), o, ref, 0);
-		ref->how = sl_arena_printf(a, "program: %s: not found", program);
+		ref->how = s.refused ? sl_arena_printf(a, "program: %s: %s", program, s.refused)
+				     : sl_arena_printf(a, "program: %s: not found", program);
 	}
 	return false;
 }

@@ -3,6 +3,9 @@
  * they load (by a literal name, an argparse default, or a name the sweep
  * gives), its Hydra composition and the options a shell script passes to
  * it, read into trainer configs (lowest precedence first) with notes for -v.
+ * Every file is read only when its realpath lies inside the project root
+ * (path.h): the evaluator is given that root for the modules it reads, and
+ * a config or Hydra file outside it is refused with a note naming it.
  */
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
@@ -25,6 +28,7 @@ struct follow {
 	struct sl_arena *a;
 	const struct sl_sweep *sw;
 	const struct sl_program_opts *o;
+	const char *root;                  /* the project root (path.h): nothing outside it is read */
 	struct sl_program *p;
 	size_t cap_notes;
 	const char *loaded[32];            /* config files already overlaid */
@@ -98,34 +102,28 @@ static const struct sl_node *single_value(const struct sl_sweep *sw, const char 
 	return NULL;
 }
 
-/* A config file named by path, looked up beside the file that names it, the project root, the sweep. */
-static const char *find_config(struct follow *F, const char *path, const char *from_dir)
+/*
+ * A config file named by path, looked up beside the file that names it, the project root, the sweep:
+ * the first found inside the project (path.h). NULL when none is; *refused then names the first found
+ * outside it (NULL when none exists at all).
+ */
+static const char *find_config(struct follow *F, const char *path, const char *from_dir, const char **refused)
 {
 	const char *dirs[4] = {from_dir, F->p->ref.root, F->o->sweep_dir, F->o->config_dir};
-	if (path[0] == '/')
-		return is_file(path) ? sl_path_tidy(F->a, path) : NULL;
-	for (size_t i = 0; i < 4; i++)
-		if (dirs[i] && is_file(join(F->a, dirs[i], path)))
-			return sl_path_tidy(F->a, join(F->a, dirs[i], path));
-	return NULL;
-}
-
-/* Is the realpath of file inside root (the containment rule of docs/reliability.md)? */
-static bool inside_root(struct sl_arena *a, const char *root, const char *file)
-{
-	char *real = realpath(file, NULL);
-	if (!real)
-		return false;
-	char *rr = realpath(root, NULL);
-	bool in = false;
-	if (rr) {
-		size_t n = strlen(rr);
-		in = strncmp(real, rr, n) == 0 && (real[n] == '/' || real[n] == '\0' || (n == 1 && rr[0] == '/'));
+	*refused = NULL;
+	for (size_t i = 0; i < 4; i++) {
+		const char *cand = path[0] == '/' ? path : dirs[i] ? join(F->a, dirs[i], path) : NULL;
+		if (!cand || !is_file(cand))
+			continue;
+		cand = sl_path_tidy(F->a, cand);
+		if (sl_path_contain(F->a, F->root, cand, NULL) == SL_CONTAIN_INSIDE)
+			return cand;
+		if (!*refused)
+			*refused = cand;
+		if (path[0] == '/')
+			break;
 	}
-	(void)a;
-	free(real);
-	free(rr);
-	return in;
+	return NULL;
 }
 
 /* The config in file, read once (NULL with *why when it cannot be read, or is outside the project). */
@@ -138,8 +136,8 @@ static struct sl_trainer *read_config(struct follow *F, const char *file, const 
 			return F->read_cfg[i];
 		}
 	struct sl_trainer *t = NULL;
-	if (F->io.root && !inside_root(F->a, F->io.root, file)) {
-		*why = "outside the project folder: not read";
+	if (sl_path_contain(F->a, F->root, file, NULL) != SL_CONTAIN_INSIDE) {
+		*why = sl_path_refusal(F->a, file, F->root);
 	} else {
 		struct sl_diags quiet;
 		sl_diags_init(&quiet, F->a);
@@ -157,9 +155,12 @@ static struct sl_trainer *read_config(struct follow *F, const char *file, const 
 
 static void load_config(struct follow *F, const char *path, const char *from_dir, const char *why)
 {
-	const char *file = find_config(F, path, from_dir);
+	const char *refused = NULL;
+	const char *file = find_config(F, path, from_dir, &refused);
 	if (!file) {
-		note(F, sl_arena_printf(F->a, "config %s (%s): not found", path, why));
+		note(F, refused ? sl_arena_printf(F->a, "config %s (%s): %s", path, why,
+						  sl_path_refusal(F->a, refused, F->root))
+				: sl_arena_printf(F->a, "config %s (%s): not found", path, why));
 		return;
 	}
 	for (size_t i = 0; i < F->nloaded; i++)
@@ -292,6 +293,11 @@ static int compose_hydra_at(struct follow *F, const char *config_path, const cha
 		note(F, sl_arena_printf(F->a, "hydra: config folder %s (%s:%u) not found", dir, file, line));
 		return -1;
 	}
+	if (sl_path_contain(F->a, F->root, dir, NULL) != SL_CONTAIN_INSIDE) {
+		note(F, sl_arena_printf(F->a, "hydra: config folder (%s:%u) %s", file, line,
+					sl_path_refusal(F->a, dir, F->root)));
+		return -1;
+	}
 	struct sl_hydra_choice ch[64];
 	size_t n = 0;
 	const struct sl_sweep *sw = F->sw;
@@ -316,7 +322,7 @@ static int compose_hydra_at(struct follow *F, const char *config_path, const cha
 		    is_dir(sl_arena_printf(F->a, "%s/%s", dir, c->key)))
 			ch[n++] = (struct sl_hydra_choice){.group = c->key, .option = c->value};
 	}
-	int rc = sl_hydra_compose(F->a, dir, name, ch, n, F->o->res, &F->hydra);
+	int rc = sl_hydra_compose(F->a, dir, F->root, name, ch, n, F->o->res, &F->hydra);
 	for (size_t i = 0; i < F->hydra.nnotes; i++)
 		note(F, F->hydra.notes[i]);
 	if (rc < 0) {
@@ -459,9 +465,11 @@ static json_t *answer(void *ctx, const char *kind, const json_t *req)
 		const char *path = json_string_value(json_object_get(req, "path"));
 		if (!path || !from)
 			return NULL;
-		const char *file = find_config(F, path, sl_path_dir(F->a, shown_path(F->a, from)));
+		const char *refused = NULL;
+		const char *file = find_config(F, path, sl_path_dir(F->a, shown_path(F->a, from)), &refused);
 		if (!file)
-			return json_pack("{s:s}", "error", "not found");
+			return json_pack("{s:s}", "error",
+					 refused ? sl_path_refusal(F->a, refused, F->root) : "not found");
 		const char *why = NULL;
 		struct sl_trainer *t = read_config(F, file, &why);
 		if (!t)
@@ -622,15 +630,24 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 
 struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o)
 {
+	struct sl_program_opts with_root = *o;
+	if (!with_root.root)
+		with_root.root = sl_project_root(a, o->sweep_dir);
+	o = &with_root;
 	struct sl_program_ref ref;
 	bool ok = sl_program_find(a, sw, o, &ref);
 	if (!ok && !ref.how && !command_names_config(sw))
 		return NULL;
-	struct follow F = {.a = a, .sw = sw, .o = o};
+	struct follow F = {.a = a, .sw = sw, .o = o, .root = o->root};
 	F.p = sl_arena_alloc(a, sizeof *F.p);
 	F.p->ref = ref;
 	F.p->trains = -1;
 	F.p->reaches = -1;
+	if (!F.root) {
+		/* no project to contain the reads in (the sweep's folder is gone): nothing is read */
+		note(&F, sl_arena_printf(a, "program not followed: %s", ref.how ? ref.how : "no project folder"));
+		return F.p;
+	}
 	if (!ok) {
 		if (ref.how)
 			note(&F, sl_arena_printf(a, "program not followed: %s", ref.how));
@@ -645,10 +662,8 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 		return F.p;
 	}
 	note(&F, sl_arena_printf(a, "program %s (%s)", ref.path, ref.how));
-	/* one evaluation of the program and the local modules it imports */
-	char *root = realpath(ref.root ? ref.root : sl_path_dir(a, ref.path), NULL);
-	F.io.root = root ? sl_arena_strdup(a, root) : sl_path_dir(a, ref.path);
-	free(root);
+	/* one evaluation of the program and the local modules it imports, inside the project root */
+	F.io.root = F.root;
 	F.io.answer = answer;
 	F.io.ctx = &F;
 	F.io.request = build_request(&F, 0);

@@ -11,7 +11,9 @@
  * over several options is not composed: which option a run reads is the
  * sweep's choice, and the sweep parameter naming it is not a model value.
  * `${a.b}` interpolations of one composed key are resolved. Every value
- * keeps its own file:line:col.
+ * keeps its own file:line:col. A file whose realpath is outside the project
+ * root (an option `../../x`, a link out of the config folder) is refused
+ * with a note, never read (path.h).
  */
 #include "sweeplint/program.h"
 
@@ -20,6 +22,7 @@
 
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
+#include "sweeplint/path.h"
 #include "sweeplint/source.h"
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
@@ -30,6 +33,7 @@
 struct compose {
 	struct sl_arena *a;
 	const char *dir;                   /* config_path, absolute or relative to the working folder */
+	const char *root;                  /* the project root: no file outside it is read */
 	const struct sl_scalar_resolver *res;
 	struct sl_hydra_choice *choices;   /* the sweep's first, then `override` entries found */
 	size_t nchoices, cap_choices;
@@ -201,6 +205,10 @@ static void compose_file(struct compose *C, const char *group, const char *name,
 		}
 		path = yml;
 	}
+	if (sl_path_contain(C->a, C->root, path, NULL) != SL_CONTAIN_INSIDE) {
+		note(C, sl_arena_printf(C->a, "hydra: %s", sl_path_refusal(C->a, path, C->root)));
+		return;
+	}
 	C->nfiles++;
 	struct sl_diags quiet;
 	sl_diags_init(&quiet, C->a);
@@ -254,12 +262,12 @@ static void resolve_interpolations(struct compose *C)
 		}
 }
 
-int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *config_name,
+int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *root, const char *config_name,
 		     const struct sl_hydra_choice *choices, size_t nchoices, const struct sl_scalar_resolver *res,
 		     struct sl_hydra *out)
 {
 	memset(out, 0, sizeof *out);
-	struct compose C = {.a = a, .dir = config_dir, .res = res};
+	struct compose C = {.a = a, .dir = config_dir, .root = root, .res = res};
 	for (size_t i = 0; i < nchoices; i++)
 		add_choice(&C, choices[i].group, choices[i].option, choices[i].varied);
 	compose_file(&C, "", config_name, "", 0);

@@ -88,6 +88,12 @@ const char *sl_config_find(struct sl_arena *a, const char *file, const char **no
 	const char *home = home_env && home_env[0] == '/' ? absolute(a, home_env) : NULL;
 	char *d = sl_arena_strdup(a, abs);
 	for (;;) {
+		/* outside a repository and $HOME the search never reaches / or a top-level folder (/tmp, /data):
+		 * a config there is anyone's (docs/cli.md); a repository there (/workspace/.git) is searched */
+		bool top = strcmp(d, "/") == 0 || !strchr(d + 1, '/');
+		if (top && !(home && strcmp(d, home) == 0) &&
+		    !exists(sl_arena_printf(a, "%s/.git", strcmp(d, "/") == 0 ? "" : d), false))
+			return NULL;
 		const char *cand = sl_arena_printf(a, "%s/%s", strcmp(d, "/") == 0 ? "" : d, SL_CONFIG_NAME);
 		struct stat st;
 		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -338,7 +344,15 @@ static void load_models(struct loader *L, const struct sl_node *n)
 		if (config) {
 			if (target[0] != '/')
 				target = sl_arena_printf(L->a, "%s/%s", c->dir, target);
-			if (!exists(target, false)) {
+			enum sl_contain in = sl_path_contain(L->a, c->root, target, NULL);
+			if (in == SL_CONTAIN_OUTSIDE) {
+				/* never read, and whether it exists is not said either (path.h) */
+				sl_diags_add(L->diags, "config", SL_SEV_WARNING, c->src, config->span,
+					     "model config %s: the project's model '%s' is not used",
+					     sl_path_refusal(L->a, config->text, c->root), name);
+				continue;
+			}
+			if (in == SL_CONTAIN_MISSING || !exists(target, false)) {
 				problem(L, config, "model config '%s' does not exist", config->text);
 				continue;
 			}
@@ -348,6 +362,7 @@ static void load_models(struct loader *L, const struct sl_node *n)
 		}
 		c->models[c->nmodels].name = name;
 		c->models[c->nmodels].target = target;
+		c->models[c->nmodels].root = config ? c->root : NULL;
 		c->nmodels++;
 	}
 }
@@ -431,6 +446,10 @@ int sl_config_load(struct sl_run *run, const char *path, int (*parse_size)(const
 	c->src = src;
 	const char *dir = absolute(a, sl_path_dir(a, path));
 	c->dir = dir ? dir : sl_path_dir(a, path);
+	/* the paths it names (program:, config_dir:, models:) are read only inside its project (path.h) */
+	c->root = sl_project_root(a, c->dir);
+	if (!c->root)
+		c->root = "";
 	struct loader L = {.run = run, .a = a, .c = c, .diags = diags, .parse_size = parse_size};
 
 	struct sl_diags yd;

@@ -284,8 +284,10 @@ static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
 }
 
 /* -v: how a model value resolved (docs/models.md "Resolving a model value"). */
-static const char *model_note(struct sl_arena *a, const char *value, const struct sl_model *m)
+static const char *model_note(struct sl_arena *a, const char *value, const struct sl_model *m, const char *why)
 {
+	if (!m && why)
+		return sl_arena_printf(a, "model \"%s\": unknown (%s)", value, why);
 	if (!m)
 		return sl_arena_printf(a, "model \"%s\": unknown (not a local config, not in the Hugging Face cache, the "
 					  "catalog or the architecture table)",
@@ -329,6 +331,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.sets = run->sets,
 		.nsets = run->opt.nsets,
 		.base_dir = strcmp(f->src->path, "-") == 0 ? NULL : sl_path_dir(a, f->src->path),
+		.root = f->root,
 		.headroom = run->opt.headroom > 0 ? run->opt.headroom : SL_DEFAULT_HEADROOM,
 		.num_gpus = run->opt.num_gpus,
 		.resolver = run->resolver,
@@ -370,7 +373,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		for (size_t j = 0; j < ev->axes[i].n; j++) {
 			const struct sl_eval_value *v = &ev->axes[i].values[j];
 			f->models[f->nmodels++] = (struct sl_model_use){.value = v->text, .model = v->model};
-			f->notes[f->nnotes++] = model_note(a, v->text, v->model);
+			f->notes[f->nnotes++] = model_note(a, v->text, v->model, v->ok ? v->why : NULL);
 		}
 	}
 	if (!ev->has_model) {
@@ -643,6 +646,7 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 		.program = run->opt.program,
 		.config_dir = run->opt.config_dir,
 		.sweep_dir = sl_path_dir(a, f->src->path),
+		.root = f->root,
 		.res = run->resolver,
 	};
 	f->program = sl_program_follow(a, f->sweep, &po);
@@ -710,6 +714,9 @@ static void check_doc(struct sl_run *run, struct sl_file *f)
 	struct sl_arena *a = f->arena;
 	struct sl_source *src = f->src;
 	f->sweep = sl_sweep_load(a, f->doc);
+	f->root = sl_project_root(a, strcmp(src->path, "-") == 0 ? "." : sl_path_dir(a, src->path));
+	if (!f->root)
+		f->root = ""; /* its folder cannot be resolved: nothing is read on its behalf */
 	if (run->opt.nconfigs) {
 		const char *dir = strcmp(src->path, "-") == 0 ? NULL : sl_path_dir(a, src->path);
 		f->configs = sl_arena_array(a, run->opt.nconfigs, sizeof *f->configs);

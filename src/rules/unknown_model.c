@@ -90,6 +90,8 @@ int sl_check_unknown_model(struct sl_check *cx)
 		else
 			d->hint = "give the model's folder or config.json, or see 'sweeplint models --search WORD' for "
 				  "the names sweeplint knows";
+		if (v->ok && v->why) /* a local path outside the project: not read */
+			d->hint = v->why;
 		const char *fetch_why = ev->hub ? sl_hub_why(ev->hub, v->text) : NULL;
 		if (fetch_why) /* --fetch was asked for and could not help: say why */
 			d->hint = sl_arena_printf(cx->arena, "--fetch: %s", fetch_why);

@@ -9,6 +9,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/json_bound.h"
+#include "sweeplint/path.h"
 #include "sweeplint/source.h"
 #include "sweeplint/ydoc.h"
 
@@ -75,7 +76,7 @@ static int check_json(struct sl_arena *a, const struct sl_source *src, struct sl
 			}
 			off = i;
 		}
-		config_diag(diags, src, off, "invalid JSON: %s", sl_arena_strdup(a, err.text));
+		config_diag(diags, src, off, "invalid JSON: %s", sl_json_error_what(a, &err));
 		return -SL_EPARSE;
 	}
 	bool obj = json_is_object(j);
@@ -162,6 +163,13 @@ int sl_trainer_load_bytes(struct sl_arena *a, const char *path, const char *sect
 int sl_trainer_load(struct sl_arena *a, const char *spec, const char *base_dir,
 		    const struct sl_scalar_resolver *res, struct sl_diags *diags, struct sl_trainer **out)
 {
+	return sl_trainer_load_in(a, spec, base_dir, NULL, res, diags, out, NULL);
+}
+
+int sl_trainer_load_in(struct sl_arena *a, const char *spec, const char *base_dir, const char *root,
+		       const struct sl_scalar_resolver *res, struct sl_diags *diags, struct sl_trainer **out,
+		       const char **why)
+{
 	*out = NULL;
 	const char *path = spec, *section = NULL;
 	struct stat st;
@@ -176,6 +184,12 @@ int sl_trainer_load(struct sl_arena *a, const char *spec, const char *base_dir,
 		const char *rel = sl_arena_printf(a, "%s/%s", base_dir, path);
 		if (stat(rel, &st) == 0)
 			path = rel;
+	}
+	const char *real = NULL;
+	if (root && sl_path_contain(a, root, path, &real) == SL_CONTAIN_OUTSIDE) {
+		if (why)
+			*why = sl_path_refusal(a, path, root);
+		return -SL_EOUTSIDE;
 	}
 	int err = 0;
 	struct sl_source *src = sl_source_read(a, path, SL_MAX_INPUT_BYTES, &err);

@@ -76,6 +76,26 @@ def main():
             check("a .sweeplint.yaml owned by this user applies", "[oom]" not in out and not err,
                   f"rc {rc}: {out[-300:]!r} {err[-300:]!r}")
 
+        # outside a repository and $HOME, discovery never looks in / or a top-level folder (/tmp): a config
+        # there is anyone's (issue 34, cosmetic-messages item 4); traced with strace, the only way to see a
+        # stat of /tmp/.sweeplint.yaml without writing one where every user of the machine would meet it
+        d, f = sweep("no-repo", "a")
+        strace = shutil.which("strace")
+        if not strace:
+            check("discovery outside a repository and $HOME stops below the top-level folder", True,
+                  skip="no strace")
+        else:
+            # LeakSanitizer cannot run under ptrace: off for this one run (a sanitized build aborted, -6)
+            env = common.env(os.path.join(tmp, "nohome"))
+            env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+            p = subprocess.run([strace, "-f", "-e", "trace=stat,lstat,newfstatat,statx,access,faccessat,openat",
+                                binary, "check", "-q"] + GPU + [f], capture_output=True, cwd=d, env=env, timeout=60)
+            top = "/" + tmp.strip("/").split("/")[0]
+            looked = [ln for ln in p.stderr.decode("utf-8", "replace").splitlines()
+                      if f'"{top}/.sweeplint.yaml"' in ln or '"/.sweeplint.yaml"' in ln]
+            check(f"discovery outside a repository and $HOME never looks at {top}/.sweeplint.yaml or "
+                  "/.sweeplint.yaml", p.returncode in (0, 1) and not looked, f"rc {p.returncode}: {looked[:4]!r}")
+
         # ignore: ["**"] that hides every input
         d, f = sweep("ignored")
         open(os.path.join(d, ".sweeplint.yaml"), "w").write("# every file\nignore:\n  - '**'\n")

@@ -93,6 +93,13 @@ static void test_errors_have_positions(void **state)
 	assert_string_equal(D.v[0].rule, "config");
 	assert_int_equal(D.v[0].span.line, 3);
 	assert_non_null(strstr(D.v[0].message, "invalid JSON"));
+	/* ... naming the place, never quoting the file (jansson's " near 'TOKEN'": a secret's first bytes) */
+	size_t before = D.n;
+	assert_null(load("secret.json", NULL, "AKIASECRETTOKEN", -SL_EPARSE));
+	assert_int_equal(D.n, before + 1);
+	assert_null(strstr(D.v[before].message, "AKIA"));
+	assert_null(strstr(D.v[before].message, "near"));
+	D.n = before;
 	/* bad YAML: libyaml's problem mark (the corpus' `report_to:wandb` case) */
 	assert_null(load("bad.yaml", NULL, "a: 1\nreport_to:wandb\nb: 2\n", -SL_EPARSE));
 	assert_int_equal(D.n, 2);
