@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -289,7 +290,11 @@ static bool inside_root(const char *root, const char *real)
 	return in;
 }
 
-/* A node for one JSON literal, spanning [start, end) of src. */
+/*
+ * A node for one JSON literal, spanning [start, end) of src. pyread.py's wire() writes what JSON cannot
+ * hold as {"$int": "DIGITS"} (past 64 bits: typed as YAML types the digits, a big int) and
+ * {"$float": "inf"|"-inf"|"nan"}; a string keeps its NULs (text_len past strlen, as the YAML loader).
+ */
 static struct sl_node *make_node(struct sl_arena *a, const struct sl_source *src, const json_t *j, size_t start,
 				 size_t end, unsigned depth)
 {
@@ -298,7 +303,19 @@ static struct sl_node *make_node(struct sl_arena *a, const struct sl_source *src
 	n->weight = 1;
 	n->kind = SL_NODE_SCALAR;
 	n->style = SL_STYLE_PLAIN;
-	if (json_is_string(j)) {
+	const char *big = json_is_object(j) ? json_string_value(json_object_get(j, "$int")) : NULL;
+	const char *odd = json_is_object(j) ? json_string_value(json_object_get(j, "$float")) : NULL;
+	if (big) {
+		/* the digits as a YAML int: a big int, its text the digits */
+		struct sl_scalar_resolver *res = sl_scalar_resolver_new(a);
+		n->text = sl_arena_strdup(a, big);
+		n->text_len = strlen(n->text);
+		n->value = sl_scalar_resolve(res, n->text, n->text_len, true, NULL, NULL);
+	} else if (odd) {
+		n->value.type = SL_V_FLOAT;
+		n->value.f = strcmp(odd, "inf") == 0 ? INFINITY : strcmp(odd, "-inf") == 0 ? -INFINITY : NAN;
+		n->text = strcmp(odd, "inf") == 0 ? "inf" : strcmp(odd, "-inf") == 0 ? "-inf" : "nan";
+	} else if (json_is_string(j)) {
 		n->style = SL_STYLE_DOUBLE;
 		n->text_len = json_string_length(j);
 		n->text = sl_arena_strndup(a, json_string_value(j), n->text_len);
@@ -609,7 +626,7 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 	struct sl_arena *a = R->a;
 	struct sl_pyread *r = R->r;
 	json_error_t err;
-	json_t *j = json_loadb(out, len, 0, &err);
+	json_t *j = json_loadb(out, len, JSON_ALLOW_NUL, &err); /* a NUL in a value is kept (pyread.py wire()) */
 	if (!j || !json_is_object(j)) {
 		r->error = sl_arena_printf(a, "%s printed no settings (%s)", python, j ? "not an object" : err.text);
 		json_decref(j);

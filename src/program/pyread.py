@@ -76,6 +76,90 @@ def scan_trains(tree, text, out, fid=0):
                     out.infer_at = (fid, node)
 
 
+def wire(out):
+    """out as the JSON text the C side (jansson) reads, whatever the program's literals hold (issue 34).
+
+    json.dumps writes Infinity and NaN, integers past 64 bits and lone surrogates, which jansson refuses:
+    one such literal dropped the whole program. Here a non-finite float is {"$float": "inf"|"-inf"|"nan"},
+    an integer past 64 bits {"$int": "DIGITS"}, and a NUL stays a NUL in a value ("value", "when": read
+    with JSON_ALLOW_NUL). What cannot cross — a lone surrogate anywhere (no UTF-8 holds it), a NUL in a
+    name (a key, a path: C would cut it), an integer Python will not print — drops the list item holding
+    it alone, with a note ([file, "LINE: NAME: not read (why)"]); an item of the file lists becomes ""
+    (their indices are file ids). Shown text (how, chain, unknown, notes) gets U+FFFD for a surrogate."""
+    class Bad(Exception):
+        pass
+
+    def surrogate(s):
+        return any('\ud800' <= c <= '\udfff' for c in s)
+
+    def text(s):
+        return ''.join('\ufffd' if '\ud800' <= c <= '\udfff' else c for c in s) if isinstance(s, str) else s
+
+    dropped = []
+
+    def describe(item, why):
+        name = '?'
+        if isinstance(item, dict):
+            name = item.get('key') or item.get('param') or item.get('path') or item.get('name') or '?'
+        elif isinstance(item, str):
+            name = item
+        name = text(str(name)).replace('\x00', '\\x00')
+        line = item.get('line') if isinstance(item, dict) and isinstance(item.get('line'), int) else 0
+        fid = item.get('file') if isinstance(item, dict) and isinstance(item.get('file'), int) else None
+        return [fid, '%d: %s: not read (%s)' % (line, name, why)]
+
+    def enc(x, field, value):
+        if x is None or isinstance(x, bool):
+            return x
+        if isinstance(x, int):
+            if -2 ** 63 <= x < 2 ** 63:
+                return x
+            try:
+                return {'$int': str(x)}
+            except ValueError:
+                raise Bad('an integer of more digits than Python prints')
+        if isinstance(x, float):
+            return x if x - x == 0 else {'$float': repr(x)}
+        if isinstance(x, str):
+            if field in ('how', 'chain', 'unknown', 'stopped', 'error'):
+                return text(x)
+            if surrogate(x):
+                raise Bad('it holds a lone surrogate')
+            if '\x00' in x and not value:
+                raise Bad('a name holding a NUL')
+            return x
+        if isinstance(x, (list, tuple)):
+            kept = []
+            for item in x:
+                try:
+                    kept.append(enc(item, field, value))
+                except Bad as e:
+                    if value:
+                        raise        # a value's list (target_modules) goes whole, with its item
+                    if field in ('files', 'config_files'):
+                        kept.append('')
+                    else:
+                        dropped.append(describe(item, e))
+            return kept
+        if isinstance(x, dict):
+            return {k: enc(v, k, value or k in ('value', 'when')) for k, v in x.items()}
+        raise Bad('not a value')
+
+    w = {}
+    for k, v in out.items():
+        if k == 'notes':
+            w[k] = [[n[0], text(n[1])] if isinstance(n, list) and len(n) == 2 else n for n in v or []]
+            continue
+        try:
+            w[k] = enc(v, k, False)
+        except Bad as e:
+            w[k] = None
+            dropped.append(describe(v, e))
+    if dropped:
+        w['notes'] = w.get('notes', []) + dropped
+    return json.dumps(w, allow_nan=False)
+
+
 def main():
     path, maxb = sys.argv[1], int(sys.argv[2])
     req = read_request()
@@ -84,19 +168,19 @@ def main():
     with open(path, 'rb') as f:
         src = f.read(maxb + 1)
     if len(src) > maxb:
-        print(json.dumps({'error': 'larger than %s bytes: not parsed' % maxb, 'line': 0}))
+        print(wire({'error': 'larger than %s bytes: not parsed' % maxb, 'line': 0}))
         return
     try:
         tree = ast.parse(src)
     except SyntaxError as e:
-        print(json.dumps({'error': 'syntax error: %s' % (e.msg,), 'line': e.lineno or 0}))
+        print(wire({'error': 'syntax error: %s' % (e.msg,), 'line': e.lineno or 0}))
         return
     except MemoryError:
-        print(json.dumps({'error': "python's parser ran out of memory (past the evaluator's memory bound, or "
+        print(wire({'error': "python's parser ran out of memory (past the evaluator's memory bound, or "
                                    "nested too deeply): not parsed", 'line': 0}))
         return
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
-        print(json.dumps({'error': '%s: %s' % (type(e).__name__, str(e)[:200]), 'line': 0}))
+        print(wire({'error': '%s: %s' % (type(e).__name__, str(e)[:200]), 'line': 0}))
         return
     ctx = Ctx(req, reply)
     ctx.out = Out(ctx)
@@ -143,7 +227,7 @@ def main():
         result = ctx.out.to_json()
     except MemoryError:
         result = {'error': 'past its memory bound while evaluating', 'line': 0}
-    sys.stdout.write(json.dumps(result) + '\n')
+    sys.stdout.write(wire(result) + '\n')
     sys.stdout.flush()
 
 
