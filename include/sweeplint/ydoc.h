@@ -132,6 +132,13 @@ const char *sl_node_describe(const struct sl_node *node);
 bool sl_node_truthy(const struct sl_node *node);
 
 /*
+ * A scalar whose text holds a NUL ("bert-base-uncased\0junk": PyYAML keeps it, text_len counts past
+ * the C string's end). No run can use such a value: W&B cannot pass it as an argument (subprocess
+ * refuses an embedded null byte) and from_pretrained refuses such an id.
+ */
+bool sl_node_has_nul(const struct sl_node *node);
+
+/*
  * The byte offset of the first tab PyYAML's scanner refuses (outside quoted scalars, block scalar
  * text and comments), or of a '#' right after a block scalar's indicators ('|#': PyYAML wants a
  * space), or SIZE_MAX when there is none (src/yaml/tabs.c); *why (why may be NULL) says which. For

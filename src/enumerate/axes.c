@@ -382,7 +382,15 @@ static void add_command_options(struct sl_eval_builder *B, bool late)
 		struct sl_value typed = sl_scalar_resolve(B->res, c->value ? c->value : "", c->value ? strlen(c->value) : 0,
 							  true, NULL, NULL);
 		struct sl_eval_value tmp = {0};
-		fill_value(B, &tmp, rule->role, rule, NULL, c->value, &typed);
+		if (sl_node_has_nul(c->value_node)) {
+			/* c->value stops at the NUL: "--model=org/a\0b" must not read (or fetch) org/a; invalid-value */
+			tmp = (struct sl_eval_value){.text = c->value, .ok = false, .why = "it holds a NUL byte",
+						     .best = UINT64_MAX, .nrv = 1};
+			tmp.rv = sl_arena_alloc(B->a, sizeof *tmp.rv);
+			tmp.rv->role = rule->role;
+		} else {
+			fill_value(B, &tmp, rule->role, rule, NULL, c->value, &typed);
+		}
 		tmp.node = c->value_node;
 		if (c->value_node)
 			tmp.span = c->value_node->span;

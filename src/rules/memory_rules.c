@@ -1,6 +1,7 @@
 /* memory_rules: helpers the 2xx rules share (the evaluation, placement, counts, fixes in words). */
 #include "memory_rules.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -549,6 +550,35 @@ static enum sl_severity refused(const struct sl_check *cx, enum sl_role r, const
 	return s < cx->severity ? s : cx->severity;
 }
 
+/* A scalar's text with each NUL written \0 (the C string stops at the first). */
+static const char *nul_shown(struct sl_arena *a, const struct sl_node *n)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; i < n->text_len; i++) {
+		if (n->text[i])
+			sl_buf_addc(&b, n->text[i]);
+		else
+			sl_buf_adds(&b, "\\0");
+	}
+	sl_buf_addc(&b, '\0');
+	return b.buf;
+}
+
+/* Why an integral float is no count: "" for any other value. */
+static const char *float_why(struct sl_arena *a, const char *key, const struct sl_node *n, bool sweep)
+{
+	if (!n || n->kind != SL_NODE_SCALAR || n->value.type != SL_V_FLOAT || !isfinite(n->value.f) ||
+	    floor(n->value.f) != n->value.f)
+		return "";
+	return sweep ? sl_arena_printf(a, " (a float: W&B passes --%s=%s, which argparse type=int and HfArgumentParser "
+				       "refuse, and torch refuses a float batch or size)", key, n->text)
+		     : " (a float: int arguments refuse it, and torch refuses a float batch or size)";
+}
+
+#define NUL_WHY "holds a NUL byte: no run can use it (W&B cannot pass it as an argument, and a program that reads " \
+		"it cuts or refuses it)"
+
 int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 {
 	const struct sl_eval *ev = sl_memrule_eval(cx);
@@ -558,6 +588,13 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 	/* sweep (and --set) values: their combinations are unknown */
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
+		/* a NUL in any value, a model's too: "bert-base-uncased\0junk" is no model id */
+		for (size_t j = 0; counts && j < ax->n; j++) {
+			const struct sl_eval_value *v = &ax->values[j];
+			if (!v->ok && sl_node_has_nul(v->node))
+				sl_memrule_emit(cx, ax, v, "%s \"%s\" " NUL_WHY " (counted unknown %s)", ax->key,
+						nul_shown(a, v->node), sl_memrule_counts(a, ev, v, 1u << SL_VERDICT_UNKNOWN));
+		}
 		if (ax->role == SL_ROLE_MODEL || ax->role == SL_ROLE_DEEPSPEED || sl_role_is_shape(ax->role))
 			continue; /* a shape the model cannot use is left alone (add_shape_model) */
 		const char *want = sl_role_count(ax->role) ? sl_role_count(ax->role)->what : NULL;
@@ -565,13 +602,13 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 			continue;
 		for (size_t j = 0; j < ax->n; j++) {
 			const struct sl_eval_value *v = &ax->values[j];
-			if (v->ok)
+			if (v->ok || sl_node_has_nul(v->node))
 				continue;
 			const char *cnt = sl_memrule_counts(a, ev, v, 1u << SL_VERDICT_UNKNOWN);
 			if (counts && refused(cx, ax->role, v->node, v->text) == SL_SEV_ERROR)
 				sl_memrule_emit(cx, ax, v,
-						"%s \"%s\" is not %s: no run can use it (counted unknown %s)", ax->key,
-						v->text, want, cnt);
+						"%s \"%s\" is not %s%s: no run can use it (counted unknown %s)", ax->key,
+						v->text, want, float_why(a, ax->key, v->node, ax->origin == SL_AXIS_SWEEP), cnt);
 			else if (counts)
 				sl_memrule_emit(cx, ax, v,
 						"%s \"%s\" is not %s: its meaning is the script's own (such as \"auto\" or "
@@ -586,6 +623,12 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 	/* config and command values that were rejected: the memory model keeps its default */
 	for (size_t k = 0; k < ev->nnotes; k++) {
 		const struct sl_eval_note *n = &ev->notes[k];
+		if (counts && n->src && n->role >= 0 && sl_node_has_nul(n->rejected)) {
+			struct sl_diag *d = sl_check_emit_span(cx, n->span, "%s \"%s\" " NUL_WHY " (%s); the memory model "
+							       "ignores it", n->key, nul_shown(a, n->rejected), n->where);
+			d->src = n->src;
+			continue;
+		}
 		if (!n->src || n->role < 0 || n->role == SL_ROLE_MODEL || sl_role_is_shape((enum sl_role)n->role))
 			continue;
 		const char *want = sl_role_count((enum sl_role)n->role) ? sl_role_count((enum sl_role)n->role)->what : NULL;
@@ -595,9 +638,9 @@ int sl_memrule_report_unreadable(struct sl_check *cx, bool counts)
 		struct sl_diag *d;
 		enum sl_severity sev = counts ? refused(cx, (enum sl_role)n->role, n->rejected, text) : cx->severity;
 		if (counts && sev == SL_SEV_ERROR)
-			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s (%s): no run can use it; the memory model "
+			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s%s (%s): no run can use it; the memory model "
 					       "ignores it", n->key, text ? " \"" : "", text ? text : "", text ? "\"" : "",
-					       want, n->where);
+					       want, float_why(a, n->key, n->rejected, false), n->where);
 		else if (counts)
 			d = sl_check_emit_span(cx, n->span, "%s%s%s%s is not %s (%s): its meaning is the script's own "
 					       "(such as \"auto\" or \"all\"); the memory model ignores it",

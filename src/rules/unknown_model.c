@@ -15,6 +15,7 @@
 
 #include "checks.h"
 #include "memory_rules.h"
+#include "sweeplint/ydoc.h"
 #include "sweeplint/arena.h"
 #include "sweeplint/hub.h"
 
@@ -59,6 +60,8 @@ int sl_check_unknown_model(struct sl_check *cx)
 		const struct sl_eval_value *v = &ax->values[j];
 		if (v->model || ax->modules)
 			continue; /* a custom module's combination it cannot count: a note says why (axes.c) */
+		if (sl_node_has_nul(v->node))
+			continue; /* a NUL in the id: invalid-value's error */
 		if (v->ok && !looks_like_transformer(v->text)) {
 			if (!first_quiet)
 				first_quiet = v;

@@ -511,8 +511,14 @@ static int truthy(const char *text, const struct sl_value *v)
 	return -1;
 }
 
-/* a positive integer from an int, an integral float, or a string of digits */
-static int positive_int(const char *text, const struct sl_value *v, uint64_t max, uint64_t *out)
+/*
+ * A positive integer from an int or a string of digits. A float, even 8.0, is not one: W&B passes
+ * --per_device_train_batch_size=8.0, which argparse type=int and HfArgumentParser refuse, and a program
+ * reading it from wandb.config or a YAML config hands torch's DataLoader, a tokenizer's max_length or
+ * nn.Linear a float they refuse. floats_ok: an integral float is read (DeepSpeed's ZeRO stage, an int
+ * Enum that 2.0 selects).
+ */
+static int positive_int(const char *text, const struct sl_value *v, uint64_t max, bool floats_ok, uint64_t *out)
 {
 	if (v && v->type == SL_V_INT && !v->big) {
 		if (v->i <= 0 || (uint64_t)v->i > max)
@@ -520,6 +526,8 @@ static int positive_int(const char *text, const struct sl_value *v, uint64_t max
 		*out = (uint64_t)v->i;
 		return 0;
 	}
+	if (v && v->type == SL_V_FLOAT && !floats_ok)
+		return -1;
 	if (v && v->type == SL_V_FLOAT) {
 		if (!(v->f >= 1) || v->f > (double)max || floor(v->f) != v->f)
 			return -1;
@@ -639,6 +647,8 @@ enum sl_severity sl_role_count_refusal(enum sl_role r, const char *text, const s
 	}
 	if (!isfinite(x) || floor(x) != x || x > (double)c->max)
 		return SL_SEV_ERROR;
+	if (typed && typed->type == SL_V_FLOAT && r != SL_ROLE_ZERO_STAGE)
+		return SL_SEV_ERROR; /* 8.0: a float no int argument takes (positive_int) */
 	bool below = c->zero_ok ? x < 0 : x <= 0;
 	return below && !c->below_refused ? SL_SEV_WARNING : SL_SEV_ERROR;
 }
@@ -683,7 +693,7 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 			out->u = 0;
 			return 0;
 		}
-		if (positive_int(t, tv, cr->max, &n) < 0)
+		if (positive_int(t, tv, cr->max, r == SL_ROLE_ZERO_STAGE, &n) < 0)
 			goto bad;
 		if (rule && rule->add > 0)
 			n += (uint64_t)rule->add;
@@ -997,7 +1007,7 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		/* a count (head_params) or a layer list (struct sl_modules) */
 		const struct sl_value *tv = t == text ? typed : NULL;
 		uint64_t n;
-		if (r == SL_ROLE_HEAD_PARAMS && positive_int(t, tv, MAX_COUNT, &n) == 0) {
+		if (r == SL_ROLE_HEAD_PARAMS && positive_int(t, tv, MAX_COUNT, true, &n) == 0) {
 			out->u = n;
 			return 0;
 		}
@@ -1109,6 +1119,14 @@ int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_
 		if (why)
 			*why = sl_arena_printf(a, "role %s needs a single value, not %s", sl_role_name(r),
 					       sl_node_describe(node));
+		return -SL_EPARSE;
+	}
+	if (sl_node_has_nul(node)) {
+		/* read as C text it would be cut at the NUL: "bert-base-uncased\0junk" resolved as bert-base-uncased */
+		memset(out, 0, sizeof *out);
+		out->role = r;
+		if (why)
+			*why = sl_arena_printf(a, "value %s holds a NUL byte: no run can use it", show(a, node->text));
 		return -SL_EPARSE;
 	}
 	return sl_role_value_from_text(a, r, rule, node->text, &node->value, out, why);

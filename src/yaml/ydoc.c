@@ -544,6 +544,11 @@ bool sl_node_is(const struct sl_node *node, enum sl_vtype t)
 	return node && node->kind == SL_NODE_SCALAR && node->value.type == t;
 }
 
+bool sl_node_has_nul(const struct sl_node *n)
+{
+	return n && n->kind == SL_NODE_SCALAR && n->text && n->text_len > strlen(n->text);
+}
+
 bool sl_node_truthy(const struct sl_node *n)
 {
 	if (!n)
