@@ -58,7 +58,7 @@ static ssize_t term_write(void *cookie, const char *buf, size_t n)
 {
 	struct term *t = cookie;
 	size_t i = 0;
-	while (t->npend && i < n) { /* complete the character the last write cut */
+	while (t->npend && t->npend < sizeof t->pend && i < n) { /* complete the character the last write cut */
 		t->pend[t->npend++] = buf[i++];
 		settle(t, false);
 	}

@@ -249,7 +249,7 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	bool gen = mode == SL_MODE_GENERATE;
 	struct sl_settings d;
 	sl_settings_default(&d);
-	const char *part[6];
+	const char *part[6]; /* bound: the needs below, at most one part each */
 	size_t n = 0;
 	if (mask & SL_NEED_BATCH)
 		part[n++] = sl_arena_printf(a, "batch_size %llu%s", (unsigned long long)d.batch_size,

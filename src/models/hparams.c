@@ -36,7 +36,7 @@ const struct sl_model *sl_model_from_hparams(struct sl_arena *a, const struct sl
 	m->source = h->keys;
 	m->resolved_by = "hyperparameters";
 	m->resolved_from = h->keys;
-	const char *assumed[3];
+	const char *assumed[3]; /* bound: three defaults below, at most one entry each */
 	size_t n = 0;
 	if (!h->vocab)
 		assumed[n++] = "vocabulary 50257 (GPT-2's)";

@@ -400,19 +400,21 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 	const char *program = sw->program && sw->program->kind == SL_NODE_SCALAR ? sw->program->text : NULL;
 	/* the words W&B runs: the command's items, ${program} standing for program: */
 	const char *w[256];
+	const size_t room = sizeof w / sizeof w[0];
 	size_t n = 0;
 	if (sw->default_command || !sw->cmd) {
-		if (program)
+		if (program && n < sizeof w / sizeof w[0])
 			w[n++] = program;
 	} else {
-		for (size_t i = 0; i < sw->ncmd && n < 254; i++) {
+		/* each item adds at most two words: n + 2 <= room before it */
+		for (size_t i = 0; i < sw->ncmd && n + 2 <= sizeof w / sizeof w[0]; i++) {
 			const struct sl_cmd_item *c = &sw->cmd[i];
 			if (c->kind == SL_CMD_PROGRAM && program) {
 				w[n++] = program;
 			} else if (c->kind == SL_CMD_LITERAL && c->node && c->node->kind == SL_NODE_SCALAR) {
 				/* "python train.py" written as one item */
 				const char *t = c->node->text;
-				n += shell_words(a, t, strlen(t), w + n, 254 - n);
+				n += shell_words(a, t, strlen(t), w + n, room - n);
 			} else if (c->kind == SL_CMD_OPTION && c->value_node != c->node && c->value) {
 				/* "-m pkg.mod", or a launcher flag the parser paired with the script after it */
 				if (strcmp(c->key, "m") == 0)

@@ -146,7 +146,8 @@ static struct sl_trainer *read_config(struct follow *F, const char *file, const 
 			t = NULL;
 		}
 	}
-	if (F->nread < sizeof F->read_path / sizeof F->read_path[0]) {
+	if (F->nread < sizeof F->read_path / sizeof F->read_path[0] &&
+	    F->nread < sizeof F->read_cfg / sizeof F->read_cfg[0]) {
 		F->read_path[F->nread] = file;
 		F->read_cfg[F->nread++] = t;
 	}

@@ -231,7 +231,7 @@ const char *sl_memrule_fix(struct sl_arena *a, const struct sl_eval *ev, const u
 	if (fx.zero_gpus)
 		zero = sl_arena_printf(a, "fits on %u GPUs with ZeRO-%u", fx.zero_gpus, fx.zero_stage);
 
-	const char *order[5];
+	const char *order[5]; /* bound: each case below writes at most four */
 	size_t n = 0;
 	switch (role) {
 	case SL_ROLE_SEQ_LEN:

@@ -218,7 +218,7 @@ struct sl_keywords *sl_keywords_parse(struct sl_arena *a, const char *name, cons
 static bool take(const struct sl_words_phrase *p, const char **w, size_t n, bool *used)
 {
 	size_t at[MAX_PHRASE];
-	for (size_t k = 0; k < p->n; k++) {
+	for (size_t k = 0; k < p->n && k < MAX_PHRASE; k++) {
 		size_t i = 0;
 		for (; i < n; i++) {
 			if (used[i] || strcmp(w[i], p->w[k]) != 0)
@@ -233,7 +233,7 @@ static bool take(const struct sl_words_phrase *p, const char **w, size_t n, bool
 			return false;
 		at[k] = i;
 	}
-	for (size_t k = 0; k < p->n; k++)
+	for (size_t k = 0; k < p->n && k < MAX_PHRASE; k++)
 		used[at[k]] = true;
 	return true;
 }
@@ -315,7 +315,7 @@ const struct sl_key_rule *sl_keywords_match(const struct sl_keymap *km, const ch
 		return NULL;
 	const char *use[MAX_WORDS];
 	size_t nu = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && nu < MAX_WORDS; i++)
 		if (seg[i] == seg[n - 1] || has(kw->known, kw->nknown, w[i]))
 			use[nu++] = w[i];
 	const struct sl_words_entry *hit = NULL;

@@ -252,7 +252,7 @@ static void big_to_value(const struct big *b, struct sl_value *v)
 		return;
 	}
 	/* strtod rounds a hexadecimal significand correctly, as Python's int -> float does */
-	char hex[2 + BIG_LIMBS * 8 + 2];
+	char hex[2 + BIG_LIMBS * 8 + 2]; /* bound: sign, "0x", then snprintf within sizeof hex */
 	size_t k = 0;
 	if (b->neg)
 		hex[k++] = '-';
@@ -666,7 +666,7 @@ bool sl_scalar_numeric_spelling(const char *text, size_t len, char *out, size_t 
 		return false;
 	out[0] = '\0';
 	size_t i = 0;
-	char buf[256];
+	char buf[256]; /* bound: k <= len + 4 (a sign, "0", ".", an exponent's letter and sign), len <= 200 */
 	size_t k = 0;
 	if (len == 0 || len > 200)
 		return false;
