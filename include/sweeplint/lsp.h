@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct sl_run;
+struct sl_parse_cache;
 
 struct sl_lsp_options {
 	const struct sl_run *base;       /* the command line's options and rule severities every lint starts from */
@@ -21,6 +22,7 @@ struct sl_lsp_options {
 	int (*parse_size)(const char *s, uint64_t *out); /* how a config's host_memory is read (sl_config_load) */
 	const char *version;             /* serverInfo.version */
 	FILE *log;                       /* where protocol problems are logged (stderr), or NULL */
+	struct sl_parse_cache *parse_cache; /* program parses kept across edits and lints (program.h), or NULL */
 };
 
 /*

@@ -33,6 +33,8 @@ struct sl_scalar_resolver;
  * 10,000 one-line ifs takes python's parser alone 69 MB: refused by MemoryError, a note) */
 #define SL_PROGRAM_MAX_AS ((unsigned long)60 << 20)
 #define SL_PROGRAM_MAX_OUTPUT ((size_t)4 << 20)    /* JSON the parser may print */
+#define SL_PROGRAM_BUDGET_MS 1500                  /* wall time for all the python3 runs of one run (a check
+                                                    * of many sweeps; one lint in the language server) */
 
 /* How a program was found. */
 struct sl_program_ref {
@@ -149,7 +151,45 @@ struct sl_program_opts {
 	const char *config_dir;     /* .sweeplint.yaml config_dir: the Hydra config folder when the program's
 	                             * is not a literal, and a folder config files are looked up in */
 	const struct sl_scalar_resolver *res;
+	struct sl_parse_cache *cache; /* evaluations kept across sweeps and lints (NULL: none) */
+	long long *budget_ms;       /* the run's time left for python3, spent as it runs (NULL: only the
+	                             * per-program SL_PROGRAM_TIMEOUT_MS) */
 };
+
+/*
+ * The parse cache (src/program/cache.c): one evaluation of one program -> its answer, keyed by the
+ * program's realpath, device, inode, size and mtime, the interpreter and the request (the sweep's
+ * parameters and command as the evaluator is given them), valid while the modules it read keep their
+ * stat and the needs it asked get the same replies (a hit replays them through the caller); a failure
+ * before evaluation (syntax, size, time) is kept for the program alone. Shared by every sweep of a run
+ * and by the language server across edits. Bounded (64 MiB, 1024 entries, least recently used out).
+ */
+struct sl_parse_cache;
+struct sl_parse_hit {
+	const char *out;            /* the evaluator's answer (its last line), or NULL */
+	size_t len;
+	const char *why;            /* why there is none */
+	const char *dialog;         /* the needs asked and the replies given: "need\nreply\n" pairs */
+	size_t dialog_len;
+};
+struct sl_parse_cache *sl_parse_cache_new(void);
+void sl_parse_cache_free(struct sl_parse_cache *c);
+/*
+ * The entry for (path: a realpath, python, request) that have_ms more time cannot change, its modules
+ * unchanged: true with *hit filled (pointers into the cache, valid until the next put). An entry cut
+ * short at a deadline shorter than have_ms is not returned (it may finish now).
+ */
+bool sl_parse_cache_get(struct sl_parse_cache *c, const char *path, const char *python, const char *request,
+			long long have_ms, struct sl_parse_hit *hit);
+/* Keep an evaluation's result (copied) with the modules it read (realpaths); request NULL: a failure
+ * that does not depend on it; cut_ms: the deadline that stopped it, or -1 when it finished. */
+void sl_parse_cache_put(struct sl_parse_cache *c, const char *path, const char *python, const char *request,
+			const struct sl_parse_hit *what, const char *const *deps, size_t ndeps, long long cut_ms);
+/* The interpreter to start for python (its sys.executable once known: a pyenv shim costs 0.4 s a start). */
+const char *sl_parse_cache_interpreter(const struct sl_parse_cache *c, const char *python);
+void sl_parse_cache_set_interpreter(struct sl_parse_cache *c, const char *python, const char *resolved);
+/* Lookups answered and not answered so far. */
+void sl_parse_cache_stats(const struct sl_parse_cache *c, size_t *hits, size_t *misses);
 
 /*
  * Find the program of sw. The sweep's folder and its parents up to the

@@ -99,6 +99,10 @@ struct sl_run {
 	const struct sl_frameworks *frameworks; /* rules/frameworks.yaml read (sl_frameworks_new) */
 	const struct sl_gpu *gpu;        /* the GPU files are checked against */
 	const char **sets;               /* --set as "KEY=VALUE" */
+	/* program following (program.h): the python3 parses of this run share the cache and spend the budget */
+	struct sl_parse_cache *parse_cache; /* NULL: made at the first parse, freed with the run; the language
+	                                     * server sets its own, kept across edits */
+	long long program_budget_ms;     /* time left for python3 parses (SL_PROGRAM_BUDGET_MS at start) */
 };
 
 /* How many combinations of a sweep's grid fit, OOM, or were not evaluated. */

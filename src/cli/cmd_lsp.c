@@ -16,6 +16,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/config.h"
 #include "sweeplint/lsp.h"
+#include "sweeplint/program.h"
 #include "sweeplint/run.h"
 
 enum { OPT_CONFIG_FILE = 512, OPT_STDIO };
@@ -85,9 +86,11 @@ int cmd_lsp(struct sl_cli *cli, int argc, char **argv)
 		.parse_size = sl_opts_size,
 		.version = sl_opts_version() + strlen("sweeplint "),
 		.log = cli->err,
+		.parse_cache = sl_parse_cache_new(),
 	};
 	fflush(cli->out);
 	int status = sl_lsp_serve(STDIN_FILENO, STDOUT_FILENO, &o);
+	sl_parse_cache_free(o.parse_cache);
 	sl_run_free(run);
 	return status;
 }

@@ -45,6 +45,7 @@ struct sl_lsp_lint *sl_lsp_lint(const struct sl_lsp_options *o, const char *path
 				const char *text, size_t len)
 {
 	struct sl_run *run = sl_run_new();
+	run->parse_cache = o->parse_cache; /* a program parsed for an earlier lint is not parsed again */
 	struct sl_arena *a = run->arena;
 	struct sl_lsp_lint *l = sl_arena_alloc(a, sizeof *l);
 	l->run = run;

@@ -11,7 +11,15 @@
  * over several options is not composed: which option a run reads is the
  * sweep's choice, and the sweep parameter naming it is not a model value.
  * `${a.b}` interpolations of one composed key are resolved. Every value
- * keeps its own file:line:col. A file whose realpath is outside the project
+ * keeps its own file:line:col.
+ *
+ * Bounds (hostile configs, issue 34): each file is read once per composition
+ * (a config listing /big 63 times, or itself, was parsed per inclusion:
+ * 14 s and 1.8 GB for a 1.1 MB one); a config already being composed is not
+ * composed again inside itself; at most MAX_DEFAULTS defaults entries are
+ * followed and MAX_NOTES notes kept (then one saying how many more); `${a.b}`
+ * is looked up in a hash of the composed keys (linear, not E^2: 59 s for
+ * 94,500 entries). A file whose realpath is outside the project
  * root (an option `../../x`, a link out of the config folder) is refused
  * with a note, never read (path.h).
  */
@@ -29,6 +37,16 @@
 
 #define MAX_FILES 64
 #define MAX_DEPTH 6
+#define MAX_DEFAULTS 4096            /* defaults entries followed in one composition */
+#define MAX_NOTES 32                 /* notes kept from one composition; then a count of the rest */
+#define MAX_ENTRIES 16384          /* values composed (a config listed 63 times made 1.9 million; a real
+				     * composition holds hundreds): each is served to the evaluator too */
+
+/* A file read for this composition (once): its config, or NULL when it could not be read. */
+struct loaded {
+	const char *path;
+	struct sl_trainer *t;
+};
 
 struct compose {
 	struct sl_arena *a;
@@ -43,10 +61,24 @@ struct compose {
 	size_t nnotes, cap_notes;
 	size_t nfiles;
 	bool found_override;
+	struct loaded *files;              /* every file read, once */
+	size_t nloaded, cap_loaded;
+	const char **stack;                /* the files being composed, outermost first */
+	size_t nstack, cap_stack;
+	size_t ndefaults;                  /* defaults entries followed so far */
+	size_t dropped;                    /* notes past MAX_NOTES */
+	size_t nentries;                   /* values emitted */
+	const struct sl_trainer **from;    /* out[i]'s file and package */
+	const char **pkgs;
+	bool full;                         /* MAX_ENTRIES reached */
 };
 
 static void note(struct compose *C, const char *s)
 {
+	if (C->nnotes >= MAX_NOTES) {
+		C->dropped++;
+		return;
+	}
 	if (C->nnotes == C->cap_notes) {
 		size_t cap = C->cap_notes ? C->cap_notes * 2 : 8;
 		C->notes = sl_arena_grow(C->a, C->notes, C->nnotes, cap, sizeof *C->notes);
@@ -104,8 +136,46 @@ static const char *package_header(struct sl_arena *a, const struct sl_source *sr
 	return NULL;
 }
 
+/* Append a composed config c (file t at package pkg). */
+static void push(struct compose *C, struct sl_trainer *c, const struct sl_trainer *t, const char *pkg)
+{
+	if (C->nout == C->cap_out) {
+		size_t cap = C->cap_out ? C->cap_out * 2 : 8;
+		C->out = sl_arena_grow(C->a, C->out, C->nout, cap, sizeof *C->out);
+		C->from = sl_arena_grow(C->a, C->from, C->nout, cap, sizeof *C->from);
+		C->pkgs = sl_arena_grow(C->a, C->pkgs, C->nout, cap, sizeof *C->pkgs);
+		C->cap_out = cap;
+	}
+	C->from[C->nout] = t;
+	C->pkgs[C->nout] = pkg;
+	C->out[C->nout++] = c;
+}
+
 static void emit(struct compose *C, const struct sl_trainer *t, const char *pkg, const char *how)
 {
+	/* the same file at the same package again: its later place decides (the last value of a key wins), so
+	 * the earlier copy goes (a config listing /big 63 times composes big once) */
+	struct sl_trainer *again = NULL;
+	for (size_t i = 0; i < C->nout && !again; i++)
+		if (C->from[i] == t && C->out[i]->n && strcmp(C->pkgs[i], pkg) == 0) {
+			again = C->out[i];
+			C->out[i] = sl_arena_alloc(C->a, sizeof *C->out[i]); /* emptied: dropped at the end */
+			C->nentries -= again->n;
+		}
+	if (again && C->nentries + again->n <= MAX_ENTRIES) {
+		C->nentries += again->n;
+		push(C, again, t, pkg);
+		return;
+	}
+	if (C->nentries + t->n > MAX_ENTRIES) {
+		if (!C->full)
+			note(C, sl_arena_printf(C->a, "hydra: the composition passes %d values at %s: it and the configs "
+						      "after it are not composed",
+						MAX_ENTRIES, t->src ? t->src->display : "?"));
+		C->full = true;
+		return;
+	}
+	C->nentries += t->n;
 	struct sl_trainer *c = sl_arena_alloc(C->a, sizeof *c);
 	*c = *t;
 	c->entries = sl_arena_array(C->a, t->n ? t->n : 1, sizeof *c->entries);
@@ -120,12 +190,7 @@ static void emit(struct compose *C, const struct sl_trainer *t, const char *pkg,
 		if (*pkg)
 			d->key = sl_arena_printf(C->a, "%s.%s", pkg, e->key);
 	}
-	if (C->nout == C->cap_out) {
-		size_t cap = C->cap_out ? C->cap_out * 2 : 8;
-		C->out = sl_arena_grow(C->a, C->out, C->nout, cap, sizeof *C->out);
-		C->cap_out = cap;
-	}
-	C->out[C->nout++] = c;
+	push(C, c, t, pkg);
 }
 
 static void compose_file(struct compose *C, const char *group, const char *name, const char *pkg, unsigned depth);
@@ -191,9 +256,28 @@ static void default_entry(struct compose *C, const char *group, const struct sl_
 	compose_file(C, gpath, option, gpkg, depth + 1);
 }
 
+/* The config at path, read once per composition (a failure once noted, then NULL). */
+static struct sl_trainer *load_once(struct compose *C, const char *path)
+{
+	for (size_t i = 0; i < C->nloaded; i++)
+		if (strcmp(C->files[i].path, path) == 0)
+			return C->files[i].t;
+	struct sl_diags quiet;
+	sl_diags_init(&quiet, C->a);
+	struct sl_trainer *t = NULL;
+	if (sl_trainer_load(C->a, path, NULL, C->res, &quiet, &t) < 0) {
+		note(C, sl_arena_printf(C->a, "hydra: %s not read: %s", path,
+					quiet.n ? quiet.v[0].message : "not a mapping"));
+		t = NULL;
+	}
+	C->files = sl_arena_reserve(C->a, C->files, C->nloaded, &C->cap_loaded, C->nloaded + 1, sizeof *C->files);
+	C->files[C->nloaded++] = (struct loaded){path, t};
+	return t;
+}
+
 static void compose_file(struct compose *C, const char *group, const char *name, const char *pkg, unsigned depth)
 {
-	if (depth > MAX_DEPTH || C->nfiles >= MAX_FILES)
+	if (depth > MAX_DEPTH || C->nfiles >= MAX_FILES || C->full)
 		return;
 	const char *rel = *group ? sl_arena_printf(C->a, "%s/%s", group, name) : name;
 	const char *path = sl_arena_printf(C->a, "%s/%s.yaml", C->dir, rel);
@@ -209,15 +293,17 @@ static void compose_file(struct compose *C, const char *group, const char *name,
 		note(C, sl_arena_printf(C->a, "hydra: %s", sl_path_refusal(C->a, path, C->root)));
 		return;
 	}
+	for (size_t i = 0; i < C->nstack; i++)
+		if (strcmp(C->stack[i], path) == 0) {
+			note(C, sl_arena_printf(C->a, "hydra: %s lists itself in its defaults (through %zu file%s): not composed "
+						      "again",
+						path, C->nstack - i, C->nstack - i == 1 ? "" : "s"));
+			return;
+		}
 	C->nfiles++;
-	struct sl_diags quiet;
-	sl_diags_init(&quiet, C->a);
-	struct sl_trainer *t = NULL;
-	if (sl_trainer_load(C->a, path, NULL, C->res, &quiet, &t) < 0) {
-		note(C, sl_arena_printf(C->a, "hydra: %s not read: %s", path,
-					quiet.n ? quiet.v[0].message : "not a mapping"));
+	struct sl_trainer *t = load_once(C, path);
+	if (!t)
 		return;
-	}
 	const char *hdr = package_header(C->a, t->src);
 	if (hdr)
 		pkg = hdr;
@@ -225,6 +311,8 @@ static void compose_file(struct compose *C, const char *group, const char *name,
 	const char *how = *group ? sl_arena_printf(C->a, "Hydra config %s=%s", group, name)
 				 : sl_arena_printf(C->a, "Hydra primary config %s", name);
 	bool self_done = false;
+	C->stack = sl_arena_reserve(C->a, C->stack, C->nstack, &C->cap_stack, C->nstack + 1, sizeof *C->stack);
+	C->stack[C->nstack++] = path;
 	if (defaults && defaults->kind == SL_NODE_SEQ) {
 		for (size_t i = 0; i < defaults->n; i++) {
 			const struct sl_node *it = defaults->items[i];
@@ -233,16 +321,61 @@ static void compose_file(struct compose *C, const char *group, const char *name,
 				self_done = true;
 				continue;
 			}
+			if (C->ndefaults++ == MAX_DEFAULTS)
+				note(C, sl_arena_printf(C->a, "hydra: more than %d defaults entries: the rest (from %s:%u) are "
+							      "not composed",
+							MAX_DEFAULTS, path, it->span.line));
+			if (C->ndefaults > MAX_DEFAULTS)
+				continue;
 			default_entry(C, group, it, pkg, depth);
 		}
 	}
+	C->nstack--;
 	if (!self_done)
 		emit(C, t, pkg, how);
 }
 
-/* `${a.b}` values: the composed value of a.b (its node, so the position is where the value is written). */
+/* FNV-1a of a key. */
+static uint64_t key_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* One composed key: its last entry in merge order and the one before it. */
+struct slot {
+	const char *key;
+	const struct sl_cfg_entry *last, *before;
+};
+
+/*
+ * `${a.b}` values: the composed value of a.b — the last entry of that key in merge order that is not the
+ * entry itself (its node, so the position is where the value is written). One pass builds a hash of the
+ * keys (open addressing, twice the entries), one pass resolves: linear in the entries.
+ */
 static void resolve_interpolations(struct compose *C)
 {
+	size_t total = 0;
+	for (size_t i = 0; i < C->nout; i++)
+		total += C->out[i]->n;
+	if (!total)
+		return;
+	size_t cap = 16;
+	while (cap < 2 * total)
+		cap *= 2;
+	struct slot *tab = sl_arena_array(C->a, cap, sizeof *tab);
+	for (size_t i = 0; i < C->nout; i++)
+		for (size_t k = 0; k < C->out[i]->n; k++) {
+			const struct sl_cfg_entry *e = &C->out[i]->entries[k];
+			size_t h = (size_t)key_hash(e->key) & (cap - 1);
+			while (tab[h].key && strcmp(tab[h].key, e->key) != 0)
+				h = (h + 1) & (cap - 1);
+			tab[h].key = e->key;
+			tab[h].before = tab[h].last;
+			tab[h].last = e;
+		}
 	for (size_t i = 0; i < C->nout; i++)
 		for (size_t k = 0; k < C->out[i]->n; k++) {
 			struct sl_cfg_entry *e = &C->out[i]->entries[k];
@@ -252,13 +385,14 @@ static void resolve_interpolations(struct compose *C)
 			    memchr(t + 2, ':', n - 3))
 				continue;
 			const char *ref = sl_arena_strndup(C->a, t + 2, n - 3);
-			for (size_t j = C->nout; j-- > 0;) {
-				const struct sl_cfg_entry *to = sl_trainer_get(C->out[j], ref);
-				if (to && to != e) {
-					e->node = to->node;
-					break;
-				}
-			}
+			size_t h = (size_t)key_hash(ref) & (cap - 1);
+			while (tab[h].key && strcmp(tab[h].key, ref) != 0)
+				h = (h + 1) & (cap - 1);
+			if (!tab[h].key)
+				continue;
+			const struct sl_cfg_entry *to = tab[h].last != e ? tab[h].last : tab[h].before;
+			if (to)
+				e->node = to->node; /* as resolved so far, as the scan over the configs read it */
 		}
 }
 
@@ -272,14 +406,26 @@ int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *roo
 		add_choice(&C, choices[i].group, choices[i].option, choices[i].varied);
 	compose_file(&C, "", config_name, "", 0);
 	if (C.found_override) {
-		/* `override` entries change choices made before them: compose again with them known */
+		/* `override` entries change choices made before them: compose again with them known (the files
+		 * read stay read) */
 		C.nout = 0;
 		C.nnotes = 0;
+		C.dropped = 0;
 		C.nfiles = 0;
+		C.ndefaults = 0;
+		C.nentries = 0;
+		C.full = false;
 		C.found_override = false;
 		compose_file(&C, "", config_name, "", 0);
 	}
 	resolve_interpolations(&C);
+	if (C.dropped) /* the last note kept gives way to the count of those not kept */
+		C.notes[C.nnotes - 1] = sl_arena_printf(a, "hydra: %zu more notes like these", C.dropped + 1);
+	size_t w = 0; /* the copies emptied by a later one go */
+	for (size_t i = 0; i < C.nout; i++)
+		if (C.out[i]->n || !C.from[i]->n)
+			C.out[w++] = C.out[i];
+	C.nout = w;
 	out->configs = C.out;
 	out->nconfigs = C.nout;
 	out->notes = C.notes;

@@ -122,9 +122,8 @@ static bool send_all(int fd, const char *buf, size_t len, long long deadline)
 	return true;
 }
 
-/* Answer one {"need": KIND, "request": {...}} line of the child on fd. */
-static bool answer_need(struct sl_arena *a, struct sl_pyeval_io *io, const char *line, size_t len, int fd,
-			long long deadline)
+/* The reply to one {"need": KIND, "request": {...}} line (its text, without the newline, in a). */
+static const char *reply_to(struct sl_arena *a, struct sl_pyeval_io *io, const char *line, size_t len)
 {
 	json_error_t err;
 	json_t *j = json_loadb(line, len, 0, &err);
@@ -138,19 +137,36 @@ static bool answer_need(struct sl_arena *a, struct sl_pyeval_io *io, const char 
 	json_decref(reply);
 	json_decref(j);
 	if (!text)
-		return false;
-	char *out = sl_arena_printf(a, "%s\n", text);
+		return NULL;
+	const char *out = sl_arena_strdup(a, text);
 	free(text);
+	return out;
+}
+
+/* Answer one need line of the child on fd; the need and its reply go to dialog (for the cache). */
+static bool answer_need(struct sl_arena *a, struct sl_pyeval_io *io, const char *line, size_t len, int fd,
+			long long deadline, struct sl_buf *dialog)
+{
+	const char *reply = reply_to(a, io, line, len);
+	if (!reply)
+		return false;
+	sl_buf_add(dialog, line, len);
+	sl_buf_addc(dialog, '\n');
+	sl_buf_adds(dialog, reply);
+	sl_buf_addc(dialog, '\n');
+	const char *out = sl_arena_printf(a, "%s\n", reply);
 	return send_all(fd, out, strlen(out), deadline);
 }
 
 /*
- * Run the evaluator over path: send the request, answer its needs, and return its last line (the
- * answer; NUL-terminated, in a), or NULL with *why set.
+ * Run the evaluator over path for at most limit_ms of wall time: send the request, answer its needs
+ * (recorded in dialog), and return what it printed past them (NUL-terminated, in a), or NULL with *why
+ * set (*cut: stopped at the limit).
  */
 static char *run_parser(struct sl_arena *a, const char *python, const char *path, struct sl_pyeval_io *io,
-			size_t *len, const char **why)
+			long long limit_ms, size_t *len, const char **why, bool *cut, struct sl_buf *dialog)
 {
+	*cut = false;
 	const char *script = script_text(a);
 	if (!script) {
 		*why = "the embedded evaluator script is missing";
@@ -192,7 +208,7 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 		*why = sl_arena_printf(a, "cannot start %s: %s", python, strerror(errno));
 		return NULL;
 	}
-	long long deadline = now_ms() + SL_PROGRAM_TIMEOUT_MS;
+	long long deadline = now_ms() + limit_ms;
 	const char *request = io && io->request ? io->request : "{}";
 	bool timed_out = false, too_big = false;
 	const char *head = sl_arena_printf(a, "%zu\n", strlen(script));
@@ -235,7 +251,7 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 				break;
 			size_t ll = (size_t)(nl - (out.buf + line_start));
 			if (ll > 8 && memcmp(out.buf + line_start, "{\"need\"", 7) == 0) {
-				if (!answer_need(a, io, out.buf + line_start, ll, in[0], deadline)) {
+				if (!answer_need(a, io, out.buf + line_start, ll, in[0], deadline, dialog)) {
 					timed_out = now_ms() >= deadline;
 					break;
 				}
@@ -254,7 +270,12 @@ static char *run_parser(struct sl_arena *a, const char *python, const char *path
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (timed_out) {
-		*why = sl_arena_printf(a, "%s did not parse it within %d s", python, SL_PROGRAM_TIMEOUT_MS / 1000);
+		*cut = true;
+		*why = limit_ms < SL_PROGRAM_TIMEOUT_MS
+			       ? sl_arena_printf(a, "python3 did not read it within the %.1f s left of the %.1f s this run "
+						    "gives to reading programs",
+						 (double)limit_ms / 1000, (double)SL_PROGRAM_BUDGET_MS / 1000)
+			       : sl_arena_printf(a, "python3 did not read it within %d s", SL_PROGRAM_TIMEOUT_MS / 1000);
 		return NULL;
 	}
 	if (too_big) {
@@ -385,6 +406,7 @@ struct reading {
 	struct sl_pyread *r;
 	const struct sl_source *main;
 	struct sl_pyeval_io *io;
+	const char *executable;      /* the interpreter's own path (sys.executable), when it says */
 	const char **files;          /* absolute paths, index = the evaluator's file id */
 	const struct sl_source **srcs;
 	size_t nfiles;
@@ -641,6 +663,8 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 		json_decref(j);
 		return;
 	}
+	const char *exe = json_string_value(json_object_get(j, "executable"));
+	R->executable = exe ? sl_arena_strdup(a, exe) : NULL;
 	/* the files read: the program (id 0) and its local modules */
 	const json_t *files = json_object_get(j, "files");
 	R->nfiles = json_is_array(files) ? json_array_size(files) : 0;
@@ -729,6 +753,49 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 	json_decref(j);
 }
 
+/*
+ * Replay a kept dialog through io: every need asked again of the caller (which serves its configs and
+ * composes its Hydra config again) must get the reply kept; false at the first that does not.
+ */
+static bool replay(struct sl_arena *a, struct sl_pyeval_io *io, const char *dialog, size_t len)
+{
+	const char *p = dialog, *end = dialog + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nl2 = nl ? memchr(nl + 1, '\n', (size_t)(end - nl - 1)) : NULL;
+		if (!nl2)
+			return false;
+		const char *got = reply_to(a, io, p, (size_t)(nl - p));
+		if (!got || strlen(got) != (size_t)(nl2 - nl - 1) || memcmp(got, nl + 1, strlen(got)) != 0)
+			return false;
+		p = nl2 + 1;
+	}
+	return true;
+}
+
+/* The module files an answer names ("files" past the program itself), for the cache to watch. */
+static const char *const *answer_files(struct sl_arena *a, const char *out, size_t len, size_t *n)
+{
+	*n = 0;
+	json_error_t err;
+	json_t *j = json_loadb(out, len, JSON_ALLOW_NUL, &err);
+	const json_t *files = json_object_get(j, "files");
+	size_t m = json_is_array(files) ? json_array_size(files) : 0;
+	const char **v = sl_arena_array(a, m ? m : 1, sizeof *v);
+	for (size_t i = 1; i < m; i++) {
+		const char *f = json_string_value(json_array_get(files, i));
+		if (f && *f)
+			v[(*n)++] = sl_arena_strdup(a, f);
+	}
+	json_decref(j);
+	return v;
+}
+
+/*
+ * Read path's settings. o->cache (when set): an evaluation of the same program, interpreter and request
+ * whose modules and needs have not changed is not run again (cache.c). o->budget_ms: the run's time for
+ * python3; each run gets what is left (at most SL_PROGRAM_TIMEOUT_MS) and spends what it took.
+ */
 static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const char *display,
 				   const struct sl_program_opts *o, struct sl_pyeval_io *io)
 {
@@ -744,23 +811,72 @@ static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const c
 		return r;
 	}
 	src->display = display;
-	const char *why = NULL;
+	long long have = SL_PROGRAM_TIMEOUT_MS;
+	if (o && o->budget_ms && *o->budget_ms < have)
+		have = *o->budget_ms;
+	struct sl_parse_cache *cache = o ? o->cache : NULL;
+	char *rp = cache ? realpath(path, NULL) : NULL;
+	const char *real = rp ? sl_arena_strdup(a, rp) : NULL;
+	free(rp);
+	const char *request = io && io->request ? io->request : "{}";
+	const char *why = NULL, *out = NULL;
 	size_t len = 0;
-	char *out = run_parser(a, python, path, io, &len, &why);
+	struct sl_parse_hit hit;
+	bool kept = real && sl_parse_cache_get(cache, real, python, request, have, &hit);
+	if (kept && hit.dialog && !replay(a, io, hit.dialog, hit.dialog_len)) {
+		kept = false; /* a config it was served changed: evaluate again, serving anew */
+		if (io)
+			io->nserved = 0;
+	}
+	if (kept) {
+		out = hit.out;
+		len = hit.len;
+		why = hit.why;
+	} else {
+		if (have <= 0) {
+			r->error = sl_arena_printf(a, "%s: not read: the %.1f s this run gives to reading programs is spent",
+						   display, (double)SL_PROGRAM_BUDGET_MS / 1000);
+			return r;
+		}
+		struct sl_buf dialog;
+		sl_buf_init(&dialog, a);
+		bool cut = false;
+		long long t0 = now_ms();
+		char *text = run_parser(a, sl_parse_cache_interpreter(cache, python), path, io, have, &len, &why, &cut,
+					&dialog);
+		if (o && o->budget_ms)
+			*o->budget_ms -= now_ms() - t0;
+		if (text) {
+			/* the answer is the last line the child printed */
+			while (len && text[len - 1] == '\n')
+				text[--len] = '\0';
+			const char *last = strrchr(text, '\n');
+			if (last) {
+				len -= (size_t)(last + 1 - text);
+				text = (char *)last + 1;
+			}
+			out = text;
+		}
+		if (real) {
+			size_t ndeps = 0;
+			const char *const *deps = out ? answer_files(a, out, len, &ndeps) : NULL;
+			struct sl_parse_hit what = {.out = out, .len = len, .why = out ? NULL : why,
+						    .dialog = dialog.buf, .dialog_len = dialog.len};
+			/* a failure before any need (no answer, or the evaluator's {"error": ...} of a program it could
+			 * not parse) does not depend on the request */
+			bool failed = !out || (len > 9 && memcmp(out, "{\"error\"", 8) == 0);
+			sl_parse_cache_put(cache, real, python, failed && !dialog.len ? NULL : request, &what, deps, ndeps,
+					   cut ? have : -1);
+		}
+	}
 	if (!out) {
 		r->error = sl_arena_printf(a, "%s: %s", src->display, why);
 		return r;
 	}
-	/* the answer is the last line the child printed */
-	while (len && out[len - 1] == '\n')
-		out[--len] = '\0';
-	const char *last = strrchr(out, '\n');
-	if (last) {
-		len -= (size_t)(last + 1 - out);
-		out = (char *)last + 1;
-	}
 	struct reading R = {.a = a, .r = r, .main = src, .io = io};
 	read_json(&R, out, len, python);
+	if (cache && R.executable)
+		sl_parse_cache_set_interpreter(cache, python, R.executable);
 	return r;
 }
 

@@ -225,6 +225,7 @@ def main():
             ctx.out.record('sweeplint_mode', K('generate', ctx.site(fid, node)),
                            'the program only runs inference (generate / vLLM, no optimizer or trainer)', node, fid, 2)
         result = ctx.out.to_json()
+        result['executable'] = sys.executable  # later runs start it directly (a pyenv shim: 0.4 s a start)
     except MemoryError:
         result = {'error': 'past its memory bound while evaluating', 'line': 0}
     sys.stdout.write(wire(result) + '\n')

@@ -89,6 +89,7 @@ struct sl_run *sl_run_new(void)
 		run->severity[i] = sl_rules[i].severity;
 	run->resolver = sl_scalar_resolver_new(a);
 	sl_diags_init(&run->diags, a);
+	run->program_budget_ms = SL_PROGRAM_BUDGET_MS;
 
 	run->suppress = sl_arena_alloc(a, sizeof *run->suppress); /* compiled at the first directive (suppress()) */
 	return run;
@@ -637,10 +638,19 @@ static void apply_suppressions(struct sl_file *f)
 
 /* ---- the driver ---- */
 
+static void free_cache(void *c)
+{
+	sl_parse_cache_free(c);
+}
+
 /* The program the sweep runs: its literal settings go below every config and sweep value. */
 static void follow_program(struct sl_run *run, struct sl_file *f)
 {
 	struct sl_arena *a = f->arena;
+	if (!run->parse_cache) {
+		run->parse_cache = sl_parse_cache_new();
+		sl_arena_defer(run->arena, free_cache, run->parse_cache);
+	}
 	struct sl_program_opts po = {
 		.python = run->opt.python,
 		.program = run->opt.program,
@@ -648,6 +658,8 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 		.sweep_dir = sl_path_dir(a, f->src->path),
 		.root = f->root,
 		.res = run->resolver,
+		.cache = run->parse_cache,
+		.budget_ms = &run->program_budget_ms,
 	};
 	f->program = sl_program_follow(a, f->sweep, &po);
 	if (!f->program || !f->program->nsettings)
