@@ -88,7 +88,7 @@ static struct sl_eval_axis *new_axis(struct sl_eval_builder *B, enum sl_axis_ori
 static const struct sl_model *resolve_model(struct sl_eval_builder *B, const char *name, const char **refused)
 {
 	const char *alias = NULL;
-	const char *root = B->o->root;
+	const char *root = B->explicit_values ? NULL : B->o->root;
 	for (size_t i = 0; i < B->o->nmodel_aliases; i++)
 		if (strcasecmp(name, B->o->model_aliases[i].name) == 0) {
 			alias = name;
@@ -905,7 +905,9 @@ static int add_sets(struct sl_eval_builder *B, const char **why)
 			continue; /* a later --set of this key wins */
 		struct sl_value typed = sl_scalar_resolve(B->res, val, strlen(val), true, NULL, NULL);
 		struct sl_eval_value tmp = {0};
+		B->explicit_values = true;
 		fill_value(B, &tmp, (enum sl_role)role, rule, NULL, val, &typed);
+		B->explicit_values = false;
 		if (!tmp.ok) {
 			*why = sl_arena_printf(B->a, "--set %s: %s", s, tmp.why);
 			return -SL_EUSAGE;
