@@ -130,20 +130,23 @@ def main():
                   timeout=60)
         first = time.monotonic() - t0
         t0 = time.monotonic()
+        # the edit names a model and a batch no GPU holds: the codeAction below has fixes to verify
+        oom = text + "  model_name_or_path:\n    value: gpt2\n  per_device_eval_batch_size:\n    values: [8, 65536]\n"
         c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
-                                            "contentChanges": [{"text": text + "# edit\n"}]})
+                                            "contentChanges": [{"text": oom}]})
         c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 4, "character": 14}},
                   timeout=60)
         second = time.monotonic() - t0
         t0 = time.monotonic()
-        c.request("textDocument/codeAction", {"textDocument": {"uri": uri},
-                                              "range": {"start": {"line": 0, "character": 0},
-                                                        "end": {"line": 5, "character": 0}},
-                                              "context": {"diagnostics": []}}, timeout=60)
+        acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri},
+                                                     "range": {"start": {"line": 0, "character": 0},
+                                                               "end": {"line": 12, "character": 0}},
+                                                     "context": {"diagnostics": []}}, timeout=60)
         action = time.monotonic() - t0
+        nact = len(acts.get("result") or [])
         check(f"program-parse-time: lsp first hover {first:.2f} s, after a keystroke {second:.2f} s, a codeAction "
-              f"{action:.2f} s (bound {TIME_BOUND:g} s; the program is parsed once)",
-              first < TIME_BOUND and second < TIME_BOUND / 2 and action < TIME_BOUND / 2, "")
+              f"verifying its {nact} fixes {action:.2f} s (bound {TIME_BOUND:g} s; the program is parsed once)",
+              first < TIME_BOUND and second < TIME_BOUND / 2 and action < TIME_BOUND / 2 and nact > 0, repr(acts)[:400])
         # 200 open sweeps naming a trivial program: a didSave re-lints them all, no program parsed again
         open(os.path.join(d, "tiny.py"), "w").write("from transformers import TrainingArguments\n"
                                                    "TrainingArguments(per_device_train_batch_size=8)\n")
