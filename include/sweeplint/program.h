@@ -152,6 +152,7 @@ struct sl_program_opts {
 	                             * is not a literal, and a folder config files are looked up in */
 	const struct sl_scalar_resolver *res;
 	struct sl_parse_cache *cache; /* evaluations kept across sweeps and lints (NULL: none) */
+	struct sl_config_memo *configs; /* config files read once per run (NULL: each read every time) */
 	long long *budget_ms;       /* the run's time left for python3, spent as it runs (NULL: only the
 	                             * per-program SL_PROGRAM_TIMEOUT_MS) */
 };
@@ -190,6 +191,19 @@ const char *sl_parse_cache_interpreter(const struct sl_parse_cache *c, const cha
 void sl_parse_cache_set_interpreter(struct sl_parse_cache *c, const char *python, const char *resolved);
 /* Lookups answered and not answered so far. */
 void sl_parse_cache_stats(const struct sl_parse_cache *c, size_t *hits, size_t *misses);
+
+/*
+ * The config files a run reads for its programs (src/program/memo.c): a config a program loads or a
+ * Hydra file, parsed once per run — the same file (realpath, device, inode, size, mtime) again gives the
+ * config read the first time (shared: copy what you change) or the same failure. The memo and its
+ * configs live in a (the run's arena). NULL memo: sl_trainer_load every time, into a.
+ */
+struct sl_config_memo;
+struct sl_config_memo *sl_config_memo_new(struct sl_arena *a);
+int sl_config_memo_load(struct sl_config_memo *m, struct sl_arena *a, const char *path,
+			const struct sl_scalar_resolver *res, struct sl_trainer **out, const char **why);
+/* How many files the memo parsed (not answered from it). */
+size_t sl_config_memo_loads(const struct sl_config_memo *m);
 
 /*
  * Find the program of sw. The sweep's folder and its parents up to the
@@ -235,7 +249,7 @@ struct sl_hydra {
  */
 int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *root, const char *config_name,
 		     const struct sl_hydra_choice *choices, size_t nchoices, const struct sl_scalar_resolver *res,
-		     struct sl_hydra *out);
+		     struct sl_config_memo *memo, struct sl_hydra *out);
 
 /* A followed program: its settings, lowest precedence first, and what was not read. */
 struct sl_program {

@@ -103,6 +103,7 @@ struct sl_run {
 	struct sl_parse_cache *parse_cache; /* NULL: made at the first parse, freed with the run; the language
 	                                     * server sets its own, kept across edits */
 	long long program_budget_ms;     /* time left for python3 parses (SL_PROGRAM_BUDGET_MS at start) */
+	struct sl_config_memo *config_memo; /* the configs programs load and Hydra files, parsed once per run */
 };
 
 /* How many combinations of a sweep's grid fit, OOM, or were not evaluated. */

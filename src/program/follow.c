@@ -138,13 +138,8 @@ static struct sl_trainer *read_config(struct follow *F, const char *file, const 
 	struct sl_trainer *t = NULL;
 	if (sl_path_contain(F->a, F->root, file, NULL) != SL_CONTAIN_INSIDE) {
 		*why = sl_path_refusal(F->a, file, F->root);
-	} else {
-		struct sl_diags quiet;
-		sl_diags_init(&quiet, F->a);
-		if (sl_trainer_load(F->a, file, NULL, F->o->res, &quiet, &t) < 0) {
-			*why = quiet.n ? quiet.v[0].message : "not a mapping";
-			t = NULL;
-		}
+	} else if (sl_config_memo_load(F->o->configs, F->a, file, F->o->res, &t, why) < 0) {
+		t = NULL; /* the run's config, shared with its other sweeps: read, never changed, here */
 	}
 	if (F->nread < sizeof F->read_path / sizeof F->read_path[0] &&
 	    F->nread < sizeof F->read_cfg / sizeof F->read_cfg[0]) {
@@ -323,7 +318,7 @@ static int compose_hydra_at(struct follow *F, const char *config_path, const cha
 		    is_dir(sl_arena_printf(F->a, "%s/%s", dir, c->key)))
 			ch[n++] = (struct sl_hydra_choice){.group = c->key, .option = c->value};
 	}
-	int rc = sl_hydra_compose(F->a, dir, F->root, name, ch, n, F->o->res, &F->hydra);
+	int rc = sl_hydra_compose(F->a, dir, F->root, name, ch, n, F->o->res, F->o->configs, &F->hydra);
 	for (size_t i = 0; i < F->hydra.nnotes; i++)
 		note(F, F->hydra.notes[i]);
 	if (rc < 0) {

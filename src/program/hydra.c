@@ -13,7 +13,7 @@
  * `${a.b}` interpolations of one composed key are resolved. Every value
  * keeps its own file:line:col.
  *
- * Bounds (hostile configs, issue 34): each file is read once per composition
+ * Bounds (hostile configs, issue 34): each file is read once per run (memo.c)
  * (a config listing /big 63 times, or itself, was parsed per inclusion:
  * 14 s and 1.8 GB for a 1.1 MB one); a config already being composed is not
  * composed again inside itself; at most MAX_DEFAULTS defaults entries are
@@ -53,6 +53,7 @@ struct compose {
 	const char *dir;                   /* config_path, absolute or relative to the working folder */
 	const char *root;                  /* the project root: no file outside it is read */
 	const struct sl_scalar_resolver *res;
+	struct sl_config_memo *memo;       /* the run's files read once (NULL: none) */
 	struct sl_hydra_choice *choices;   /* the sweep's first, then `override` entries found */
 	size_t nchoices, cap_choices;
 	struct sl_trainer **out;
@@ -262,12 +263,10 @@ static struct sl_trainer *load_once(struct compose *C, const char *path)
 	for (size_t i = 0; i < C->nloaded; i++)
 		if (strcmp(C->files[i].path, path) == 0)
 			return C->files[i].t;
-	struct sl_diags quiet;
-	sl_diags_init(&quiet, C->a);
 	struct sl_trainer *t = NULL;
-	if (sl_trainer_load(C->a, path, NULL, C->res, &quiet, &t) < 0) {
-		note(C, sl_arena_printf(C->a, "hydra: %s not read: %s", path,
-					quiet.n ? quiet.v[0].message : "not a mapping"));
+	const char *why = NULL;
+	if (sl_config_memo_load(C->memo, C->a, path, C->res, &t, &why) < 0) {
+		note(C, sl_arena_printf(C->a, "hydra: %s not read: %s", path, why));
 		t = NULL;
 	}
 	C->files = sl_arena_reserve(C->a, C->files, C->nloaded, &C->cap_loaded, C->nloaded + 1, sizeof *C->files);
@@ -398,10 +397,10 @@ static void resolve_interpolations(struct compose *C)
 
 int sl_hydra_compose(struct sl_arena *a, const char *config_dir, const char *root, const char *config_name,
 		     const struct sl_hydra_choice *choices, size_t nchoices, const struct sl_scalar_resolver *res,
-		     struct sl_hydra *out)
+		     struct sl_config_memo *memo, struct sl_hydra *out)
 {
 	memset(out, 0, sizeof *out);
-	struct compose C = {.a = a, .dir = config_dir, .root = root, .res = res};
+	struct compose C = {.a = a, .dir = config_dir, .root = root, .res = res, .memo = memo};
 	for (size_t i = 0; i < nchoices; i++)
 		add_choice(&C, choices[i].group, choices[i].option, choices[i].varied);
 	compose_file(&C, "", config_name, "", 0);

@@ -651,6 +651,8 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 		run->parse_cache = sl_parse_cache_new();
 		sl_arena_defer(run->arena, free_cache, run->parse_cache);
 	}
+	if (!run->config_memo)
+		run->config_memo = sl_config_memo_new(run->arena);
 	struct sl_program_opts po = {
 		.python = run->opt.python,
 		.program = run->opt.program,
@@ -659,6 +661,7 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 		.root = f->root,
 		.res = run->resolver,
 		.cache = run->parse_cache,
+		.configs = run->config_memo,
 		.budget_ms = &run->program_budget_ms,
 	};
 	f->program = sl_program_follow(a, f->sweep, &po);

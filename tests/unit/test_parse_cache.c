@@ -2,7 +2,8 @@
  * test_parse_cache: program following's parse cache and time budget (src/program/cache.c,
  * pyread.c; issue 34, program-parse-time). A file parsed once is not parsed again while its realpath,
  * inode, size and mtime stay; a change parses it again; a parse stopped at a deadline is kept with that
- * deadline and not started again with no more time, but is with more; a spent budget parses nothing.
+ * deadline and not started again with no more time, but is with more; a spent budget parses nothing;
+ * a run's config files are parsed once (sl_config_memo).
  * Needs python3 on PATH (skips without it).
  */
 #include <setjmp.h>
@@ -156,11 +157,45 @@ static void test_budget(void **state)
 	sl_arena_free(a);
 }
 
+/* A run's config files are parsed once: the same file gives the same config, an edited one is read again. */
+static void test_config_memo(void **state)
+{
+	(void)state;
+	struct sl_arena *run = sl_arena_new(), *sweep = sl_arena_new();
+	struct sl_config_memo *m = sl_config_memo_new(run);
+	const char *p = put(sweep, "cfg.yaml", "model:\n  name: gpt2\nbatch: 8\n");
+	struct sl_trainer *t1 = NULL, *t2 = NULL;
+	const char *why = NULL;
+	assert_int_equal(sl_config_memo_load(m, sweep, p, NULL, &t1, &why), 0);
+	assert_int_equal(sl_config_memo_load(m, sweep, p, NULL, &t2, &why), 0);
+	assert_ptr_equal(t1, t2);
+	assert_int_equal(sl_config_memo_loads(m), 1);
+	assert_int_equal(t1->n, 2);
+	sl_arena_free(sweep); /* the config lives in the run's arena: it outlasts the sweep that read it */
+	assert_string_equal(sl_trainer_get(t1, "model.name")->node->text, "gpt2");
+	sweep = sl_arena_new();
+	p = put(sweep, "cfg.yaml", "model:\n  name: t5-small\nbatch: 8\n");
+	struct timespec ts[2] = {{0, UTIME_OMIT}, {time(NULL) + 7, 0}};
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+	assert_int_equal(sl_config_memo_load(m, sweep, p, NULL, &t2, &why), 0);
+	assert_int_equal(sl_config_memo_loads(m), 2);
+	assert_string_equal(sl_trainer_get(t2, "model.name")->node->text, "t5-small");
+	/* a failure is kept too */
+	const char *bad = put(sweep, "bad.yaml", "a: [\n");
+	assert_true(sl_config_memo_load(m, sweep, bad, NULL, &t2, &why) < 0);
+	assert_non_null(why);
+	assert_true(sl_config_memo_load(m, sweep, bad, NULL, &t2, &why) < 0);
+	assert_int_equal(sl_config_memo_loads(m), 3);
+	sl_arena_free(sweep);
+	sl_arena_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cached_until_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_memo, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

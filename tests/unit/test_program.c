@@ -528,7 +528,7 @@ static void test_hydra_compose(void **state)
 	write_file("conf/trainer/gpu.yaml", "# @package _group_\nfp16: true\n");
 	const char *cdir = sl_arena_printf(A, "%s/conf", dir);
 	struct sl_hydra h;
-	assert_int_equal(sl_hydra_compose(A, cdir, NULL, "config", NULL, 0, NULL, &h), 0);
+	assert_int_equal(sl_hydra_compose(A, cdir, NULL, "config", NULL, 0, NULL, NULL, &h), 0);
 	/* merge order: data, model, trainer, then the primary's own keys */
 	assert_int_equal(h.nconfigs, 4);
 	assert_string_equal(sl_trainer_get(h.configs[0], "data.batch_size")->node->text, "8");
@@ -540,14 +540,14 @@ static void test_hydra_compose(void **state)
 	assert_int_equal(bs->node->span.line, 1);
 	/* the sweep chooses model=t5, whose override entry chooses data=big */
 	struct sl_hydra_choice ch = {.group = "model", .option = "t5"};
-	assert_int_equal(sl_hydra_compose(A, cdir, NULL, "config", &ch, 1, NULL, &h), 0);
+	assert_int_equal(sl_hydra_compose(A, cdir, NULL, "config", &ch, 1, NULL, NULL, &h), 0);
 	assert_string_equal(sl_trainer_get(h.configs[0], "data.batch_size")->node->text, "64");
 	/* t5.yaml has no @package header: its keys are under the group's package */
 	assert_string_equal(sl_trainer_get(h.configs[1], "model.model_name_or_path")->node->text, "t5-large");
 	/* a group the sweep varies is not composed */
 	ch.varied = true;
 	ch.option = NULL;
-	assert_int_equal(sl_hydra_compose(A, cdir, NULL, "config", &ch, 1, NULL, &h), 0);
+	assert_int_equal(sl_hydra_compose(A, cdir, NULL, "config", &ch, 1, NULL, NULL, &h), 0);
 	for (size_t i = 0; i < h.nconfigs; i++)
 		assert_null(sl_trainer_get(h.configs[i], "model_name_or_path"));
 	assert_true(h.nnotes >= 1);
