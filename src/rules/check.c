@@ -823,7 +823,11 @@ static void prepend_notes(struct sl_file *f, const char *const *notes, size_t n)
 	f->nnotes += n;
 }
 
-/* The file a sweep's code loads (yaml.safe_load(open("sweep.yaml"))): beside the code, else as written. */
+/*
+ * The file a sweep's code loads (yaml.safe_load(open("sweep.yaml"))): beside the code, else as written;
+ * read only inside the code's project root (path.h: a file the code names is read on the project's
+ * behalf), else refused with *why naming it.
+ */
 static struct sl_source *sweep_file(struct sl_arena *a, const struct sl_source *code, const struct sl_pysweep *s,
 				    const char **why)
 {
@@ -831,13 +835,30 @@ static struct sl_source *sweep_file(struct sl_arena *a, const struct sl_source *
 	const char *beside = s->file[0] == '/' ? s->file : sl_arena_printf(a, "%s/%s", dir, s->file);
 	if (strcmp(dir, ".") == 0 && s->file[0] != '/')
 		beside = s->file;
-	int err = 0;
-	struct sl_source *src = sl_source_read(a, beside, SL_MAX_INPUT_BYTES, &err);
-	if (!src && !s->file_script_dir && s->file[0] != '/' && strcmp(beside, s->file) != 0)
-		src = sl_source_read(a, s->file, SL_MAX_INPUT_BYTES, &err);
-	if (!src)
-		*why = sl_arena_printf(a, "%s: %s", beside, err == ENOENT ? "not found" : sl_source_strerror(err));
-	return src;
+	const char *root = sl_project_root(a, dir);
+	if (!root)
+		root = "";
+	const char *cands[2] = {beside, !s->file_script_dir && s->file[0] != '/' && strcmp(beside, s->file) != 0
+						? s->file
+						: NULL};
+	int err = ENOENT;
+	const char *refused = NULL;
+	for (size_t i = 0; i < 2 && cands[i]; i++) {
+		enum sl_contain in = sl_path_contain(a, root, cands[i], NULL);
+		if (in == SL_CONTAIN_OUTSIDE) {
+			if (!refused)
+				refused = cands[i];
+			continue;
+		}
+		if (in != SL_CONTAIN_INSIDE)
+			continue;
+		struct sl_source *src = sl_source_read(a, cands[i], SL_MAX_INPUT_BYTES, &err);
+		if (src)
+			return src;
+	}
+	*why = refused ? sl_arena_printf(a, "%s, outside the project (%s)", refused, root)
+		       : sl_arena_printf(a, "%s: %s", beside, err == ENOENT ? "not found" : sl_source_strerror(err));
+	return NULL;
 }
 
 /* One sweep the code defines, checked as a file of its own. */

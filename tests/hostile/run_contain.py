@@ -58,18 +58,20 @@ def build(tmp):
     write(f"{v}/hydra_opt.yaml", "name: SECRET_hydra_option\n")
     write(f"{v}/hydra_default.yaml", "model:\n  name: SECRET_hydra_default\n")
     write(f"{v}/gh/hosts.yaml", "github.com:\n    oauth_token: SECRET_group_option\n")
+    write(f"{v}/sweep.yaml", "method: grid\nparameters:\n  model_name_or_path:\n    value: SECRET_sweep_yaml\n")
 
     r = os.path.join(tmp, "repo")
     os.makedirs(os.path.join(r, ".git"))
     cases = []
 
-    def case(name, sweep, files=(), links=(), repo=r):
+    def case(name, sweep, files=(), links=(), repo=r, checked=None):
         for p, text in files:
             write(os.path.join(repo, p), text)
         for p, target in links:
             link(os.path.join(repo, p), target)
-        f = os.path.join(repo, f"s_{name}.yaml")
-        write(f, sweep)
+        f = os.path.join(repo, checked or f"s_{name}.yaml")
+        if not checked:
+            write(f, sweep)
         cases.append((name, repo, f))
 
     def prog(name, text, sweep_extra="", **kw):
@@ -127,6 +129,15 @@ def build(tmp):
         os.makedirs(os.path.join(repo, ".git"))
         write(os.path.join(repo, ".sweeplint.yaml"), config)
         case(name, sweep, files=files, repo=repo)
+
+    # a sweep defined in Python (`sweeplint check code.py`) that loads its sweep from a file out of the project
+    case("python-sweep-relative", None, checked="code_rel.py",
+         files=[("code_rel.py", "import wandb, yaml\nwandb.sweep(yaml.safe_load(open('../victim/sweep.yaml')))\n")])
+    case("python-sweep-absolute", None, checked="code_abs.py",
+         files=[("code_abs.py", f"import wandb, yaml\nwandb.sweep(yaml.safe_load(open('{v}/sweep.yaml')))\n")])
+    case("python-sweep-link", None, checked="code_link.py",
+         files=[("code_link.py", "import wandb, yaml\nwandb.sweep(yaml.safe_load(open('sweep_link.yaml')))\n")],
+         links=[("sweep_link.yaml", "../victim/sweep.yaml")])
 
     configured("config-program", "program: ../victim/train.py\n", "program: train.py\n" + GRID)
     configured("config-config-dir", "config_dir: ../victim/conf\n", "program: p.py\n" + GRID,
