@@ -658,8 +658,11 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 		return F.p;
 	}
 	note(&F, sl_arena_printf(a, "program %s (%s)", ref.path, ref.how));
-	/* one evaluation of the program and the local modules it imports, inside the project root */
-	F.io.root = F.root;
+	/* one evaluation of the program and the local modules it imports, inside the folder the program was
+	 * found from (within the project root; modules are shown relative to it) */
+	char *root = realpath(ref.root ? ref.root : sl_path_dir(a, ref.path), NULL);
+	F.io.root = root ? sl_arena_strdup(a, root) : F.root;
+	free(root);
 	F.io.answer = answer;
 	F.io.ctx = &F;
 	F.io.request = build_request(&F, 0);

@@ -867,7 +867,7 @@ static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, str
 {
 	/* "12:5" in a script, "cell 3:2:5" in a notebook */
 	const char *where = sl_source_where(a, code, s->at) + strlen(code->display) + 1;
-	const char *notes[8];
+	const char *notes[8]; /* bound: one note, six dropped at most (nn < 7), one more */
 	size_t nn = 0;
 	struct sl_file *f;
 	if (s->file && !s->unknown) {
