@@ -67,7 +67,6 @@ struct sl_eval_builder {
 	const char **mod_params;
 	size_t nmod_params;
 	size_t mod_axis;     /* 1 + the program's axis holding the layer list (0: none) */
-
 	bool explicit_values;                /* filling --set values: a path they name is the command line's own,
 	                                      * read wherever it is (path.h) */
 };
