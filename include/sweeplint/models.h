@@ -129,6 +129,7 @@ enum sl_family {
 	SL_FAMILY_EXAONE4,     /* EXAONE-4.0: olmo2's post-norms, q/k norms over head_dim, local layers 3 in 4 */
 	SL_FAMILY_SEED_OSS,    /* Seed-OSS: llama's layout, q/k/v biases (attention_bias), o and MLP biases by their keys */
 	SL_FAMILY_ERNIE4_5,    /* ERNIE-4.5 dense: llama's layout, every linear biased when use_bias */
+	SL_FAMILY_LFM2,        /* LFM2: gated short convolutions in most layers, GQA with q/k norms in the rest */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -139,6 +140,9 @@ enum sl_arch_kind {
 	SL_ARCH_ENCDEC,   /* t5/bart: encoder + decoder with cross-attention */
 	SL_ARCH__COUNT
 };
+
+/* Hybrids whose config lists each layer's kind: the most layers such a list may name. */
+#define SL_ARCH_MAX_LISTED 256u
 
 /*
  * An architecture: the hyper-parameters of an HF config.json that decide
@@ -211,6 +215,10 @@ struct sl_arch {
 	bool ssm_conv_bias, ssm_proj_bias;
 	bool ssm_dt_norms;       /* jamba: RMSNorms over dt, B and C */
 	uint32_t attn_every;     /* hybrids: layer i has attention when i % attn_every == attn_offset, else an SSM mixer */
+	uint32_t sconv_kernel;   /* lfm2: the short convolution's kernel (conv_L_cache); 0: none */
+	bool sconv_bias;         /* lfm2 conv_bias: in_proj, conv and out_proj with biases */
+	bool attn_listed;        /* hybrids: the attention layers are those of attn_map (layer_types) */
+	uint32_t attn_map[SL_ARCH_MAX_LISTED / 32]; /* bit i: layer i attends (attn_listed) */
 	uint32_t attn_offset;
 	uint32_t lora_tasks;     /* jina-embeddings-v3: task LoRA adapters stored with the weights (lora_adaptations) */
 	uint32_t lora_rank;

@@ -575,6 +575,21 @@ static void ssm_block(const struct ctx *x, double n, struct layer *L)
 }
 
 /*
+ * LFM2's gated short convolution over n tokens (Lfm2ShortConv.slow_forward, modular_lfm2.py@02f41779):
+ * operator_norm, in_proj's input, its output B, C and x (3h, kept for B*x and C*conv_out), Bx (the
+ * conv's input), conv_out, and y = C*conv_out (out_proj's input).
+ */
+static void short_conv_block(const struct ctx *x, double n, struct layer *L)
+{
+	double h = x->h, ab = x->ab;
+	double b = norm_saved(x, n) + lin_in(x, 1, 0, n, h, x->nb) + ab * n * (3 * h + 2 * h) + lin_in(x, 1, 0, n, h, ab);
+	L->saved += b;
+	double t = ab * n * 3 * h; /* in_proj's output, transposed */
+	if (t > L->transient)
+		L->transient = t;
+}
+
+/*
  * An RWKV-4 block over n tokens (modeling_rwkv.py RwkvBlock with the CUDA WKV kernel): ln1 and ln2,
  * the time-shifted mixes into key, value and receptance (their inputs), k and v and the WKV output
  * the kernel keeps, sigmoid(r), output's input; channel mixing: two mixed inputs, relu(k)² (its input
@@ -612,7 +627,7 @@ static void decoder_layer(const struct ctx *x, double n, struct layer *L)
 		rwkv_block(x, n, L);
 		return;
 	}
-	if (!a->ssm_inner && !a->moe_first && a->moe_every <= 1) {
+	if (!a->ssm_inner && !a->attn_listed && !a->moe_first && a->moe_every <= 1) {
 		attn_block(x, n, n, false, L);
 		ffn_block(x, n, L);
 		return;
@@ -629,7 +644,10 @@ static void decoder_layer(const struct ctx *x, double n, struct layer *L)
 	}
 	if (n_attn < layers) {
 		one = (struct layer){0};
-		ssm_block(x, n, &one);
+		if (a->sconv_kernel)
+			short_conv_block(x, n, &one);
+		else
+			ssm_block(x, n, &one);
 		add_layer(L, &one, (layers - n_attn) / layers);
 	}
 	if (n_moe > 0) {

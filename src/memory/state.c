@@ -14,6 +14,8 @@
  * - Mamba (MambaCache): conv_states I x d_conv and ssm_states I x d_state per
  *   layer; Mamba2: conv over I + 2·n_groups·d_state channels and heads x
  *   head_dim x d_state; in the model's dtype, whatever the length.
+ * - LFM2 (Lfm2Cache, modular_lfm2.py@02f41779): a conv_state of hidden x conv_L_cache per layer, in
+ *   the model's dtype, allocated for every layer, attention layers included.
  * - RWKV-4 (RwkvModel state): five h-wide vectors per layer, float32.
  */
 #include "sweeplint/memory.h"
@@ -41,6 +43,8 @@ double sl_arch_cache_bytes(const struct sl_arch *a, double tokens, double elem, 
 	sum += (double)windowed * min_d(tokens, a->window) * per_token * elem;
 	if (a->family == SL_FAMILY_RWKV)
 		sum += (double)a->layers * 5 * a->hidden * 4;
+	else if (a->sconv_kernel)
+		sum += (double)a->layers * a->hidden * a->sconv_kernel * elem;
 	else
 		sum += (double)(a->layers - attn) * ssm * elem;
 	if (a->kind == SL_ARCH_ENCDEC) /* the decoder's self-attention, and its cross-attention over the encoder */

@@ -91,6 +91,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_EXAONE4] = "exaone4",
 	[SL_FAMILY_SEED_OSS] = "seed_oss",
 	[SL_FAMILY_ERNIE4_5] = "ernie4_5",
+	[SL_FAMILY_LFM2] = "lfm2",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -298,6 +299,19 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->bias = true;
 		a->final_norm = true;
 		a->tied = true;
+		break;
+	case SL_FAMILY_LFM2:
+		/* Lfm2DecoderLayer (modular_lfm2.py@02f41779): operator_norm and ffn_norm (RMSNorm), attention
+		 * (q/k/v/out_proj without bias, q_layernorm / k_layernorm over head_dim) or Lfm2ShortConv, a
+		 * SwiGLU w1/w3/w2 without bias, the final RMSNorm; Lfm2Config: tie_word_embeddings true,
+		 * conv_L_cache 3, conv_bias false */
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->gated_ffn = true;
+		a->qk_norm = true;
+		a->tied = true;
+		a->sconv_kernel = 3;
 		break;
 	case SL_FAMILY_PHIMOE:
 		/* PhimoeDecoderLayer: LayerNorms, attention biases (attention_bias), experts w1/w2/w3 without
@@ -546,6 +560,8 @@ static bool moe_layer(const struct sl_arch *a, uint64_t i)
 /* Whether layer i mixes tokens by attention (else by its state-space mixer: mamba, jamba). */
 static bool attn_layer(const struct sl_arch *a, uint64_t i)
 {
+	if (a->attn_listed)
+		return i < SL_ARCH_MAX_LISTED && (a->attn_map[i / 32] >> (i % 32) & 1u);
 	if (!a->ssm_inner)
 		return true;
 	return a->attn_every && i % a->attn_every == a->attn_offset;
@@ -575,6 +591,16 @@ static uint64_t ssm_mixer(const struct sl_arch *a)
 }
 
 /*
+ * LFM2's gated short convolution (Lfm2ShortConv, modular_lfm2.py@02f41779): in_proj h -> 3h (B, C and
+ * x), a depthwise Conv1d over h channels of kernel conv_L_cache, out_proj h -> h; biases when conv_bias.
+ */
+static uint64_t short_conv(const struct sl_arch *a)
+{
+	uint64_t h = a->hidden, K = a->sconv_kernel, b = a->sconv_bias ? 1 : 0;
+	return h * 3 * h + b * 3 * h + h * K + b * h + h * h + b * h;
+}
+
+/*
  * RWKV-4 (modeling_rwkv.py RwkvBlock): ln1, ln2; attention (time mixing): time_decay, time_first and
  * three time_mix vectors of h, key/value/receptance h -> A and output A -> h without bias (A:
  * attention_hidden_size, held as head_dim with one head); feed_forward (channel mixing): two time_mix
@@ -592,7 +618,7 @@ static uint64_t decoder_layer(const struct sl_arch *a, uint64_t i)
 	if (a->family == SL_FAMILY_RWKV)
 		return rwkv_layer(a) + (i == 0 ? norm(a, a->hidden) : 0);
 	uint64_t n = layer_norms(a) * norm(a, a->hidden) + a->act_params;
-	n += attn_layer(a, i) ? attention(a) : ssm_mixer(a);
+	n += attn_layer(a, i) ? attention(a) : a->sconv_kernel ? short_conv(a) : ssm_mixer(a);
 	if (moe_layer(a, i))
 		n += moe_ffn(a);
 	else if (a->intermediate)
@@ -836,7 +862,7 @@ bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i)
 /* Layers that differ from one another (dense first layers, interleaved MoE, hybrid mixers, RWKV). */
 static bool mixed_layers(const struct sl_arch *a)
 {
-	return a->ssm_inner || a->family == SL_FAMILY_RWKV || a->moe_first || a->moe_every > 1;
+	return a->ssm_inner || a->attn_listed || a->family == SL_FAMILY_RWKV || a->moe_first || a->moe_every > 1;
 }
 
 uint64_t sl_arch_params_for_part(const struct sl_arch *a, enum sl_task t, enum sl_part part)
@@ -922,7 +948,7 @@ void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ff
 			ff += 2 * h * I + h * h;
 			continue;
 		}
-		at += attn_layer(a, i) ? *attn : ssm_mixer(a);
+		at += attn_layer(a, i) ? *attn : a->sconv_kernel ? short_conv(a) : ssm_mixer(a);
 		ff += moe_layer(a, i) ? *ffn_out : I ? dense : 0;
 	}
 	*attn = at / a->layers;

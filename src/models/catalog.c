@@ -80,6 +80,10 @@ static const cyaml_schema_value_t string_schema = {
 	CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 1, CYAML_UNLIMITED),
 };
 
+static const cyaml_schema_value_t uint_schema = {
+	CYAML_VALUE_UINT(CYAML_FLAG_DEFAULT, uint32_t),
+};
+
 /* The config keys as libcyaml fields (hfconfig.h HF_CONFIG_KEYS; "auto" is config.json's alone) */
 #define HF_CY_U(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_A(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
@@ -89,6 +93,9 @@ static const cyaml_schema_value_t string_schema = {
 #define HF_CY_S(st, k) CYAML_FIELD_STRING_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k, 1, CYAML_UNLIMITED),
 #define HF_CY_L(st, k) \
 	CYAML_FIELD_SEQUENCE(#k, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct st, k, &string_schema, 0, CYAML_UNLIMITED),
+#define HF_CY_F(st, k) CYAML_FIELD_FLOAT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
+#define HF_CY_N(st, k) \
+	CYAML_FIELD_SEQUENCE(#k, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct st, k, &uint_schema, 0, CYAML_UNLIMITED),
 #define HF_CY_CONFIG(k, t) HF_CY_##t(hf_config, k)
 #define HF_CY_VISION(k, t) HF_CY_##t(hf_vision, k)
 static const cyaml_schema_field_t vision_fields[] = {

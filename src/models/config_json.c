@@ -29,6 +29,8 @@
 #define HF_KIND_B HF_BOOL
 #define HF_KIND_S HF_STR
 #define HF_KIND_L HF_LIST
+#define HF_KIND_F HF_FLOAT
+#define HF_KIND_N HF_UINT_LIST
 #define KEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_config, k), HF_COUNT_##t(hf_config, k)},
 #define VKEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_vision, k), HF_COUNT_##t(hf_vision, k)},
 #define HF_COUNT_U(s, k) 0
@@ -38,6 +40,8 @@
 #define HF_COUNT_B(s, k) 0
 #define HF_COUNT_S(s, k) 0
 #define HF_COUNT_L(s, k) offsetof(struct s, k##_count)
+#define HF_COUNT_F(s, k) 0
+#define HF_COUNT_N(s, k) offsetof(struct s, k##_count)
 static const struct hf_key keys[] = {
 	HF_CONFIG_KEYS(KEY)
 	{"architectures", HF_FIRST, offsetof(struct hf_config, architecture), 0},
@@ -71,7 +75,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, lfm2";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -241,7 +245,7 @@ static bool own_biases(enum sl_family f)
 	return f == SL_FAMILY_GLM || f == SL_FAMILY_GLM4 || f == SL_FAMILY_CHATGLM || f == SL_FAMILY_DEEPSEEK_V2 ||
 	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
 	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE ||
-	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5;
+	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5 || f == SL_FAMILY_LFM2;
 }
 
 /*
@@ -308,6 +312,41 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		a->bias = qkv || o || mlp;
 		a->no_bias = (uint8_t)((qkv ? 0 : SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V) | (o ? 0 : SL_NOBIAS_O) |
 				       (mlp ? 0 : SL_NOBIAS_MLP));
+		break;
+	}
+	case SL_FAMILY_LFM2: {
+		/* Lfm2Config (configuration_lfm2.py@05cd1ec1): the original keys block_ff_dim and tie_embedding win
+		 * over intermediate_size and tie_word_embeddings; layer_types names each layer ("full_attention" or
+		 * "conv"), else full_attn_idxs the attention layers, else every layer attends. Lfm2MLP
+		 * (modular_lfm2.py@02f41779): with block_auto_adjust_ff_dim (true) the width is int(2 ff / 3),
+		 * times block_ffn_dim_multiplier (1.0), rounded up to block_multiple_of (256) */
+		if (c->tie_embedding)
+			a->tied = *c->tie_embedding;
+		if (flag(c->block_auto_adjust_ff_dim, true)) {
+			uint64_t ff = 2 * (uint64_t)a->intermediate / 3, m = c->block_multiple_of ? *c->block_multiple_of : 256;
+			double mult = c->block_ffn_dim_multiplier ? *c->block_ffn_dim_multiplier : 1.0;
+			if (!(mult > 0 && mult * (double)ff < 4e9))
+				return "block_ffn_dim_multiplier";
+			ff = (uint64_t)(mult * (double)ff);
+			ff = m ? m * ((ff + m - 1) / m) : ff;
+			if (ff > UINT32_MAX)
+				return "block_ff_dim";
+			a->intermediate = (uint32_t)ff;
+		}
+		if (c->conv_L_cache)
+			a->sconv_kernel = *c->conv_L_cache;
+		a->sconv_bias = flag(c->conv_bias, false);
+		if (c->layer_types || c->full_attn_idxs) {
+			if (a->layers > SL_ARCH_MAX_LISTED)
+				return "num_hidden_layers";
+			a->attn_listed = true;
+			for (uint32_t i = 0; c->layer_types && i < c->layer_types_count && i < a->layers; i++)
+				if (c->layer_types[i] && strcmp(c->layer_types[i], "full_attention") == 0)
+					a->attn_map[i / 32] |= 1u << (i % 32);
+			for (uint32_t i = 0; !c->layer_types && i < c->full_attn_idxs_count; i++)
+				if (c->full_attn_idxs[i] < a->layers)
+					a->attn_map[c->full_attn_idxs[i] / 32] |= 1u << (c->full_attn_idxs[i] % 32);
+		}
 		break;
 	}
 	case SL_FAMILY_ERNIE4_5:
@@ -645,6 +684,8 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 		v = c->moe_intermediate_size; /* the experts' width; intermediate_size is the dense layers' */
 	else if (f == SL_FAMILY_CHATGLM)
 		v = c->ffn_hidden_size;
+	else if (f == SL_FAMILY_LFM2)
+		v = first(c->block_ff_dim, c->intermediate_size, NULL, NULL);
 	else
 		v = first(c->intermediate_size, c->d_ff, c->n_inner, first(c->encoder_ffn_dim, c->ffn_dim, c->hidden_dim, NULL));
 	if (v && f == SL_FAMILY_QWEN)
@@ -824,6 +865,29 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 			if (ok && json_is_string(json_array_get(v, 0)))
 				*(const char **)slot = sl_arena_strdup(a, json_string_value(json_array_get(v, 0)));
 			break;
+		case HF_FLOAT:
+			ok = json_is_number(v);
+			if (ok) {
+				double *d = sl_arena_alloc(a, sizeof *d);
+				*d = json_number_value(v);
+				*(const double **)slot = d;
+			}
+			break;
+		case HF_UINT_LIST: {
+			ok = json_is_array(v) && json_array_size(v) <= UINT32_MAX;
+			size_t n = ok ? json_array_size(v) : 0;
+			uint32_t *list = sl_arena_array(a, n ? n : 1, sizeof *list);
+			for (size_t j = 0; ok && j < n; j++) {
+				json_t *e = json_array_get(v, j);
+				ok = json_is_integer(e) && json_integer_value(e) >= 0 && json_integer_value(e) <= UINT32_MAX;
+				list[j] = ok ? (uint32_t)json_integer_value(e) : 0;
+			}
+			if (ok) {
+				*(const uint32_t **)slot = list;
+				*(unsigned *)((char *)out + k[i].count) = (unsigned)n;
+			}
+			break;
+		}
 		case HF_LIST: {
 			ok = json_is_array(v) && json_array_size(v) <= UINT32_MAX;
 			size_t n = ok ? json_array_size(v) : 0;
@@ -865,6 +929,8 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 				     : k[i].kind == HF_BOOL      ? "true or false"
 				     : k[i].kind == HF_FIRST     ? "a list"
 				     : k[i].kind == HF_LIST      ? "a list of strings"
+				     : k[i].kind == HF_FLOAT     ? "a number"
+				     : k[i].kind == HF_UINT_LIST ? "a list of non-negative integers"
 								 : "a string");
 			return false;
 		}

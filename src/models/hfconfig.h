@@ -19,7 +19,8 @@
  * X(key, kind) for every key, under its HF name. Kinds: U a non-negative
  * integer, A the same or the string "auto" (read as 0), I an integer, B a
  * boolean, S a string, L a list of strings (its values and count), P a
- * non-negative integer or a sliding-window pattern ("LLLG": its period, 4).
+ * non-negative integer or a sliding-window pattern ("LLLG": its period, 4), F a number (read as a
+ * double), N a list of non-negative integers (its values and count).
  */
 #define HF_CONFIG_KEYS(X)                                                                                     \
 	X(model_type, S)                                                                                       \
@@ -78,7 +79,10 @@
 	X(norm_bias, B) X(global_attn_every_n_layers, U) X(local_attention, U) /* modernbert */               \
 	X(qkv_proj_bias, B) X(mlp_fc1_bias, B) X(mlp_fc2_bias, B) X(activation_function, S) /* nomic_bert */   \
 	X(lora_adaptations, L) X(lora_rank, U) X(position_embedding_type, S) /* jina-embeddings-v3 */          \
-	X(mm_tokens_per_image, U) /* gemma3 */
+	X(mm_tokens_per_image, U) /* gemma3 */                                                                 \
+	X(block_ff_dim, U) X(block_auto_adjust_ff_dim, B) X(block_multiple_of, U) /* lfm2 */                 \
+	X(block_ffn_dim_multiplier, F) X(conv_L_cache, U) X(conv_bias, B) X(tie_embedding, B)                 \
+	X(full_attn_idxs, N)
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */
 #define HF_VISION_KEYS(X)                                                                                     \
@@ -96,6 +100,8 @@
 #define HF_FIELD_B(k) const bool *k;
 #define HF_FIELD_S(k) const char *k;
 #define HF_FIELD_L(k) const char **k; unsigned k##_count;
+#define HF_FIELD_F(k) const double *k;
+#define HF_FIELD_N(k) const uint32_t *k; unsigned k##_count;
 #define HF_FIELD(k, t) HF_FIELD_##t(k)
 
 struct hf_vision {
@@ -111,12 +117,12 @@ struct hf_config {
 
 /* One entry of the key table: for the readers (names, offsets) and for messages. */
 /* HF_FIRST: the first string of a JSON list ("architectures"); a plain string in rules/ YAML. */
-enum hf_kind { HF_UINT, HF_BOOL, HF_STR, HF_INT, HF_FIRST, HF_UINT_AUTO, HF_LIST, HF_PATTERN };
+enum hf_kind { HF_UINT, HF_BOOL, HF_STR, HF_INT, HF_FIRST, HF_UINT_AUTO, HF_LIST, HF_PATTERN, HF_FLOAT, HF_UINT_LIST };
 struct hf_key {
 	const char *name;
 	enum hf_kind kind;
 	size_t offset; /* into struct hf_config (or struct hf_vision) */
-	size_t count;  /* HF_LIST: the offset of its count */
+	size_t count;  /* HF_LIST, HF_UINT_LIST: the offset of its count */
 };
 
 /* The keys, in struct order; *n receives the count. */

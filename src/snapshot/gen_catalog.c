@@ -184,6 +184,15 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_bool(f, "ssm_dt_norms", a->ssm_dt_norms);
 	put_u32(f, "attn_every", a->attn_every);
 	put_u32(f, "attn_offset", a->attn_offset);
+	put_u32(f, "sconv_kernel", a->sconv_kernel);
+	put_bool(f, "sconv_bias", a->sconv_bias);
+	put_bool(f, "attn_listed", a->attn_listed);
+	if (a->attn_listed) {
+		fputs(" .attn_map = {", f);
+		for (size_t i = 0; i < sizeof a->attn_map / sizeof a->attn_map[0]; i++)
+			fprintf(f, "%" PRIu32 "u,", a->attn_map[i]);
+		fputs("},", f);
+	}
 	put_u32(f, "lora_tasks", a->lora_tasks);
 	put_u32(f, "lora_rank", a->lora_rank);
 	fputs("\n\t\t\t", f);

@@ -481,6 +481,10 @@ static void test_config_families(void **state)
 		{"fixtures/configs/exaone4", SL_FAMILY_EXAONE4, 0, "exaone-4.0-32b"},
 		{"fixtures/configs/seed_oss", SL_FAMILY_SEED_OSS, 0, "seed-oss-36b"},
 		{"fixtures/configs/ernie4_5", SL_FAMILY_ERNIE4_5, 0, "ernie-4.5-0.3b"},
+		/* full_attn_idxs here, layer_types in the table: the same six attention layers. By hand: embedding
+		 * 65536 x 2048, 16 x (two norms + SwiGLU 3 x 2048 x 8192), 10 short convolutions (2048 x 6144 +
+		 * 2048 x 3 + 2048 x 2048), 6 attentions (2 x 2048^2 + 2 x 2048 x 512 + two 64-wide norms), final norm */
+		{"fixtures/configs/lfm2", SL_FAMILY_LFM2, 1170340608, "lfm2-1.2b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
@@ -600,6 +604,18 @@ static void test_config_bad(void **state)
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.v[0].message, "'sliding_window_pattern' must be a non-negative integer or a pattern"));
 	assert_int_equal(d.v[0].span.line, 3);
+
+	/* lfm2's attention layers are a list of integers, its FFN multiplier a number */
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/bad-attn-idxs.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'full_attn_idxs' must be a list of non-negative integers"));
+	assert_int_equal(d.v[0].span.line, 3);
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/bad-multiplier.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'block_ffn_dim_multiplier' must be a number"));
+	assert_int_equal(d.v[0].span.line, 4);
 
 	sl_diags_init(&d, f->a);
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));

@@ -788,6 +788,11 @@ static void test_cache_terms(void **state)
 	assert_int_equal(ex->window, 4096);
 	assert_int_equal(ex->window_layers, 48);
 	assert_true(sl_arch_cache_bytes(ex, 8192, 2, false) == (16.0 * 8192 + 48.0 * 4096) * 2 * 8 * 128 * 2);
+	/* LFM2-1.2B at 8192: k and v of 8 heads x 64 in its 6 attention layers, and Lfm2Cache's conv_state of
+	 * 2048 x conv_L_cache 3 in every one of the 16 layers */
+	const struct sl_arch *lf = fixture(e, "lfm2");
+	assert_int_equal(lf->sconv_kernel, 3);
+	assert_true(sl_arch_cache_bytes(lf, 8192, 2, false) == 6.0 * 8192 * 2 * 8 * 64 * 2 + 16.0 * 2048 * 3 * 2);
 	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
 	struct sl_catalog *c = NULL;
 	struct sl_diags d;
