@@ -385,8 +385,12 @@ static bool read_cell(struct scan *p, struct rcell *c)
 	}
 }
 
-/* metadata.language_info.name, else metadata.kernelspec.language: the first found. */
-static bool read_metadata(struct scan *p, const char **lang, int level)
+/*
+ * metadata.language_info.name or metadata.kernelspec.language, the first found (level 0: metadata;
+ * in: which of the two objects level 1 is in: 'i' language_info, 'k' kernelspec, whose "name" is the
+ * kernel's, "python3", not a language).
+ */
+static bool read_metadata(struct scan *p, const char **lang, int level, char in)
 {
 	ws(p);
 	if (p->i >= p->n || p->s[p->i] != '{')
@@ -407,10 +411,11 @@ static bool read_metadata(struct scan *p, const char **lang, int level)
 			return fail(p, "expected ':'");
 		p->i++;
 		ws(p);
-		bool want_obj = level == 0 && (string_is(p, lo, hi, "language_info") || string_is(p, lo, hi, "kernelspec"));
-		bool want_str = level == 1 && (string_is(p, lo, hi, "name") || string_is(p, lo, hi, "language"));
-		if (want_obj) {
-			if (!read_metadata(p, lang, 1))
+		char obj = level != 0 ? 0 : string_is(p, lo, hi, "language_info") ? 'i'
+					     : string_is(p, lo, hi, "kernelspec") ? 'k' : 0;
+		bool want_str = level == 1 && string_is(p, lo, hi, in == 'i' ? "name" : "language");
+		if (obj) {
+			if (!read_metadata(p, lang, 1, obj))
 				return false;
 		} else if (want_str && p->i < p->n && p->s[p->i] == '"') {
 			size_t vlo, vhi;
@@ -515,7 +520,7 @@ int sl_notebook_read(struct sl_arena *a, const struct sl_source *raw, struct sl_
 					}
 				}
 			} else if (string_is(&p, lo, hi, "metadata")) {
-				if (!read_metadata(&p, &lang, 0))
+				if (!read_metadata(&p, &lang, 0, 0))
 					goto bad;
 			} else if (string_is(&p, lo, hi, "worksheets")) {
 				v3 = true;

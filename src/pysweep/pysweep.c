@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "child.h"
 #include "sweeplint/arena.h"
@@ -349,7 +350,7 @@ int sl_pysweep_read(struct sl_arena *a, struct sl_source *src, const struct sl_p
 		out->scanned = true;
 		return 0;
 	}
-	if (R.nb && R.nb->language && strcmp(R.nb->language, "python") != 0) {
+	if (R.nb && R.nb->language && strncasecmp(R.nb->language, "python", 6) != 0) {
 		out->error = sl_arena_printf(a, "a notebook in %s, not Python: not read", R.nb->language);
 		return 0;
 	}

@@ -57,7 +57,8 @@ static const char NB[] = "{\n"
 			 "   \"source\": \"wandb.sweep(cfg)\"\n"
 			 "  }\n"
 			 " ],\n"
-			 " \"metadata\": {\"language_info\": {\"name\": \"python\"}},\n"
+			 " \"metadata\": {\"kernelspec\": {\"display_name\": \"Python 3\", \"name\": \"python3\"},\n"
+			 "              \"language_info\": {\"name\": \"python\"}},\n"
 			 " \"nbformat\": 4,\n"
 			 " \"nbformat_minor\": 5\n"
 			 "}\n";
@@ -177,6 +178,27 @@ static void test_splices(void **state)
 	assert_non_null(why);
 }
 
+/* The language: language_info.name or kernelspec.language, never the kernel's name (python3, ir). */
+static void test_language(void **state)
+{
+	struct sl_arena *a = *state;
+	static const struct {
+		const char *text, *lang;
+	} cases[] = {
+		{"{\"cells\": [], \"metadata\": {\"kernelspec\": {\"name\": \"ir\", \"language\": \"R\"}}}", "R"},
+		{"{\"cells\": [], \"metadata\": {\"kernelspec\": {\"name\": \"python3\"}}}", NULL},
+		{"{\"cells\": [], \"metadata\": {\"language_info\": {\"name\": \"julia\", \"language\": \"x\"}}}", "julia"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sl_source *code = NULL;
+		const struct sl_notebook *nb = read_nb(a, cases[i].text, &code);
+		if (cases[i].lang)
+			assert_string_equal(nb->language, cases[i].lang);
+		else
+			assert_null(nb->language);
+	}
+}
+
 static void test_not_notebooks(void **state)
 {
 	struct sl_arena *a = *state;
@@ -226,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_code, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_splices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_notebooks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
