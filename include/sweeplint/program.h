@@ -140,6 +140,8 @@ struct sl_pyeval_io {
 	const struct sl_node **argv_node;
 	size_t nargv;
 	const char *root;           /* the project folder: no module outside it is read */
+	const struct sl_source *main; /* the program's source when the file parsed is a copy of it (a notebook's
+	                               * code written out for python3): spans and notes are in it; NULL: the file */
 };
 
 struct sl_program_opts {
@@ -155,6 +157,16 @@ struct sl_program_opts {
 	struct sl_config_memo *configs; /* config files read once per run (NULL: each read every time) */
 	long long *budget_ms;       /* the run's time left for python3, spent as it runs (NULL: only the
 	                             * per-program SL_PROGRAM_TIMEOUT_MS) */
+	/* a sweep defined in Python (pysweep.h): its own code is the program, run in that process */
+	const char *code;           /* the file to evaluate as the program (a notebook's code: a copy of it), or NULL */
+	const char *code_how;       /* how it was found, for -v ("wandb.agent(sweep_id, function=train) at 40:1") */
+	const struct sl_source *code_src; /* the code's source when `code` is a copy of it (sl_pyeval_io.main) */
+	const char *code_root;      /* the folder its local imports are looked up in (the code's own) */
+	const char *const *entry;   /* functions the runs execute (wandb.agent's function=, hyperparameter_search's
+	                             * model_init), evaluated as reached after the module, in order; NULL-ended */
+	bool in_process;            /* the runs execute in this process (wandb.agent(function=...)): no command line,
+	                             * no ${args}: the sweep's values reach the program through wandb.config only */
+	bool hp_search;             /* Trainer.hyperparameter_search: the values also reach trainer.args */
 };
 
 /*

@@ -389,6 +389,13 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 	struct search s;
 	search_dirs(a, o->sweep_dir, o->root, &s);
 	const char *root = NULL;
+	if (o->code) {
+		/* a sweep defined in Python: the code that defines it is what the runs execute */
+		ref->path = o->code;
+		ref->root = o->code_root ? o->code_root : sl_path_dir(a, o->code);
+		ref->how = o->code_how ? o->code_how : "the code that defines the sweep";
+		return true;
+	}
 	if (o->program) {
 		const char *p = resolve(a, &s, o->program, &root);
 		if (p)

@@ -567,7 +567,14 @@ static const char *build_request(struct follow *F, unsigned long budget)
 				    vals ? json_pack("{s:o}", "values", vals) : json_pack("{s:b}", "range", 1));
 	}
 	json_object_set_new(req, "params", params);
-	const char *mode = args_mode(sw);
+	if (F->o->entry) {
+		json_t *entry = json_array();
+		for (const char *const *e = F->o->entry; *e; e++)
+			json_array_append_new(entry, json_string(*e));
+		json_object_set_new(req, "entry", entry);
+	}
+	/* run in this process (wandb.agent(function=...)): the command line is not the sweep's */
+	const char *mode = F->o->in_process ? NULL : args_mode(sw);
 	json_object_set_new(req, "args", mode ? json_string(mode) : json_null());
 	json_t *argv = json_array();
 	for (size_t i = 0; i < sw->ncmd; i++) {
@@ -614,14 +621,15 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 	struct sl_program *p = F->p;
 	const struct sl_sweep *sw = F->sw;
 	p->reaches = -1;
-	if (args_mode(sw) || r->nwandb_reads) {
+	if ((!F->o->in_process && args_mode(sw)) || r->nwandb_reads || F->o->hp_search) {
 		p->reaches = 1;
 		return;
 	}
 	if (r->error || !r->complete || r->nwandb_maybe || sw->nparams == 0)
 		return;
 	p->reaches = 0;
-	p->reach_why = "its command has no ${args} and the program reads no wandb.config";
+	p->reach_why = F->o->in_process ? "the function wandb.agent runs reads no wandb.config"
+					: "its command has no ${args} and the program reads no wandb.config";
 }
 
 struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o)
@@ -665,6 +673,7 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	free(root);
 	F.io.answer = answer;
 	F.io.ctx = &F;
+	F.io.main = o->code_src;
 	F.io.request = build_request(&F, 0);
 	struct sl_pyread *r = sl_pyread_eval(a, ref.path, o, &F.io);
 	if (r->error) {

@@ -1455,6 +1455,19 @@ class Evaluator(object):
         return lift(f, s, *a)
 
     # -- what no call reaches ---------------------------------------------------------------------------
+    def run_entries(self, mod, names):
+        """The functions the runs execute (the request's entry: wandb.agent's function=, a Trainer's
+        model_init), each called as reached after the module, once, with its defaults."""
+        for name in names:
+            f = mod.env.get(name) if isinstance(name, str) else None
+            if not isinstance(f, Func) or f.called:
+                continue
+            fr = Frame(mod.env, mod.env, mod, 0)
+            try:
+                self.call_func(f, None, [], {}, None, fr)
+            except RecursionError:
+                self.c.note('%s(): nested too deeply to evaluate' % name, 0, f.node)
+
     def run_unreached(self):
         """Functions and methods no evaluated call reached: each once, with its defaults (the literal reader's
         reach, so a setting written in a function a framework calls is still read); their reads of the sweep

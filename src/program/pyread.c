@@ -639,7 +639,14 @@ static void read_notes(struct reading *R, const json_t *notes)
 		if (!text)
 			continue;
 		const char *file = display_file(R, json_array_get(x, 0));
-		r->notes[r->nnotes++] = file ? sl_arena_printf(R->a, "%s:%s", file, text) : sl_arena_strdup(R->a, text);
+		/* "LINE: ..." in a notebook's code: its cell and the line in it */
+		char *end = NULL;
+		unsigned long line = strtoul(text, &end, 10);
+		const struct sl_source *fs = source_of(R, json_integer_value(json_array_get(x, 0)));
+		if (file && fs && fs->notebook && end != text && *end == ':' && line <= UINT32_MAX)
+			r->notes[r->nnotes++] = sl_arena_printf(R->a, "%s%s", sl_source_where_line(R->a, fs, (uint32_t)line), end);
+		else
+			r->notes[r->nnotes++] = file ? sl_arena_printf(R->a, "%s:%s", file, text) : sl_arena_strdup(R->a, text);
 	}
 }
 
@@ -803,14 +810,19 @@ static struct sl_pyread *read_file(struct sl_arena *a, const char *path, const c
 	r->trains = -1;
 	const char *python = o && o->python ? o->python : "python3";
 	int err = 0;
-	struct sl_source *src = sl_source_read(a, path, SL_PROGRAM_MAX_BYTES, &err);
+	/* the program's own source, or the one it is a copy of (a notebook's code cells: their positions) */
+	const struct sl_source *src = io ? io->main : NULL;
 	if (!src) {
-		r->error = err == EFBIG ? sl_arena_printf(a, "%s: larger than %zu KiB: not parsed", display,
-							  SL_PROGRAM_MAX_BYTES >> 10)
-					: sl_arena_printf(a, "%s: cannot read: %s", display, sl_source_strerror(err));
-		return r;
+		struct sl_source *read = sl_source_read(a, path, SL_PROGRAM_MAX_BYTES, &err);
+		if (!read) {
+			r->error = err == EFBIG ? sl_arena_printf(a, "%s: larger than %zu KiB: not parsed", display,
+								  SL_PROGRAM_MAX_BYTES >> 10)
+						: sl_arena_printf(a, "%s: cannot read: %s", display, sl_source_strerror(err));
+			return r;
+		}
+		read->display = display;
+		src = read;
 	}
-	src->display = display;
 	long long have = SL_PROGRAM_TIMEOUT_MS;
 	if (o && o->budget_ms && *o->budget_ms < have)
 		have = *o->budget_ms;

@@ -10,6 +10,8 @@
 #       "params": {"name": {"values": [...]} | {"range": true}} (the sweep's parameters),
 #       "args": "hyphens" | "no_hyphens" | "json" | null (how the command passes them),
 #       "argv": [[key, value, index]] (literal options of the command or shell line), "words": [...],
+#       "entry": [function names] (what the runs execute, called as reached after the module: wandb.agent's
+#       function= in the code that defines the sweep, hyperparameter_search's model_init),
 #       "budget": evaluation steps}
 #   stdout: {"need": "config" | "hydra", "request": {...}} when the evaluation needs a file the C side
 #       reads (it answers on stdin: {"configs": [{"display", "values": [[dotted key, value]...]}],
@@ -197,6 +199,7 @@ def main():
     try:
         try:
             ev.exec_module(mod, tree, 0, '__main__')
+            ev.run_entries(mod, req.get('entry') or [])
             ev.run_unreached()
         except Stop as e:
             ctx.stopped = str(e)

@@ -352,6 +352,54 @@ static void test_hostile_programs(void **state)
 	assert_true(secs < 2.0 && kb < 64 * 1024);
 }
 
+/* ---- the code that defines a sweep is its program (pysweep.h): entry points, in-process runs ---- */
+
+static void test_entry_and_in_process(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* model_init is no call's callee here: as an entry it is reached, its model proven */
+	const char *code = write_file("tune.py", "import argparse\n"
+						 "from transformers import AutoModelForSequenceClassification, Trainer\n"
+						 "p = argparse.ArgumentParser()\n"
+						 "p.add_argument('--per_device_train_batch_size', type=int, default=4)\n"
+						 "args = p.parse_args()\n"
+						 "def model_init(trial):\n"
+						 "    return AutoModelForSequenceClassification.from_pretrained('roberta-large')\n"
+						 "trainer = Trainer(model_init=model_init)\n");
+	const char *entry[] = {"model_init", NULL};
+	struct sl_program_opts o = {.sweep_dir = dir, .code = code, .code_how = "the code", .entry = entry,
+				    .in_process = true, .hp_search = true};
+	struct sl_sweep *sw = sweep_of("method: grid\nparameters:\n  per_device_train_batch_size: {values: [64]}\n");
+	struct sl_program *p = sl_program_follow(A, sw, &o);
+	assert_non_null(p);
+	assert_string_equal(p->ref.path, code);
+	expect(p, "model_name_or_path", "roberta-large", "tune.py", "'roberta-large'", "from_pretrained");
+	/* in process: the sweep's value does not arrive as --per_device_train_batch_size (no command line):
+	 * argparse keeps its default */
+	expect(p, "per_device_train_batch_size", "4", "tune.py", "4)", "argparse default");
+	assert_int_equal(p->reaches, 1); /* hyperparameter_search sets trainer.args */
+
+	/* wandb.agent's function reads no wandb.config: the sweep's values never reach the runs */
+	code = write_file("agent.py", "import wandb\n"
+				      "def train():\n"
+				      "    wandb.init()\n"
+				      "    wandb.log({'loss': 1.0})\n");
+	const char *entry2[] = {"train", NULL};
+	struct sl_program_opts o2 = {.sweep_dir = dir, .code = code, .entry = entry2, .in_process = true};
+	p = sl_program_follow(A, sw, &o2);
+	assert_int_equal(p->reaches, 0);
+	assert_string_equal(p->reach_why, "the function wandb.agent runs reads no wandb.config");
+	/* the same program reading wandb.config: they do */
+	code = write_file("agent2.py", "import wandb\n"
+				       "def train():\n"
+				       "    run = wandb.init()\n"
+				       "    bs = wandb.config.per_device_train_batch_size\n");
+	o2.code = code;
+	p = sl_program_follow(A, sw, &o2);
+	assert_int_equal(p->reaches, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_config_accessors_and_rebinding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_stays_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_entry_and_in_process, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
