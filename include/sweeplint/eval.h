@@ -176,6 +176,7 @@ struct sl_eval_opts {
 	/* sweep parameters the program reads as something else (a Hydra group choice): not memory values */
 	const char *const *ignore_params;
 	size_t nignore_params;
+	const char *const *ignore_why;   /* why each is not a value (-v), or NULL: a Hydra group choice */
 };
 
 /*

@@ -42,6 +42,7 @@ struct sl_program_ref {
 	struct sl_trainer *shell;   /* literal options a shell script passes to it ("run.sh passes --x"), or NULL */
 	const char *how;            /* "program: train.py", "command: python -m pkg.train", "run.sh:12" */
 	const char *root;           /* the project folder its imports are looked up from */
+	const char *shown;          /* the program as shown, when path is a copy of it (a notebook's code), or NULL */
 };
 
 /* A YAML/JSON file a program loads by a literal name (open("cfg.yaml"), an argparse default of --config). */

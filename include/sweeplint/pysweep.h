@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sweeplint/source.h"
 
@@ -57,8 +58,12 @@ struct sl_pysweep {
 	bool file_script_dir;       /* the name is joined to the script's folder (os.path.dirname(__file__)) */
 	const char *unknown;        /* why the sweep is not read (a part sweeplint cannot evaluate), or NULL */
 	bool hp_space;              /* made by Trainer.hyperparameter_search(backend="wandb") */
-	const char *function;       /* wandb.agent(sweep_id, function=F): the function the runs execute, or NULL */
+	const char *function;       /* wandb.agent(sweep_id, function=F): the function the runs execute, or NULL
+				     * (a dotted name when it is imported: the program follower finds it through the import) */
+	bool function_local;        /* F is defined at the top of this code (an entry point of the program) */
 	struct sl_span function_at; /* its def */
+	const char *model_init;     /* hyperparameter_search: the Trainer's model_init=, when the code shows it */
+	const char *args_class;     /* hyperparameter_search: the class of the Trainer's args= (TrainingArguments) */
 	struct sl_pysweep_problem *problems;
 	size_t nproblems;
 	const char **dropped;       /* top-level keys left out because their value is not known ("name: ...") */
@@ -73,7 +78,30 @@ struct sl_pysweeps {
 	size_t nnotes;
 	const char *error;          /* the code was not read at all: why (python3 absent, a syntax error) */
 	bool scanned;               /* the byte scan found no sweep: python3 was not started */
+	const char *program;        /* the code as a Python file the program follower evaluates: the file itself,
+				     * or a temporary copy of a notebook's code (sl_pysweep_program), or NULL */
+	const char *temp;           /* that copy, removed by sl_pysweep_done */
+	const uint32_t *blank;      /* lines of a notebook's code that are not Python (IPython magics, other cells) */
+	size_t nblank;
 };
+
+/*
+ * The code of ps as a Python file for the program follower (program.h `code`): a .py file is itself; a
+ * notebook's code is written to a temporary .py file (its IPython lines blanked, every other byte where
+ * it is in the code source, so spans agree), which sl_pysweep_done removes. Sets ps->program; NULL with
+ * a note when the copy cannot be written.
+ */
+const char *sl_pysweep_program(struct sl_arena *a, struct sl_pysweeps *ps);
+
+/* Remove what sl_pysweep_program wrote. */
+void sl_pysweep_done(struct sl_pysweeps *ps);
+
+/*
+ * Whether Trainer.hyperparameter_search applies a sweep parameter named name to a trainer whose args are
+ * an args_class (src/pysweep/hpsearch.c): 1 a field of that class sweeplint knows a memory role of, 0 not
+ * one (transformers drops it), -1 not known (another arguments class, or none shown).
+ */
+int sl_hp_search_field(const char *args_class, const char *name);
 
 struct sl_pysweep_opts {
 	const char *python;         /* the interpreter (NULL: python3 from PATH) */

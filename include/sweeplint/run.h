@@ -152,6 +152,12 @@ struct sl_file {
 	struct sl_span defined_at;       /* where that call is, in code (its display says "cell N" in a notebook) */
 	const struct sl_source *code;    /* the code that defines it (the sweep's own source, or the code that
 					  * loads the sweep file src), or NULL for a sweep file given as such */
+	const struct sl_pysweep *pysweep; /* what the code says of it (pysweep.h: the agent's function, ...) */
+	const char *code_program;        /* the code as a Python file for the program follower, or NULL */
+	const char **ignore;             /* sweep parameters that are not memory values (a Hydra group choice, one
+					  * hyperparameter_search drops) and why, for the evaluation */
+	const char **ignore_why;
+	size_t nignore;
 	struct sl_file *next;            /* the next sweep the same input defines, or NULL */
 	bool more;                       /* not the first sweep of its input: reports count the input once */
 	const char *root;                /* its project root (path.h sl_project_root; "" when none): the files its

@@ -750,11 +750,14 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			cnt = (struct sl_count){.value = 1};
 		if (module_param(B, p->path))
 			continue; /* a size of the program's custom module: its model axis (build_modules_axis) */
-		bool ignored = false;
+		const char *ignored = NULL;
 		for (size_t k = 0; k < B->o->nignore_params; k++)
-			ignored |= strcmp(B->o->ignore_params[k], p->path) == 0;
+			if (strcmp(B->o->ignore_params[k], p->path) == 0)
+				ignored = B->o->ignore_why && B->o->ignore_why[k]
+						  ? B->o->ignore_why[k]
+						  : "chooses a Hydra config group option: the option's config is read instead";
 		if (ignored) {
-			sl_eval_add_note(B, p->path, "sweep", -1, "chooses a Hydra config group option: the option's config is read instead");
+			sl_eval_add_note(B, p->path, "sweep", -1, ignored);
 			ev->others = sl_count_mul(ev->others, cnt);
 			continue;
 		}

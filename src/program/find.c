@@ -392,6 +392,7 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 	if (o->code) {
 		/* a sweep defined in Python: the code that defines it is what the runs execute */
 		ref->path = o->code;
+		ref->shown = o->code_src ? o->code_src->display : NULL;
 		ref->root = o->code_root ? o->code_root : sl_path_dir(a, o->code);
 		ref->how = o->code_how ? o->code_how : "the code that defines the sweep";
 		return true;

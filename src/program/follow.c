@@ -665,7 +665,7 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 		load_sweep_configs(&F);
 		return F.p;
 	}
-	note(&F, sl_arena_printf(a, "program %s (%s)", ref.path, ref.how));
+	note(&F, sl_arena_printf(a, "program %s (%s)", ref.shown ? ref.shown : ref.path, ref.how));
 	/* one evaluation of the program and the local modules it imports, inside the folder the program was
 	 * found from (within the project root; modules are shown relative to it) */
 	char *root = realpath(ref.root ? ref.root : sl_path_dir(a, ref.path), NULL);

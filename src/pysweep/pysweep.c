@@ -9,9 +9,11 @@
 #include "sweeplint/pysweep.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "child.h"
 #include "sweeplint/arena.h"
@@ -123,6 +125,8 @@ struct reading {
 	const struct sl_notebook *nb;
 	const struct sl_scalar_resolver *res;
 	size_t nnodes;
+	uint32_t *blank;             /* lines of the code source that are not Python (a notebook's magics) */
+	size_t nblank;
 };
 
 /* The span of an "at" [cell, line, col, end_line, end_col]. */
@@ -238,7 +242,12 @@ static void read_sweep(struct reading *R, const json_t *js, struct sl_pysweep *s
 	struct sl_arena *a = R->a;
 	s->how = sl_arena_strdup(a, str_or(json_object_get(js, "how"), "wandb.sweep(...)"));
 	s->at = at_or(R, json_object_get(js, "at"));
-	s->hp_space = json_object_get(js, "hp") != NULL;
+	const json_t *hp = json_object_get(js, "hp");
+	s->hp_space = json_is_object(hp);
+	if (json_is_string(json_object_get(hp, "model_init")))
+		s->model_init = sl_arena_strdup(a, json_string_value(json_object_get(hp, "model_init")));
+	if (json_is_string(json_object_get(hp, "args_class")))
+		s->args_class = sl_arena_strdup(a, json_string_value(json_object_get(hp, "args_class")));
 	const char *u = json_string_value(json_object_get(js, "unknown"));
 	if (u)
 		s->unknown = sl_arena_strdup(a, u);
@@ -251,6 +260,7 @@ static void read_sweep(struct reading *R, const json_t *js, struct sl_pysweep *s
 	const json_t *ag = json_object_get(js, "agent");
 	if (json_is_object(ag) && json_is_string(json_object_get(ag, "function"))) {
 		s->function = sl_arena_strdup(a, json_string_value(json_object_get(ag, "function")));
+		s->function_local = json_is_true(json_object_get(ag, "local"));
 		s->function_at = at_or(R, json_object_get(ag, "at"));
 	}
 	const json_t *ps = json_object_get(js, "problems");
@@ -314,6 +324,15 @@ static void read_answer(struct reading *R, const char *text, size_t len, struct 
 	out->v = sl_arena_array(a, out->n ? out->n : 1, sizeof *out->v);
 	for (size_t i = 0; i < out->n; i++)
 		read_sweep(R, json_array_get(ss, i), &out->v[i]);
+	const json_t *bl = json_object_get(j, "blank");
+	size_t nb = json_array_size(bl);
+	R->blank = sl_arena_array(a, nb ? nb : 1, sizeof *R->blank);
+	for (size_t i = 0; i < nb; i++) {
+		json_int_t c = json_integer_value(json_array_get(json_array_get(bl, i), 0));
+		json_int_t l = json_integer_value(json_array_get(json_array_get(bl, i), 1));
+		if (R->nb && c >= 0 && (size_t)c < R->nb->ncells && l >= 1)
+			R->blank[R->nblank++] = R->nb->cells[c].first_line + (uint32_t)l - 1;
+	}
 	const json_t *ns = json_object_get(j, "notes");
 	size_t nn = json_array_size(ns);
 	out->notes = sl_arena_array(a, nn ? nn : 1, sizeof *out->notes);
@@ -404,7 +423,51 @@ int sl_pysweep_read(struct sl_arena *a, struct sl_source *src, const struct sl_p
 		return 0;
 	}
 	read_answer(&R, answer, len, out);
+	out->blank = R.blank;
+	out->nblank = R.nblank;
 	return 0;
+}
+
+const char *sl_pysweep_program(struct sl_arena *a, struct sl_pysweeps *ps)
+{
+	if (ps->program || !ps->code)
+		return ps->program;
+	if (!ps->code->notebook)
+		return ps->program = ps->code->path;
+	/* a notebook: its code with the lines that are not Python blanked, byte for byte where they are */
+	char *bytes = sl_arena_alloc(a, ps->code->len + 1);
+	memcpy(bytes, ps->code->bytes, ps->code->len);
+	for (size_t i = 0; i < ps->nblank; i++) {
+		size_t len = 0;
+		const char *line = sl_source_line(ps->code, ps->blank[i], &len);
+		if (line)
+			memset(bytes + (line - ps->code->bytes), ' ', len);
+	}
+	const char *tmpdir = getenv("TMPDIR");
+	char *path = sl_arena_printf(a, "%s/sweeplint-notebook-XXXXXX.py", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkstemps(path, 3);
+	if (fd < 0)
+		return NULL;
+	size_t off = 0;
+	while (off < ps->code->len) {
+		ssize_t n = write(fd, bytes + off, ps->code->len - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	ps->temp = path;
+	if (off != ps->code->len)
+		return NULL;
+	return ps->program = path;
+}
+
+void sl_pysweep_done(struct sl_pysweeps *ps)
+{
+	if (ps->temp)
+		unlink(ps->temp);
+	ps->temp = NULL;
+	ps->program = NULL;
 }
 
 /* ---- positions for people and tools ---- */

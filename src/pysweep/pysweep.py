@@ -9,12 +9,16 @@
 # subprocess under the bounds of program.h), the code on stdin:
 #   stdin: one JSON object {"cells": [text, ...], "notebook": bool, "budget": steps}
 #   stdout: one JSON object
-#     {"sweeps": [SWEEP...], "notes": [[cell, line, text]...]}   or {"error": text, "cell": c, "line": n}
+#     {"sweeps": [SWEEP...], "notes": [[cell, line, text]...], "blank": [[cell, line]...]}
+#   or {"error": text, "cell": c, "line": n}; "blank": the lines of a notebook's cells that are not Python
+#   (magics, cells of another language), blanked in the copy the program follower evaluates
 #   SWEEP: {"how": "wandb.sweep(sweep_config)", "at": SPAN (the call), "tree": NODE | null,
 #           "file": {"path": p, "at": SPAN} | null (a YAML/JSON file the code loads and passes),
 #           "unknown": why | null, "problems": [{"at": SPAN, "message": m, "rule": slug}...],
-#           "agent": {"function": name, "at": SPAN (its def), "call": SPAN} | null,
-#           "hp": {"kwargs": {...}} | null (hyperparameter_search), "dropped": [[key, why]...]}
+#           "agent": {"function": name, "local": bool, "at": SPAN (its def), "call": SPAN} | null,
+#           "hp": {"call": SPAN, "model_init": name | null, "args_class": name | null} | null
+#           (hyperparameter_search: the Trainer's model_init= and the class of its args=),
+#           "dropped": [[key, why]...]}
 #   NODE: {"k": "m", "at": SPAN, "p": [[KEY, NODE]...]} a mapping | {"k": "s", "at": SPAN, "i": [NODE...]} a
 #         list | {"k": "v", "at": SPAN, "t": "str"|"int"|"float"|"bool"|"null", "v": text, "q": quote}; any of
 #         them with "c": how it was computed (the node's bytes are not its literal: no edit may splice it)
@@ -144,6 +148,23 @@ class FileRef(V):
         self.path = path
         self.at = at
         self.script_dir = script_dir
+
+
+class TrainerObj(V):
+    """A transformers Trainer (Trainer, Seq2SeqTrainer, SFTTrainer ...): what hyperparameter_search runs."""
+    __slots__ = ('model_init', 'args_class')
+
+    def __init__(self, model_init, args_class):
+        self.model_init = model_init
+        self.args_class = args_class
+
+
+class ArgsObj(V):
+    """An instance of a trainer's arguments class (TrainingArguments, Seq2SeqTrainingArguments, SFTConfig)."""
+    __slots__ = ('cls',)
+
+    def __init__(self, cls):
+        self.cls = cls
 
 
 class SweepId(V):
@@ -766,8 +787,8 @@ class Reader(object):
 
     def call(self, node, env):
         if isinstance(node.func, ast.Attribute) and node.func.attr == 'hyperparameter_search':
-            self.expr(node.func.value, env)
-            return self.hyperparameter_search(node, env)
+            trainer = self.expr(node.func.value, env)
+            return self.hyperparameter_search(node, env, trainer)
         f = self.expr(node.func, env)
         # methods on known values: d.update(...), xs.append(...), arr.tolist() ...
         if isinstance(node.func, ast.Attribute) and not isinstance(f, Ext):
@@ -1019,6 +1040,14 @@ class Reader(object):
             if args and isinstance(args[0], FileRef) and args[0].script_dir and not args[0].path:
                 return args[0]
             return Unknown('%s is not known' % how)
+        if (name.endswith('TrainingArguments') or name.endswith('Config')) and \
+                top in ('transformers', 'trl', 'sentence_transformers'):
+            return ArgsObj(name)
+        if name.endswith('Trainer') and top in ('transformers', 'trl', 'setfit', 'sentence_transformers'):
+            mi = kwargs.get('model_init')
+            ta = kwargs.get('args', args[1] if len(args) > 1 else None)
+            return TrainerObj(mi.name if isinstance(mi, Func) and not mi.lam else None,
+                              ta.cls if isinstance(ta, ArgsObj) else None)
         if name in ('SimpleNamespace', 'OrderedDict', 'EasyDict', 'edict', 'DotMap', 'Munch', 'AttrDict'):
             return self.builtin('dict', args, kwargs, node)
         return Unknown('%s() is not evaluated' % self.src(node.func))
@@ -1266,10 +1295,13 @@ class Reader(object):
             rec = self.sweeps[0]
         if rec is None:
             return
-        agent = {'call': self.span(node), 'function': None, 'at': None}
+        agent = {'call': self.span(node), 'function': None, 'at': None, 'local': False}
         if isinstance(fn, Func):
             agent['function'] = fn.name
+            agent['local'] = not fn.lam and self.module_env.get(fn.name) is fn
             agent['at'] = [fn.cell, fn.node.lineno, fn.node.col_offset, fn.node.lineno, fn.node.col_offset]
+        elif isinstance(fn, Ext):
+            agent['function'] = fn.path     # imported: the program follower finds it through the import
         rec['agent'] = agent
 
     def module_sweep_dict(self, rec):
@@ -1287,7 +1319,7 @@ class Reader(object):
         self.take(rec, m, None)
         return True
 
-    def hyperparameter_search(self, node, env):
+    def hyperparameter_search(self, node, env, trainer):
         args, kwargs = self.args(node, env)
         backend = kwargs.get('backend')
         bnode = next((k.value for k in node.keywords if k.arg == 'backend'), None)
@@ -1306,7 +1338,9 @@ class Reader(object):
         hnode = next((k.value for k in node.keywords if k.arg == 'hp_space'), None)
         rec = self.new_sweep('hyperparameter_search(hp_space=%s)' % (self.src(hnode, 40) if hnode is not None
                                                                     else 'default'), node)
-        rec['hp'] = {'call': self.span(node)}
+        rec['hp'] = {'call': self.span(node),
+                     'model_init': trainer.model_init if isinstance(trainer, TrainerObj) else None,
+                     'args_class': trainer.args_class if isinstance(trainer, TrainerObj) else None}
         if hp is None:
             cfg = default_hp_space(self.span(node))
         elif isinstance(hp, Func):
@@ -1709,9 +1743,13 @@ def main():
     trees = []
     notes = []
     texts = []
+    blank = []          # [cell, line] of each line a notebook's IPython syntax took (blanked in the program)
     for i, text in enumerate(cells):
         code = python_of_cell(text) if notebook else text
         texts.append(code if code is not None else '')
+        if notebook:
+            old, new = text.split('\n'), (code or '').split('\n')
+            blank.extend([i, n + 1] for n in range(len(old)) if code is None or new[n] != old[n])
         if code is None:
             continue
         try:
@@ -1743,7 +1781,7 @@ def main():
         if s['unknown'] and s.get('param') and r.module_sweep_dict(s):
             r.notes.append([s['at'][0], s['at'][1], s.pop('note')])
         s.pop('param', None)
-    sys.stdout.write(json.dumps({'sweeps': r.sweeps, 'notes': r.notes}) + '\n')
+    sys.stdout.write(json.dumps({'sweeps': r.sweeps, 'notes': r.notes, 'blank': blank}) + '\n')
     sys.stdout.flush()
 
 

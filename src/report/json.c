@@ -159,7 +159,7 @@ static json_t *program_json(struct sl_arena *a, const struct sl_file *f)
 	if (!jp)
 		sl_oom();
 	if (p->ref.path)
-		set(jp, "path", jstr(a, p->ref.path));
+		set(jp, "path", jstr(a, p->ref.shown ? p->ref.shown : p->ref.path));
 	if (p->ref.how)
 		set(jp, "found_by", jstr(a, p->ref.how));
 	set(jp, "trains", p->trains < 0 ? json_null() : json_boolean(p->trains == 1));

@@ -308,6 +308,39 @@ static struct sl_count count_sum(struct sl_count x, struct sl_count y)
 	return r;
 }
 
+/*
+ * The sweep parameters that are not memory values: those the program reads as a Hydra group choice, and
+ * those Trainer.hyperparameter_search drops (transformers sets only the trainer's TrainingArguments
+ * fields: src/pysweep/hpsearch.c), each with why.
+ */
+static void ignored_params(struct sl_run *run, struct sl_file *f)
+{
+	struct sl_arena *a = f->arena;
+	size_t nprog = f->program ? f->program->nignore_params : 0;
+	const struct sl_pysweep *ps = f->pysweep;
+	size_t cap = nprog + (ps && ps->hp_space ? f->sweep->nparams : 0);
+	if (!cap)
+		return;
+	f->ignore = sl_arena_array(a, cap, sizeof *f->ignore);
+	f->ignore_why = sl_arena_array(a, cap, sizeof *f->ignore_why);
+	for (size_t i = 0; i < nprog; i++)
+		f->ignore[f->nignore++] = f->program->ignore_params[i];
+	if (!ps || !ps->hp_space)
+		return;
+	for (size_t i = 0; i < f->sweep->nparams; i++) {
+		const struct sl_param *p = &f->sweep->params[i];
+		if (p->is_dict || !sl_keymap_match(keymap(run), p->path, strlen(p->path)))
+			continue; /* not memory-relevant: what transformers does with it changes no verdict */
+		if (sl_hp_search_field(ps->args_class, p->path) != 0)
+			continue;
+		f->ignore_why[f->nignore] = sl_arena_printf(
+			a, "not a field of %s: hyperparameter_search drops it (transformers' _hp_search_setup sets only "
+			   "the trainer's arguments) unless model_init reads it from the trial",
+			ps->args_class);
+		f->ignore[f->nignore++] = p->path;
+	}
+}
+
 /* Evaluate every combination of f once for the memory rules; fill f->combos from it. */
 static void evaluate(struct sl_run *run, struct sl_file *f)
 {
@@ -342,8 +375,9 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.hf_cache = run->opt.hf_cache,
 		.hub = run->opt.fetch ? run->opt.hub : NULL,
 		.nmodel_aliases = run->opt.nmodel_aliases,
-		.ignore_params = f->program ? f->program->ignore_params : NULL,
-		.nignore_params = f->program ? f->program->nignore_params : 0,
+		.ignore_params = f->ignore,
+		.nignore_params = f->nignore,
+		.ignore_why = f->ignore_why,
 		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;
@@ -664,6 +698,27 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 		.configs = run->config_memo,
 		.budget_ms = &run->program_budget_ms,
 	};
+	/*
+	 * A sweep defined in Python whose runs the same code executes (wandb.agent(sweep_id, function=train),
+	 * Trainer.hyperparameter_search): that code is the program, in this process, from those entry points.
+	 * A sweep the code only creates (the runs are `wandb agent ID` elsewhere) runs its program: or command:.
+	 */
+	const struct sl_pysweep *ps = f->pysweep;
+	if (ps && (ps->function || ps->hp_space) && f->code_program) {
+		const char **entry = sl_arena_array(a, 2, sizeof *entry);
+		entry[0] = ps->function_local ? ps->function : ps->hp_space ? ps->model_init : NULL;
+		po.program = NULL;
+		po.code = f->code_program;
+		po.code_src = f->code->notebook ? f->code : NULL;
+		po.code_root = sl_path_dir(a, f->code->path);
+		po.code_how = ps->hp_space ? sl_arena_printf(a, "%s runs the trainer at %s", ps->how,
+							     sl_source_where(a, f->code, ps->at))
+					   : sl_arena_printf(a, "wandb.agent runs %s() at %s", ps->function,
+							     sl_source_where(a, f->code, ps->function_at));
+		po.entry = entry;
+		po.in_process = true;
+		po.hp_search = ps->hp_space;
+	}
 	f->program = sl_program_follow(a, f->sweep, &po);
 	if (!f->program || !f->program->nsettings)
 		return;
@@ -753,6 +808,8 @@ static void check_doc(struct sl_run *run, struct sl_file *f)
 	}
 	if (f->sweep->is_sweep && memory_rules_on(run) && !run->opt.no_follow && strcmp(src->path, "-") != 0)
 		follow_program(run, f);
+	if (f->sweep->is_sweep && memory_rules_on(run))
+		ignored_params(run, f);
 	if (f->sweep->is_sweep)
 		f->combos.total = sl_sweep_grid_size(f->sweep);
 	/* nothing is evaluated yet: every combination is unknown, none is called fit */
@@ -861,10 +918,23 @@ static struct sl_source *sweep_file(struct sl_arena *a, const struct sl_source *
 	return NULL;
 }
 
+/* What the code says of the sweep f is (set before its check: the program follower reads it). */
+static void code_of(struct sl_arena *a, struct sl_file *f, struct sl_pysweeps *ps, const struct sl_pysweep *s,
+		    bool program)
+{
+	f->code = ps->code;
+	f->defined_by = s->how;
+	f->defined_at = s->at;
+	f->pysweep = s;
+	if (program && (s->function || s->hp_space) && !f->code_program)
+		f->code_program = sl_pysweep_program(a, ps);
+}
+
 /* One sweep the code defines, checked as a file of its own. */
-static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, struct sl_source *code,
+static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, struct sl_pysweeps *ps,
 				     const struct sl_pysweep *s)
 {
+	struct sl_source *code = ps->code;
 	/* "12:5" in a script, "cell 3:2:5" in a notebook */
 	const char *where = sl_source_where(a, code, s->at) + strlen(code->display) + 1;
 	const char *notes[8]; /* bound: one note, six dropped at most (nn < 7), one more */
@@ -877,6 +947,7 @@ static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, str
 			f = new_file(run, a, ysrc);
 			notes[nn++] = sl_arena_printf(a, "the sweep %s makes at %s:%s: this file, as the code loads it",
 						      s->how, code->display, where);
+			code_of(a, f, ps, s, true);
 			check_yaml(run, f);
 		} else {
 			f = new_file(run, a, code);
@@ -906,12 +977,11 @@ static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, str
 			notes[nn++] = sl_arena_printf(a, "%s: not read: %s", where, s->unknown ? s->unknown : "no tree");
 		} else {
 			f->doc = s->doc;
+			code_of(a, f, ps, s, true);
 			check_doc(run, f);
 		}
 	}
-	f->code = code;
-	f->defined_by = s->how;
-	f->defined_at = s->at;
+	code_of(a, f, ps, s, false);
 	prepend_notes(f, notes, nn);
 	return f;
 }
@@ -933,7 +1003,7 @@ static struct sl_file *check_code(struct sl_run *run, struct sl_arena *a, struct
 	}
 	struct sl_file *first = NULL, **link = &first;
 	for (size_t i = 0; i < ps.n; i++) {
-		struct sl_file *f = check_pysweep(run, a, ps.code, &ps.v[i]);
+		struct sl_file *f = check_pysweep(run, a, &ps, &ps.v[i]);
 		f->more = i > 0;
 		*link = f;
 		link = &f->next;
@@ -958,6 +1028,7 @@ static struct sl_file *check_code(struct sl_run *run, struct sl_arena *a, struct
 	}
 	if (ps.error && ps.n)
 		prepend_notes(first, (const char *const[]){sl_arena_printf(a, "not read: %s", ps.error)}, 1);
+	sl_pysweep_done(&ps); /* a notebook's copy for the program follower, once every sweep is checked */
 	return first;
 }
 
