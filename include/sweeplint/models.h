@@ -130,6 +130,7 @@ enum sl_family {
 	SL_FAMILY_SEED_OSS,    /* Seed-OSS: llama's layout, q/k/v biases (attention_bias), o and MLP biases by their keys */
 	SL_FAMILY_ERNIE4_5,    /* ERNIE-4.5 dense: llama's layout, every linear biased when use_bias */
 	SL_FAMILY_LFM2,        /* LFM2: gated short convolutions in most layers, GQA with q/k norms in the rest */
+	SL_FAMILY_ERNIE4_5_MOE, /* ERNIE-4.5-21B-A3B: ernie4_5's attention, a dense first layer, routed + shared experts */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -200,6 +201,8 @@ struct sl_arch {
 	uint32_t moe_first;      /* MoE: the first layers are dense (deepseek first_k_dense_replace) */
 	uint32_t moe_every;      /* MoE: layer i is MoE when i % moe_every == moe_offset; 0: every layer */
 	uint32_t moe_offset;
+	uint32_t moe_end;        /* MoE: layers from moe_end on are dense (ernie4_5_moe moe_layer_end_index + 1); 0: none */
+	bool moe_stats;          /* MoE: a float32 score-correction vector of `experts` per MoE layer (ernie4_5_moe moe_statics) */
 	uint32_t q_lora;         /* MLA: q_lora_rank (0: q_proj straight from h) */
 	uint32_t kv_lora;        /* MLA: kv_lora_rank, the compressed KV; 0: no MLA */
 	uint32_t rope_dim;       /* MLA: qk_rope_head_dim (head_dim is qk_nope + qk_rope) */

@@ -92,6 +92,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_SEED_OSS] = "seed_oss",
 	[SL_FAMILY_ERNIE4_5] = "ernie4_5",
 	[SL_FAMILY_LFM2] = "lfm2",
+	[SL_FAMILY_ERNIE4_5_MOE] = "ernie4_5_moe",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -252,6 +253,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_EXAONE4:
 	case SL_FAMILY_SEED_OSS:
 	case SL_FAMILY_ERNIE4_5:
+	case SL_FAMILY_ERNIE4_5_MOE:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -543,6 +545,7 @@ static uint64_t moe_ffn(const struct sl_arch *a)
 {
 	uint64_t h = a->hidden;
 	uint64_t n = h * a->experts + (a->router_bias ? a->experts : 0) + a->experts * dense_ffn(a, a->intermediate);
+	n += a->moe_stats ? a->experts : 0; /* Ernie4_5_MoeStatics.e_score_correction_bias, an nn.Parameter */
 	if (a->shared_ffn)
 		n += dense_ffn(a, a->shared_ffn) + (a->shared_gate ? h : 0); /* shared_expert_gate (h -> 1) */
 	return n;
@@ -552,7 +555,7 @@ static uint64_t moe_ffn(const struct sl_arch *a)
  * interleave_moe_layer_step, jamba expert_layer_period/offset). */
 static bool moe_layer(const struct sl_arch *a, uint64_t i)
 {
-	if (!a->experts || i < a->moe_first)
+	if (!a->experts || i < a->moe_first || (a->moe_end && i >= a->moe_end))
 		return false;
 	return a->moe_every <= 1 || i % a->moe_every == a->moe_offset;
 }
@@ -862,7 +865,7 @@ bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i)
 /* Layers that differ from one another (dense first layers, interleaved MoE, hybrid mixers, RWKV). */
 static bool mixed_layers(const struct sl_arch *a)
 {
-	return a->ssm_inner || a->attn_listed || a->family == SL_FAMILY_RWKV || a->moe_first || a->moe_every > 1;
+	return a->ssm_inner || a->attn_listed || a->family == SL_FAMILY_RWKV || a->moe_first || a->moe_end || a->moe_every > 1;
 }
 
 uint64_t sl_arch_params_for_part(const struct sl_arch *a, enum sl_task t, enum sl_part part)

@@ -75,7 +75,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, lfm2";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -245,7 +245,8 @@ static bool own_biases(enum sl_family f)
 	return f == SL_FAMILY_GLM || f == SL_FAMILY_GLM4 || f == SL_FAMILY_CHATGLM || f == SL_FAMILY_DEEPSEEK_V2 ||
 	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
 	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE ||
-	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5 || f == SL_FAMILY_LFM2;
+	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5 || f == SL_FAMILY_LFM2 ||
+	       f == SL_FAMILY_ERNIE4_5_MOE;
 }
 
 /*
@@ -346,6 +347,36 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 			for (uint32_t i = 0; !c->layer_types && i < c->full_attn_idxs_count; i++)
 				if (c->full_attn_idxs[i] < a->layers)
 					a->attn_map[c->full_attn_idxs[i] / 32] |= 1u << (c->full_attn_idxs[i] % 32);
+		}
+		break;
+	}
+	case SL_FAMILY_ERNIE4_5_MOE: {
+		/* modular_ernie4_5_moe.py@01187e21: ernie4_5's attention and MLP (every linear biased when use_bias);
+		 * layer i is MoE when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
+		 * moe_layer_end_index (-1: the last layer), else a dense MLP of intermediate_size. The MoE block:
+		 * a bias-free float32 gate h -> E, moe_num_experts experts of moe_intermediate_size, the shared
+		 * experts as one MLP of moe_intermediate_size x moe_num_shared_experts, and moe_statics'
+		 * e_score_correction_bias (1 x E, an nn.Parameter). Ernie4_5_MoeConfig defaults (configuration_
+		 * ernie4_5_moe.py@001f85b3): 64 experts, moe_k 6, 1536 wide, 2 shared, layers 1 to the last */
+		a->bias = flag(c->use_bias, false);
+		uint32_t start = c->moe_layer_start_index ? *c->moe_layer_start_index : 1;
+		uint32_t every = c->moe_layer_interval ? *c->moe_layer_interval : 1;
+		int32_t end = c->moe_layer_end_index ? *c->moe_layer_end_index : -1;
+		a->experts = c->moe_num_experts ? *c->moe_num_experts : 64;
+		a->top_k = c->moe_k ? *c->moe_k : 6;
+		a->dense_ffn = a->intermediate;
+		a->intermediate = c->moe_intermediate_size ? *c->moe_intermediate_size : 1536;
+		a->shared_ffn = (c->moe_num_shared_experts ? *c->moe_num_shared_experts : 2) * a->intermediate;
+		a->moe_first = start;
+		a->moe_every = every;
+		a->moe_offset = every - 1;
+		a->moe_end = end < 0 || (uint32_t)end + 1 >= a->layers ? 0 : (uint32_t)end + 1;
+		a->moe_stats = true;
+		if (a->moe_end && a->moe_end <= start) { /* no MoE layer at all: dense MLPs of intermediate_size */
+			a->experts = a->top_k = a->shared_ffn = 0;
+			a->intermediate = a->dense_ffn;
+			a->dense_ffn = 0;
+			a->moe_stats = false;
 		}
 		break;
 	}

@@ -82,7 +82,9 @@
 	X(mm_tokens_per_image, U) /* gemma3 */                                                                 \
 	X(block_ff_dim, U) X(block_auto_adjust_ff_dim, B) X(block_multiple_of, U) /* lfm2 */                 \
 	X(block_ffn_dim_multiplier, F) X(conv_L_cache, U) X(conv_bias, B) X(tie_embedding, B)                 \
-	X(full_attn_idxs, N)
+	X(full_attn_idxs, N)                                                                                   \
+	X(moe_num_experts, U) X(moe_k, U) X(moe_num_shared_experts, U) /* ernie4_5_moe */                    \
+	X(moe_layer_start_index, U) X(moe_layer_end_index, I) X(moe_layer_interval, U)
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */
 #define HF_VISION_KEYS(X)                                                                                     \

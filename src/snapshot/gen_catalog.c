@@ -166,6 +166,8 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_u32(f, "moe_first", a->moe_first);
 	put_u32(f, "moe_every", a->moe_every);
 	put_u32(f, "moe_offset", a->moe_offset);
+	put_u32(f, "moe_end", a->moe_end);
+	put_bool(f, "moe_stats", a->moe_stats);
 	put_u32(f, "q_lora", a->q_lora);
 	put_u32(f, "kv_lora", a->kv_lora);
 	put_u32(f, "rope_dim", a->rope_dim);

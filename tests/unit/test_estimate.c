@@ -793,6 +793,12 @@ static void test_cache_terms(void **state)
 	const struct sl_arch *lf = fixture(e, "lfm2");
 	assert_int_equal(lf->sconv_kernel, 3);
 	assert_true(sl_arch_cache_bytes(lf, 8192, 2, false) == 6.0 * 8192 * 2 * 8 * 64 * 2 + 16.0 * 2048 * 3 * 2);
+	/* ERNIE-4.5-21B-A3B: layer 0 dense, 1 to 27 MoE (moe_layer_start_index 1, moe_layer_end_index 27); its
+	 * cache at 8192 is plain GQA, 28 layers x 2 x 4 heads x 128 */
+	const struct sl_arch *er = fixture(e, "ernie4_5_moe");
+	assert_false(sl_arch_moe_layer(er, 0));
+	assert_true(sl_arch_moe_layer(er, 1) && sl_arch_moe_layer(er, 27));
+	assert_true(sl_arch_cache_bytes(er, 8192, 2, false) == 28.0 * 8192 * 2 * 4 * 128 * 2);
 	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
 	struct sl_catalog *c = NULL;
 	struct sl_diags d;
