@@ -85,7 +85,11 @@ struct sl_diag *sl_diags_vadd(struct sl_diags *d, const char *rule, enum sl_seve
  */
 const char *sl_term_safe(struct sl_arena *a, const char *s);
 
-/* Sort by (path, line, col, rule) — stable and deterministic. */
+/*
+ * Sort by (path, line, col, rule) — stable and deterministic — and drop a finding that repeats the one
+ * before it (the same file, span, rule, severity, message and hint: two layers of settings that hold the
+ * same value at the same place say it once).
+ */
 void sl_diags_sort(struct sl_diags *d);
 
 /* Count diagnostics at severity s. */

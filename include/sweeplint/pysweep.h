@@ -64,6 +64,10 @@ struct sl_pysweep {
 	struct sl_span function_at; /* its def */
 	const char *model_init;     /* hyperparameter_search: the Trainer's model_init=, when the code shows it */
 	const char *args_class;     /* hyperparameter_search: the class of the Trainer's args= (TrainingArguments) */
+	int64_t runs;               /* the runs the code's own agent makes before it stops (wandb.agent(count=N),
+				     * hyperparameter_search's n_trials), 0 when not known */
+	const char *runs_by;        /* what says so: "wandb.agent(count=5)" */
+	struct sl_span runs_at;     /* the call */
 	struct sl_pysweep_problem *problems;
 	size_t nproblems;
 	const char **dropped;       /* top-level keys left out because their value is not known ("name: ...") */

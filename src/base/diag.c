@@ -104,10 +104,28 @@ static int cmp_diag(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool repeats(const struct sl_diag *a, const struct sl_diag *b)
+{
+	return a->src == b->src && a->span.start == b->span.start && a->span.end == b->span.end &&
+	       a->span.line == b->span.line && a->span.col == b->span.col && a->severity == b->severity &&
+	       same_text(a->rule, b->rule) && same_text(a->message, b->message) && same_text(a->hint, b->hint);
+}
+
 void sl_diags_sort(struct sl_diags *d)
 {
-	if (d->n > 1)
-		qsort(d->v, d->n, sizeof *d->v, cmp_diag);
+	if (d->n < 2)
+		return;
+	qsort(d->v, d->n, sizeof *d->v, cmp_diag);
+	size_t w = 1;
+	for (size_t i = 1; i < d->n; i++)
+		if (!repeats(&d->v[w - 1], &d->v[i]))
+			d->v[w++] = d->v[i];
+	d->n = w;
 }
 
 size_t sl_diags_count(const struct sl_diags *d, enum sl_severity s)

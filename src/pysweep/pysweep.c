@@ -263,6 +263,13 @@ static void read_sweep(struct reading *R, const json_t *js, struct sl_pysweep *s
 		s->function_local = json_is_true(json_object_get(ag, "local"));
 		s->function_at = at_or(R, json_object_get(ag, "at"));
 	}
+	const json_t *runs = json_object_get(js, "runs");
+	json_int_t count = json_integer_value(json_object_get(runs, "count"));
+	if (count > 0) {
+		s->runs = count;
+		s->runs_by = sl_arena_strdup(a, str_or(json_object_get(runs, "by"), "wandb.agent(count=...)"));
+		s->runs_at = at_or(R, json_object_get(runs, "at"));
+	}
 	const json_t *ps = json_object_get(js, "problems");
 	s->nproblems = json_array_size(ps);
 	s->problems = sl_arena_array(a, s->nproblems ? s->nproblems : 1, sizeof *s->problems);

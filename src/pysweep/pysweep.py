@@ -18,6 +18,8 @@
 #           "agent": {"function": name, "local": bool, "at": SPAN (its def), "call": SPAN} | null,
 #           "hp": {"call": SPAN, "model_init": name | null, "args_class": name | null} | null
 #           (hyperparameter_search: the Trainer's model_init= and the class of its args=),
+#           "runs": {"count": N, "by": text, "at": SPAN} (absent: not known): the runs the code's own agent
+#           makes before it stops (wandb.agent(count=N); hyperparameter_search's n_trials, 20 by default),
 #           "dropped": [[key, why]...]}
 #   NODE: {"k": "m", "at": SPAN, "p": [[KEY, NODE]...]} a mapping | {"k": "s", "at": SPAN, "i": [NODE...]} a
 #         list | {"k": "v", "at": SPAN, "t": "str"|"int"|"float"|"bool"|"null", "v": text, "q": quote}; any of
@@ -39,6 +41,13 @@ MAX_DEPTH = 12         # calls into local functions nested past this are not eva
 MAX_UNROLL = 64        # a for loop over a known list of at most this many items runs once per item
 MAX_NOTES = 64
 LINES = re.compile(r'\r\n|\r|\n')
+
+
+def run_count(v):
+    """A run count the code states (an int above 0, not a bool), or None."""
+    if isinstance(v, Lit) and isinstance(v.v, int) and not isinstance(v.v, bool) and v.v > 0:
+        return v.v
+    return None
 
 
 class Stop(Exception):
@@ -1296,6 +1305,11 @@ class Reader(object):
         if rec is None:
             return
         agent = {'call': self.span(node), 'function': None, 'at': None, 'local': False}
+        # wandb.agent(sweep_id, function=None, entity=None, project=None, count=None): the agent stops after
+        # count runs (wandb/wandb_agent.py); a known count bounds the runs this code starts
+        runs = run_count(kwargs.get('count', args[4] if len(args) > 4 else None))
+        if runs:
+            rec['runs'] = {'count': runs, 'by': 'wandb.agent(count=%d)' % runs, 'at': self.span(node)}
         if isinstance(fn, Func):
             agent['function'] = fn.name
             agent['local'] = not fn.lam and self.module_env.get(fn.name) is fn
@@ -1338,6 +1352,13 @@ class Reader(object):
         hnode = next((k.value for k in node.keywords if k.arg == 'hp_space'), None)
         rec = self.new_sweep('hyperparameter_search(hp_space=%s)' % (self.src(hnode, 40) if hnode is not None
                                                                     else 'default'), node)
+        # transformers' run_hp_search_wandb runs wandb.agent(sweep_id, function=_objective, count=n_trials);
+        # Trainer.hyperparameter_search's n_trials defaults to 20
+        nt = kwargs.get('n_trials')
+        runs = 20 if nt is None else run_count(nt)
+        if runs:
+            rec['runs'] = {'count': runs, 'at': self.span(node),
+                           'by': 'hyperparameter_search(n_trials=%d%s)' % (runs, ', its default' if nt is None else '')}
         rec['hp'] = {'call': self.span(node),
                      'model_init': trainer.model_init if isinstance(trainer, TrainerObj) else None,
                      'args_class': trainer.args_class if isinstance(trainer, TrainerObj) else None}

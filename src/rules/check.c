@@ -981,6 +981,10 @@ static struct sl_file *check_pysweep(struct sl_run *run, struct sl_arena *a, str
 			check_doc(run, f);
 		}
 	}
+	if (s->runs > 0 && nn < 8)
+		notes[nn++] = sl_arena_printf(a, "%s: the code's agent stops after %lld runs: %s at %s", where,
+					      (long long)s->runs, s->runs_by,
+					      sl_source_where(a, code, s->runs_at) + strlen(code->display) + 1);
 	code_of(a, f, ps, s, false);
 	prepend_notes(f, notes, nn);
 	return f;

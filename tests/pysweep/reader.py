@@ -195,6 +195,32 @@ wandb.agent(sid, train, count=3)
 
 
 @case
+def agent_count_and_n_trials():
+    # wandb.agent(..., count=N), positional too (sweep_id, function, entity, project, count); a module constant
+    for call in ("wandb.agent(sid, train, count=3)", "wandb.agent(sid, train, None, None, 3)",
+                 "N = 3\nwandb.agent(sweep_id=sid, function=train, count=N)"):
+        s = only(read("import wandb\ndef train():\n    pass\nsid = wandb.sweep({'method': 'random', "
+                      "'parameters': {}})\n" + call + "\n"))
+        assert s["runs"]["count"] == 3 and s["runs"]["by"] == "wandb.agent(count=3)", (call, s)
+    # no count, None, a count from the command line, a bool, 0: not known
+    for call in ("wandb.agent(sid, train)", "wandb.agent(sid, train, count=None)",
+                 "wandb.agent(sid, train, count=int(sys.argv[1]))", "wandb.agent(sid, train, count=True)",
+                 "wandb.agent(sid, train, count=0)"):
+        s = only(read("import sys, wandb\ndef train():\n    pass\nsid = wandb.sweep({'method': 'random', "
+                      "'parameters': {}})\n" + call + "\n"))
+        assert "runs" not in s, (call, s)
+    # hyperparameter_search: n_trials, 20 when absent (transformers' default), not known when computed
+    hp = ("from transformers import Trainer\nimport sys\ndef hp(trial):\n    return {'method': 'random', "
+          "'metric': {'name': 'objective', 'goal': 'minimize'}, 'parameters': {}}\n")
+    s = only(read(hp + "Trainer().hyperparameter_search(backend='wandb', hp_space=hp, n_trials=7)\n"))
+    assert s["runs"]["count"] == 7 and s["runs"]["by"] == "hyperparameter_search(n_trials=7)", s
+    s = only(read(hp + "Trainer().hyperparameter_search(backend='wandb', hp_space=hp)\n"))
+    assert s["runs"]["count"] == 20 and "its default" in s["runs"]["by"], s
+    s = only(read(hp + "Trainer().hyperparameter_search(backend='wandb', hp_space=hp, n_trials=int(sys.argv[1]))\n"))
+    assert "runs" not in s, s
+
+
+@case
 def callable_and_function_argument():
     s = only(read("""import wandb
 def make():

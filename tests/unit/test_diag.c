@@ -128,6 +128,36 @@ static void test_sort_by_path_line_col_rule(void **state)
 		assert_string_equal(d.v[i].message, order[i]);
 }
 
+/* The same finding twice (two settings layers holding one value at one place) is said once; a finding
+ * that differs in its rule, severity, message, hint, place or file is kept. */
+static void test_sort_drops_repeats(void **state)
+{
+	(void)state;
+	const char *text = "aaaa\nbbbb\n";
+	struct sl_source *s1 = sl_source_from_bytes(A, "a.py", text, strlen(text));
+	struct sl_source *s2 = sl_source_from_bytes(A, "b.py", text, strlen(text));
+	struct sl_diags d;
+	sl_diags_init(&d, A);
+	sl_diags_add(&d, "prefer-bf16", SL_SEV_INFO, s1, at(s1, 2, 1), "fp16")->hint = "use bf16";
+	sl_diags_add(&d, "oom", SL_SEV_ERROR, s1, at(s1, 1, 1), "too big");
+	sl_diags_add(&d, "prefer-bf16", SL_SEV_INFO, s1, at(s1, 2, 1), "fp16")->hint = "use bf16";
+	sl_diags_add(&d, "prefer-bf16", SL_SEV_INFO, s1, at(s1, 2, 1), "fp16")->hint = "another hint";
+	sl_diags_add(&d, "prefer-bf16", SL_SEV_WARNING, s1, at(s1, 2, 1), "fp16")->hint = "use bf16";
+	sl_diags_add(&d, "prefer-bf16", SL_SEV_INFO, s1, at(s1, 2, 2), "fp16")->hint = "use bf16";
+	sl_diags_add(&d, "prefer-bf16", SL_SEV_INFO, s2, at(s2, 2, 1), "fp16")->hint = "use bf16";
+	sl_diags_add(&d, "oom", SL_SEV_ERROR, s1, at(s1, 1, 1), "too big");
+	sl_diags_add(&d, "oom", SL_SEV_ERROR, s1, at(s1, 1, 1), "too big, twice");
+	sl_diags_sort(&d);
+	assert_int_equal(d.n, 7);
+	size_t bf16_at_2_1 = 0, oom = 0;
+	for (size_t i = 0; i < d.n; i++) {
+		bf16_at_2_1 += d.v[i].src == s1 && strcmp(d.v[i].rule, "prefer-bf16") == 0 && d.v[i].span.col == 1;
+		oom += strcmp(d.v[i].rule, "oom") == 0;
+	}
+	assert_int_equal(bf16_at_2_1, 3); /* the repeat goes; another hint, another severity stay */
+	assert_int_equal(oom, 2);         /* the repeat goes; another message stays */
+}
+
 static void test_count_by_severity(void **state)
 {
 	(void)state;
@@ -179,6 +209,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_add_formats_and_keeps_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_keeps_every_entry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sort_by_path_line_col_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sort_drops_repeats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_count_by_severity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_term_safe, setup, teardown),
 	};
