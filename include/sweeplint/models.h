@@ -130,6 +130,7 @@ enum sl_family {
 	SL_FAMILY_SEED_OSS,    /* Seed-OSS: llama's layout, q/k/v biases (attention_bias), o and MLP biases by their keys */
 	SL_FAMILY_ERNIE4_5,    /* ERNIE-4.5 dense: llama's layout, every linear biased when use_bias */
 	SL_FAMILY_LFM2,        /* LFM2: gated short convolutions in most layers, GQA with q/k norms in the rest */
+	SL_FAMILY_INTERNLM3,   /* InternLM3: llama's layout, q/k/v biased by qkv_bias, o and the MLP by bias */
 	SL_FAMILY_ERNIE4_5_MOE, /* ERNIE-4.5-21B-A3B: ernie4_5's attention, a dense first layer, routed + shared experts */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT

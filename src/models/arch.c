@@ -93,6 +93,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_ERNIE4_5] = "ernie4_5",
 	[SL_FAMILY_LFM2] = "lfm2",
 	[SL_FAMILY_ERNIE4_5_MOE] = "ernie4_5_moe",
+	[SL_FAMILY_INTERNLM3] = "internlm3",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -254,6 +255,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_SEED_OSS:
 	case SL_FAMILY_ERNIE4_5:
 	case SL_FAMILY_ERNIE4_5_MOE:
+	case SL_FAMILY_INTERNLM3:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;

@@ -75,7 +75,7 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -246,7 +246,7 @@ static bool own_biases(enum sl_family f)
 	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
 	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE ||
 	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5 || f == SL_FAMILY_LFM2 ||
-	       f == SL_FAMILY_ERNIE4_5_MOE;
+	       f == SL_FAMILY_ERNIE4_5_MOE || f == SL_FAMILY_INTERNLM3;
 }
 
 /*
@@ -378,6 +378,15 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 			a->dense_ffn = 0;
 			a->moe_stats = false;
 		}
+		break;
+	}
+	case SL_FAMILY_INTERNLM3: {
+		/* InternLM3ForCausalLM, the checkpoint's remote modeling_internlm3.py (as copied in
+		 * Vastai/VastModelZOO llm/internlm3/build_in/source_code/modeling_internlm3_vacc.py@e5f6fc67):
+		 * llama's layout; q/k/v_proj biased when qkv_bias, o_proj and gate/up/down_proj when bias */
+		bool qkv = flag(c->qkv_bias, false), b = flag(c->bias, false);
+		a->bias = qkv || b;
+		a->no_bias = (uint8_t)((qkv ? 0 : SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V) | (b ? 0 : SL_NOBIAS_O | SL_NOBIAS_MLP));
 		break;
 	}
 	case SL_FAMILY_ERNIE4_5:

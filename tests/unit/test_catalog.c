@@ -489,6 +489,9 @@ static void test_config_families(void **state)
 		 * layer 0's MLP 3 x 2560 x 12288, 27 x (gate 2560 x 64, 64 experts 3 x 2560 x 1536, shared 3 x 2560 x
 		 * 3072, 64 score corrections), final norm. No table entry: its card's "21B total" is 3.9% under this,
 		 * so the id stays unknown by name rather than be called wrong (docs/models.md) */
+		/* by hand: 2 x 128512 x 4096 (untied), 48 x (q/o 2 x 4096^2, k/v 2 x 4096 x 256, MLP 3 x 4096 x 10240,
+		 * two norms), final norm */
+		{"fixtures/configs/internlm3", SL_FAMILY_INTERNLM3, 8804241408, "internlm3-8b"},
 		{"fixtures/configs/ernie4_5_moe", SL_FAMILY_ERNIE4_5_MOE, 21825437888, NULL},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
