@@ -345,6 +345,9 @@ uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t);
 /* Whether layer i mixes by attention (else a state-space or RWKV mixer), and whether its feed-forward is MoE. */
 bool sl_arch_attn_layer(const struct sl_arch *a, uint32_t i);
 bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i);
+/* How many layers mix by attention (sl_arch_attn_layer) and how many are MoE (sl_arch_moe_layer), counted
+ * without visiting each layer (any 32-bit layer count). */
+void sl_arch_layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n_moe);
 
 /* Parameters of the part of the model that runs (SL_PART_FULL: sl_arch_params_for_task). */
 uint64_t sl_arch_params_for_part(const struct sl_arch *a, enum sl_task t, enum sl_part part);

@@ -632,11 +632,10 @@ static void decoder_layer(const struct ctx *x, double n, struct layer *L)
 		ffn_block(x, n, L);
 		return;
 	}
-	double layers = a->layers ? a->layers : 1, n_attn = 0, n_moe = 0;
-	for (uint32_t i = 0; i < a->layers; i++) {
-		n_attn += sl_arch_attn_layer(a, i);
-		n_moe += sl_arch_moe_layer(a, i);
-	}
+	double layers = a->layers ? a->layers : 1;
+	uint64_t na, nm;
+	sl_arch_layer_counts(a, &na, &nm);
+	double n_attn = (double)na, n_moe = (double)nm;
 	struct layer one = {0};
 	if (n_attn > 0) {
 		attn_block(x, n, n, false, &one);

@@ -36,8 +36,9 @@ double sl_arch_cache_bytes(const struct sl_arch *a, double tokens, double elem, 
 	double ssm = a->ssm_heads ? (I + 2.0 * (a->ssm_groups ? a->ssm_groups : 1) * N) * K + I * N : I * K + I * N;
 	double sum = 0;
 	uint32_t windowed = 0, attn = 0;
-	for (uint32_t i = 0; i < a->layers; i++)
-		attn += sl_arch_attn_layer(a, i);
+	uint64_t n_attn, n_moe;
+	sl_arch_layer_counts(a, &n_attn, &n_moe);
+	attn = (uint32_t)n_attn; /* at most a->layers */
 	windowed = a->window && a->window_layers < attn ? a->window_layers : a->window ? attn : 0;
 	sum += (double)(attn - windowed) * tokens * per_token * elem;
 	sum += (double)windowed * min_d(tokens, a->window) * per_token * elem;

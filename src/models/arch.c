@@ -572,6 +572,40 @@ static bool attn_layer(const struct sl_arch *a, uint64_t i)
 	return a->attn_every && i % a->attn_every == a->attn_offset;
 }
 
+/* How many i in [0, n) have i % every == offset (every >= 1). */
+static uint64_t periodic_upto(uint64_t n, uint64_t every, uint64_t offset)
+{
+	return offset < every && n > offset ? (n - offset - 1) / every + 1 : 0;
+}
+
+/*
+ * How many of the layers mix by attention and how many have an MoE feed-forward, as attn_layer and
+ * moe_layer decide them layer by layer, counted without visiting each layer (a config's layer count
+ * is any 32-bit number: 4e9 visits per count hung a check).
+ */
+static void layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n_moe)
+{
+	uint64_t L = a->layers;
+	if (a->family == SL_FAMILY_RWKV)
+		*n_attn = 0;
+	else if (a->attn_listed) {
+		uint64_t n = L < SL_ARCH_MAX_LISTED ? L : SL_ARCH_MAX_LISTED, c = 0;
+		for (uint64_t i = 0; i < n; i++)
+			c += a->attn_map[i / 32] >> (i % 32) & 1u;
+		*n_attn = c;
+	} else if (!a->ssm_inner)
+		*n_attn = L;
+	else
+		*n_attn = a->attn_every ? periodic_upto(L, a->attn_every, a->attn_offset) : 0;
+	uint64_t lo = a->moe_first, hi = a->moe_end && a->moe_end < L ? a->moe_end : L;
+	if (!a->experts || hi <= lo)
+		*n_moe = 0;
+	else if (a->moe_every <= 1)
+		*n_moe = hi - lo;
+	else
+		*n_moe = periodic_upto(hi, a->moe_every, a->moe_offset) - periodic_upto(lo, a->moe_every, a->moe_offset);
+}
+
 /*
  * A selective state-space mixer. Mamba (MambaMixer, modeling_mamba.py; FalconMambaMixer adds only
  * weightless RMS norms; JambaMambaMixer adds dt/B/C RMSNorms): in_proj h -> 2I, conv1d (I channels,
@@ -617,18 +651,24 @@ static uint64_t rwkv_layer(const struct sl_arch *a)
 	return 2 * norm(a, h) + 5 * h + 3 * h * A + A * h + 2 * h + h * I + h * h + I * h;
 }
 
-/* One decoder layer: its norms, its mixer (attention or state space) and its feed-forward. */
-static uint64_t decoder_layer(const struct sl_arch *a, uint64_t i)
+/*
+ * The decoder's layers: each its norms and activation parameters, its mixer (attention where attn_layer,
+ * else the short convolution or state-space mixer) and its feed-forward (MoE where moe_layer, else dense),
+ * summed from the counts of each kind (layer_counts); RWKV's blocks and its pre-LayerNorm of layer 0.
+ */
+static uint64_t decoder_layers(const struct sl_arch *a)
 {
+	uint64_t L = a->layers;
+	if (!L)
+		return 0;
 	if (a->family == SL_FAMILY_RWKV)
-		return rwkv_layer(a) + (i == 0 ? norm(a, a->hidden) : 0);
-	uint64_t n = layer_norms(a) * norm(a, a->hidden) + a->act_params;
-	n += attn_layer(a, i) ? attention(a) : a->sconv_kernel ? short_conv(a) : ssm_mixer(a);
-	if (moe_layer(a, i))
-		n += moe_ffn(a);
-	else if (a->intermediate)
-		n += dense_ffn(a, a->experts && a->dense_ffn ? a->dense_ffn : a->intermediate);
-	return n;
+		return L * rwkv_layer(a) + norm(a, a->hidden);
+	uint64_t n_attn, n_moe;
+	layer_counts(a, &n_attn, &n_moe);
+	uint64_t dense = a->intermediate ? dense_ffn(a, a->experts && a->dense_ffn ? a->dense_ffn : a->intermediate) : 0;
+	uint64_t mixer = L > n_attn ? (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0;
+	return L * (layer_norms(a) * norm(a, a->hidden) + a->act_params) + n_attn * (n_attn ? attention(a) : 0) +
+	       (L - n_attn) * mixer + n_moe * (n_moe ? moe_ffn(a) : 0) + (L - n_moe) * dense;
 }
 
 /* Feed-forward of a layer of a uniform stack (encoders, encoder-decoders): dense, or MoE in every layer. */
@@ -741,8 +781,7 @@ static void count(const struct sl_arch *a, struct parts *p)
 		p->embeddings = V * E + pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0);
 		if (E != h)
 			p->embeddings += 2 * E * h; /* opt project_in / project_out, no bias */
-		for (uint64_t i = 0; i < L; i++)
-			p->body += decoder_layer(a, i);
+		p->body += decoder_layers(a);
 		p->body += a->final_norm ? norm(a, h) : 0;
 		p->vision = vision(a);
 		p->body += p->vision;
@@ -864,6 +903,11 @@ bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i)
 	return moe_layer(a, i);
 }
 
+void sl_arch_layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n_moe)
+{
+	layer_counts(a, n_attn, n_moe);
+}
+
 /* Layers that differ from one another (dense first layers, interleaved MoE, hybrid mixers, RWKV). */
 static bool mixed_layers(const struct sl_arch *a)
 {
@@ -947,17 +991,18 @@ void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ff
 		return;
 	/* the average layer: the mixers (attention, state space, RWKV's) and feed-forwards summed over the layers */
 	uint64_t at = 0, ff = 0, dense = w * h * (a->experts && a->dense_ffn ? a->dense_ffn : I);
-	for (uint32_t i = 0; i < a->layers; i++) {
-		if (a->family == SL_FAMILY_RWKV) {
-			at += 4 * h * q;
-			ff += 2 * h * I + h * h;
-			continue;
-		}
-		at += attn_layer(a, i) ? *attn : a->sconv_kernel ? short_conv(a) : ssm_mixer(a);
-		ff += moe_layer(a, i) ? *ffn_out : I ? dense : 0;
+	uint64_t L = a->layers;
+	if (a->family == SL_FAMILY_RWKV) {
+		at = L * (4 * h * q);
+		ff = L * (2 * h * I + h * h);
+	} else {
+		uint64_t n_attn, n_moe;
+		layer_counts(a, &n_attn, &n_moe);
+		at = n_attn * *attn + (L > n_attn ? (L - n_attn) * (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0);
+		ff = n_moe * *ffn_out + (L - n_moe) * (I ? dense : 0);
 	}
-	*attn = at / a->layers;
-	*ffn_out = ff / a->layers;
+	*attn = at / L;
+	*ffn_out = ff / L;
 }
 
 uint64_t sl_arch_largest_layer(const struct sl_arch *a)
