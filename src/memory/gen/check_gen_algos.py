@@ -4,9 +4,10 @@
   check_gen_algos.py GEN_ALGOS.py RULES_DIR      (TAP)
 """
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_gen_rows import check  # noqa: E402
 
 CASES = (
     # (replace, with, expected message)
@@ -23,42 +24,9 @@ CASES = (
 )
 
 
-def run(gen, path, out):
-    return subprocess.run([sys.executable, gen, out, path], capture_output=True, text=True)
-
-
 def main():
-    gen, rules = sys.argv[1], sys.argv[2]
-    src = os.path.join(rules, "algorithms.yaml")
-    with open(src, encoding="utf-8") as f:
-        text = f.read()
-    n = 0
-    print("1..%d" % (len(CASES) + 1))
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "t.c")
-        p = run(gen, src, out)
-        n += 1
-        ok = p.returncode == 0 and "sl_algo_table[]" in open(out, encoding="utf-8").read()
-        print("%s %d - rules/algorithms.yaml builds%s" % ("ok" if ok else "not ok", n, "" if ok else ": " + p.stderr))
-        bad = 0 if ok else 1
-        for old, new, msg in CASES:
-            n += 1
-            if old not in text:
-                print("not ok %d - fixture text %r not in algorithms.yaml" % (n, old))
-                bad += 1
-                continue
-            path = os.path.join(d, "algorithms.yaml")
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text.replace(old, new, 1))
-            p = run(gen, path, out)
-            line = text[: text.index(old)].count("\n") + len(old.split("\n"))
-            err = p.stderr.strip()
-            good = p.returncode == 1 and msg in err and err.startswith(path + ":") and ": error: " in err
-            # the row's line: the `- name:` line at or above the edit
-            good = good and int(err[len(path) + 1:].split(":")[0]) <= line
-            print("%s %d - %s%s" % ("ok" if good else "not ok", n, msg, "" if good else ": " + err))
-            bad += 0 if good else 1
-    return 1 if bad else 0
+    return check(sys.argv[1], sys.argv[2], "algorithms.yaml", "sl_algo_table[]", CASES,
+                 lambda text, old: text[: text.index(old)].count("\n") + len(old.split("\n")))
 
 
 if __name__ == "__main__":
