@@ -132,6 +132,8 @@ enum sl_family {
 	SL_FAMILY_LFM2,        /* LFM2: gated short convolutions in most layers, GQA with q/k norms in the rest */
 	SL_FAMILY_INTERNLM3,   /* InternLM3: llama's layout, q/k/v biased by qkv_bias, o and the MLP by bias */
 	SL_FAMILY_ERNIE4_5_MOE, /* ERNIE-4.5-21B-A3B: ernie4_5's attention, a dense first layer, routed + shared experts */
+	SL_FAMILY_QWEN3_VL,    /* Qwen3-VL: a qwen3 language model + its vision tower with DeepStack mergers */
+	SL_FAMILY_QWEN3_VL_MOE, /* Qwen3-VL MoE: a qwen3_moe language model + the same tower */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -232,14 +234,25 @@ struct sl_arch {
 	uint32_t vis_temporal;   /* qwen2.5-vl temporal_patch_size */
 	uint32_t vis_merge;      /* qwen2.5-vl spatial_merge_size */
 	uint32_t vis_tokens;     /* language-model tokens per image at vis_image (gemma3 mm_tokens_per_image); 0: from the size */
-	uint32_t vis_proj_in, vis_proj_out; /* llama4: projector_input_dim, projector_output_dim (= vision_output_dim) */
+	uint32_t vis_proj_in, vis_proj_out; /* llama4: projector_input_dim, projector_output_dim (= vision_output_dim);
+					      qwen3-vl: vis_proj_out is out_hidden_size */
 	bool vis_proj_bias;      /* mistral3 multimodal_projector_bias: linear_1 and linear_2 with biases */
+	uint32_t vis_pos;        /* qwen3-vl num_position_embeddings: the learned (interpolated) position table */
+	uint32_t vis_deepstack;  /* qwen3-vl: DeepStack mergers (len(deepstack_visual_indexes)) */
 	/* SL_FAMILY_CUSTOM: a custom nn.Module built from a layer list (role `modules`); NULL otherwise */
 	const struct sl_modules *modules;
 };
 
 /* Vision towers (struct sl_arch.vis_kind). */
-enum { SL_VISION_NONE, SL_VISION_SIGLIP, SL_VISION_QWEN2_5, SL_VISION_LLAMA4, SL_VISION_PIXTRAL, SL_VISION__COUNT };
+enum {
+	SL_VISION_NONE,
+	SL_VISION_SIGLIP,
+	SL_VISION_QWEN2_5,
+	SL_VISION_LLAMA4,
+	SL_VISION_PIXTRAL,
+	SL_VISION_QWEN3,
+	SL_VISION__COUNT
+};
 
 /* Linears without a bias in a family whose `bias` is set (struct sl_arch.no_bias). */
 enum {

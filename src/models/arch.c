@@ -94,6 +94,8 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_LFM2] = "lfm2",
 	[SL_FAMILY_ERNIE4_5_MOE] = "ernie4_5_moe",
 	[SL_FAMILY_INTERNLM3] = "internlm3",
+	[SL_FAMILY_QWEN3_VL] = "qwen3_vl",
+	[SL_FAMILY_QWEN3_VL_MOE] = "qwen3_vl_moe",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -123,6 +125,10 @@ int sl_family_parse(const char *s)
 		return SL_FAMILY_LLAMA4;
 	if (strcmp(s, "qwen2_5_vl_text") == 0)
 		return SL_FAMILY_QWEN2_5_VL;
+	if (strcmp(s, "qwen3_vl_text") == 0)
+		return SL_FAMILY_QWEN3_VL;
+	if (strcmp(s, "qwen3_vl_moe_text") == 0)
+		return SL_FAMILY_QWEN3_VL_MOE;
 	return -1;
 }
 
@@ -256,6 +262,8 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_ERNIE4_5:
 	case SL_FAMILY_ERNIE4_5_MOE:
 	case SL_FAMILY_INTERNLM3:
+	case SL_FAMILY_QWEN3_VL:
+	case SL_FAMILY_QWEN3_VL_MOE:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -267,7 +275,8 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->fused_qkv = f == SL_FAMILY_PHI3 || f == SL_FAMILY_QWEN; /* qkv_proj (and gate_up_proj); Qwen c_attn */
 		a->norms = f == SL_FAMILY_GEMMA2 || f == SL_FAMILY_GEMMA3 ? 4 : 0; /* pre/post-attention and -FFN */
 		a->qk_norm = f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN3 || f == SL_FAMILY_QWEN3_MOE ||
-			     f == SL_FAMILY_OLMO2 || f == SL_FAMILY_APERTUS;
+			     f == SL_FAMILY_OLMO2 || f == SL_FAMILY_APERTUS || f == SL_FAMILY_QWEN3_VL ||
+			     f == SL_FAMILY_QWEN3_VL_MOE; /* Qwen3VLTextAttention: qwen3's q_norm/k_norm */
 		/* issue #30 (docs/models.md): Olmo2Attention q_norm/k_norm over heads x head_dim; GlmAttention
 		 * q/k/v biases, o none; InternLM2 wqkv and ChatGLM query_key_value packed; Apertus xIELU's
 		 * alpha_p and alpha_n and a plain up/down MLP; SmolLM3Config ties the head; gpt-oss biases on
@@ -698,6 +707,12 @@ static uint64_t ffn(const struct sl_arch *a)
  * Mistral3MultiModalProjector (modular_mistral3.py@70721ef4): norm (RMSNorm over vh), the patch merger's
  * merging_layer vh·m² -> vh without bias, linear_1 vh -> h and linear_2 h -> h (biases when
  * multimodal_projector_bias; one vision_feature_layer, the default -1).
+ * Qwen3-VL (Qwen3VLVisionModel, modeling_qwen3_vl.py@68a7b7e2; the MoE checkpoints hold the same tower):
+ * patch Conv3d 3 -> vh (kernel T x p x p, with bias), pos_embed num_position_embeddings x vh (bilinearly
+ * interpolated to the grid), blocks of two LayerNorms, qkv vh -> 3vh and proj with biases, fc1/fc2 with
+ * biases (not gated); the merger Qwen3VLVisionPatchMerger: a LayerNorm over vh, linear_fc1 vh·m² -> vh·m²
+ * and linear_fc2 vh·m² -> out_hidden_size with biases; one more merger per deepstack_visual_indexes entry,
+ * its LayerNorm over vh·m² (use_postshuffle_norm).
  */
 static uint64_t vision(const struct sl_arch *a)
 {
@@ -723,6 +738,14 @@ static uint64_t vision(const struct sl_arch *a)
 		uint64_t m = a->vis_merge ? a->vis_merge : 2, b = a->vis_proj_bias ? 1 : 0;
 		uint64_t layer = 2 * vh + 4 * vh * vh + 3 * vh * vf;
 		return 3 * p * p * vh + vh + L * layer + vh + vh * m * m * vh + vh * h + b * h + h * h + b * h;
+	}
+	case SL_VISION_QWEN3: {
+		uint64_t T = a->vis_temporal ? a->vis_temporal : 2, m = a->vis_merge ? a->vis_merge : 2;
+		uint64_t out = a->vis_proj_out ? a->vis_proj_out : h, w = vh * m * m;
+		uint64_t layer = 4 * vh + vh * 3 * vh + 3 * vh + vh * vh + vh + vh * vf + vf + vf * vh + vh;
+		uint64_t mlp = w * w + w + w * out + out; /* linear_fc1, linear_fc2 */
+		return 3 * T * p * p * vh + vh + (uint64_t)a->vis_pos * vh + L * layer + 2 * vh + mlp +
+		       (uint64_t)a->vis_deepstack * (2 * w + mlp);
 	}
 	default:
 		return 0;

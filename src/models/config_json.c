@@ -75,7 +75,8 @@ const char *hf_family_list(void)
 	       "mixtral, qwen2_moe, qwen3_moe, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, opt, bloom, falcon, "
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
-	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3";
+	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3, "
+	       "qwen3_vl, qwen3_vl_moe";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -117,6 +118,7 @@ static struct spelling spelling_of(enum sl_family f)
 		return (struct spelling){"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"};
 	case SL_FAMILY_QWEN2_MOE:
 	case SL_FAMILY_QWEN3_MOE:
+	case SL_FAMILY_QWEN3_VL_MOE:
 		return (struct spelling){"hidden_size", "num_hidden_layers", "num_attention_heads",
 					 "moe_intermediate_size"};
 	default:
@@ -145,7 +147,8 @@ static bool ffn_4h(enum sl_family f)
 
 bool hf_family_nests_text(enum sl_family f)
 {
-	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4 || f == SL_FAMILY_MISTRAL3;
+	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4 || f == SL_FAMILY_MISTRAL3 ||
+	       f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE;
 }
 
 /* Families whose layers mix tokens without attention heads: their config has none to read. */
@@ -186,7 +189,9 @@ static const char *vision_switches(enum sl_family f, const struct hf_config *c, 
 	if (!v->intermediate_size)
 		return "vision_config.intermediate_size";
 	if (!layers)
-		return f == SL_FAMILY_QWEN2_5_VL ? "vision_config.depth" : "vision_config.num_hidden_layers";
+		return f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE
+			       ? "vision_config.depth"
+			       : "vision_config.num_hidden_layers";
 	if (!v->patch_size)
 		return "vision_config.patch_size";
 	a->vis_hidden = *v->hidden_size;
@@ -215,6 +220,15 @@ static const char *vision_switches(enum sl_family f, const struct hf_config *c, 
 		a->vis_image = v->image_size ? *v->image_size : 0;
 		a->vis_merge = c->spatial_merge_size ? *c->spatial_merge_size : 2;
 		a->vis_proj_bias = flag(c->multimodal_projector_bias, false);
+	} else if (f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE) {
+		/* Qwen3VLVisionConfig: num_position_embeddings 2304, out_hidden_size (the language model's width),
+		 * deepstack_visual_indexes [8, 16, 24]: a merger each (configuration_qwen3_vl.py defaults) */
+		a->vis_kind = SL_VISION_QWEN3;
+		a->vis_temporal = v->temporal_patch_size ? *v->temporal_patch_size : 2;
+		a->vis_merge = v->spatial_merge_size ? *v->spatial_merge_size : 2;
+		a->vis_pos = v->num_position_embeddings ? *v->num_position_embeddings : 2304;
+		a->vis_proj_out = v->out_hidden_size ? *v->out_hidden_size : a->hidden;
+		a->vis_deepstack = v->deepstack_visual_indexes ? v->deepstack_visual_indexes_count : 3;
 	} else {
 		a->vis_kind = SL_VISION_QWEN2_5;
 		a->vis_temporal = v->temporal_patch_size ? *v->temporal_patch_size : 2;
@@ -627,6 +641,7 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 	case SL_FAMILY_MIXTRAL:
 	case SL_FAMILY_QWEN2_MOE:
 	case SL_FAMILY_QWEN3_MOE:
+	case SL_FAMILY_QWEN3_VL_MOE:
 	case SL_FAMILY_OLMOE: {
 		/* OlmoeConfig: num_experts experts of intermediate_size, num_experts_per_tok of them per token */
 		const uint32_t *e = first(c->num_local_experts, c->num_experts, NULL, NULL);
@@ -636,7 +651,7 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 			return "num_experts_per_tok";
 		a->experts = *e;
 		a->top_k = *c->num_experts_per_tok;
-		if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE) {
+		if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE || f == SL_FAMILY_QWEN3_VL_MOE) {
 			if (!c->moe_intermediate_size)
 				return "moe_intermediate_size";
 			a->intermediate = *c->moe_intermediate_size;
@@ -720,7 +735,7 @@ const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struc
 	else
 		a->head_dim = a->heads ? a->hidden / a->heads : 0;
 
-	if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE)
+	if (f == SL_FAMILY_QWEN2_MOE || f == SL_FAMILY_QWEN3_MOE || f == SL_FAMILY_QWEN3_VL_MOE)
 		v = c->moe_intermediate_size; /* the experts' width; intermediate_size is the dense layers' */
 	else if (f == SL_FAMILY_CHATGLM)
 		v = c->ffn_hidden_size;

@@ -94,7 +94,8 @@
 	X(num_attention_heads, U) X(num_heads, U)                                                              \
 	X(patch_size, U) X(image_size, U) X(temporal_patch_size, U) X(spatial_merge_size, U)                   \
 	X(out_hidden_size, U) X(num_channels, U) X(in_chans, U)                                                \
-	X(projector_input_dim, U) X(projector_output_dim, U) X(vision_output_dim, U) /* llama4 */
+	X(projector_input_dim, U) X(projector_output_dim, U) X(vision_output_dim, U) /* llama4 */            \
+	X(num_position_embeddings, U) X(deepstack_visual_indexes, N) /* qwen3_vl */
 
 #define HF_FIELD_U(k) const uint32_t *k;
 #define HF_FIELD_A(k) const uint32_t *k;
@@ -139,7 +140,7 @@ int hf_family_parse(const char *model_type);
 /* "bert, roberta, ..." — the supported model_type values, for messages. */
 const char *hf_family_list(void);
 
-/* Families whose language model's keys a config.json nests under text_config (gemma3, qwen2_5_vl, llama4). */
+/* Families whose language model's keys a config.json nests under text_config (gemma3, qwen2_5_vl, llama4, mistral3, qwen3_vl). */
 bool hf_family_nests_text(enum sl_family f);
 
 /*

@@ -210,6 +210,9 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_u32(f, "vis_tokens", a->vis_tokens);
 	put_u32(f, "vis_proj_in", a->vis_proj_in);
 	put_u32(f, "vis_proj_out", a->vis_proj_out);
+	put_bool(f, "vis_proj_bias", a->vis_proj_bias);
+	put_u32(f, "vis_pos", a->vis_pos);
+	put_u32(f, "vis_deepstack", a->vis_deepstack);
 	fputs("},\n", f);
 }
 

@@ -493,6 +493,13 @@ static void test_config_families(void **state)
 		 * two norms), final norm */
 		{"fixtures/configs/internlm3", SL_FAMILY_INTERNLM3, 8804241408, "internlm3-8b"},
 		{"fixtures/configs/ernie4_5_moe", SL_FAMILY_ERNIE4_5_MOE, 21825437888, NULL},
+		/* by hand: Qwen3-8B's 8,190,735,360 and the tower: Conv3d 3 x 2 x 16^2 x 1152 + 1152, positions 2304 x
+		 * 1152, 27 x (two LayerNorms 4 x 1152, qkv 1152 x 3456 + 3456, proj 1152^2 + 1152, fc1 1152 x 4304 +
+		 * 4304, fc2 4304 x 1152 + 1152), the merger (LayerNorm 2 x 1152, fc1 4608^2 + 4608, fc2 4608 x 4096 +
+		 * 4096) and 3 DeepStack mergers (LayerNorm 2 x 4608, the same fc1 and fc2): 576,388,336 */
+		{"fixtures/configs/qwen3_vl", SL_FAMILY_QWEN3_VL, 8767123696, "qwen3-vl-8b"},
+		/* by hand: Qwen3-30B-A3B's 30,532,122,624 and the same tower with fc2 4608 x 2048 + 2048: 538,631,408 */
+		{"fixtures/configs/qwen3_vl_moe", SL_FAMILY_QWEN3_VL_MOE, 31070754032, "qwen3-vl-30b-a3b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;

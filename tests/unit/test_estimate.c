@@ -799,6 +799,11 @@ static void test_cache_terms(void **state)
 	assert_false(sl_arch_moe_layer(er, 0));
 	assert_true(sl_arch_moe_layer(er, 1) && sl_arch_moe_layer(er, 27));
 	assert_true(sl_arch_cache_bytes(er, 8192, 2, false) == 28.0 * 8192 * 2 * 4 * 128 * 2);
+	/* Qwen3-VL-8B at 8192: its text model's plain GQA, 36 layers x 2 x 8 heads x 128 (the tower keeps no cache) */
+	const struct sl_arch *q3v = fixture(e, "qwen3_vl");
+	assert_int_equal(q3v->vis_kind, SL_VISION_QWEN3);
+	assert_int_equal(q3v->vis_deepstack, 3);
+	assert_true(sl_arch_cache_bytes(q3v, 8192, 2, false) == 36.0 * 8192 * 2 * 8 * 128 * 2);
 	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
 	struct sl_catalog *c = NULL;
 	struct sl_diags d;
