@@ -73,6 +73,8 @@ enum sl_amp { SL_AMP_OFF, SL_AMP_FP16, SL_AMP_BF16, SL_AMP__COUNT };
 
 /* Modules trained in full next to an adapter (PEFT modules_to_save): the input embedding, the LM head. */
 enum { SL_MTS_EMBED = 1u << 0, SL_MTS_HEAD = 1u << 1 };
+/* LLaMA-Factory's freeze_trainable_layers default (hparams/finetuning_args.py FreezeArguments @ff6d4d12) */
+#define SL_FREEZE_DEFAULT_LAYERS 2
 enum sl_attn { SL_ATTN_DEFAULT, SL_ATTN_EAGER, SL_ATTN_SDPA, SL_ATTN_FLASH, SL_ATTN__COUNT };
 enum sl_offload { SL_OFFLOAD_NONE, SL_OFFLOAD_OPTIMIZER, SL_OFFLOAD_ALL, SL_OFFLOAD__COUNT };
 /*
@@ -281,6 +283,12 @@ struct sl_settings {
 	                            * SL_FROZEN_BACKBONE: the whole model but its task head */
 	bool frozen_embeddings;    /* the embeddings are frozen (also with frozen_layers > 0) */
 	uint64_t head_params;      /* a trainable head the program puts on the model (parameters) */
+	/* LLaMA-Factory finetuning_type freeze / full (docs/memory-model.md "Freeze tuning") */
+	bool full_tuning;          /* finetuning_type (sft_type) full or freeze stated: a LoRA rank is ignored */
+	bool freeze_tuning;        /* finetuning_type freeze: only some layers train */
+	int32_t trainable_layers;  /* freeze: the last N layers train, the first -N when negative; 0: the default 2 */
+	uint32_t trainable_modules;/* freeze: SL_FZ_* bits of what trains in each such layer (0: all) */
+	uint32_t freeze_extra;     /* freeze: SL_FZX_* bits of the modules beside the layers that train */
 	enum sl_part part;         /* the part of the model that runs */
 	bool separate_encoders;    /* bi-encoder: query and passage encoders with weights of their own */
 	uint64_t query_len;        /* bi-encoder: the length of each example's first text (0: seq_len) */

@@ -373,6 +373,17 @@ void sl_arch_layer_params(const struct sl_arch *a, uint64_t *enc, uint64_t *dec)
  */
 uint64_t sl_arch_frozen_params(const struct sl_arch *a, enum sl_task t, enum sl_part part, uint32_t layers,
 			       bool embeddings);
+/* LLaMA-Factory freeze_trainable_modules of a layer (0: all): attention, feed-forward, norms, one sweeplint
+ * cannot size (then counted as the whole layer) */
+enum { SL_FZ_ATTN = 1u << 0, SL_FZ_MLP = 1u << 1, SL_FZ_NORM = 1u << 2, SL_FZ_OTHER = 1u << 3 };
+/* LLaMA-Factory freeze_extra_modules: the input embedding, the LM head, the final norm */
+enum { SL_FZX_EMBED = 1u << 0, SL_FZX_HEAD = 1u << 1, SL_FZX_NORM = 1u << 2 };
+/*
+ * Parameters that train under LLaMA-Factory's freeze tuning: k layers (the first of them layer
+ * first_id), their SL_FZ_* modules (0: all; SL_FZ_OTHER: the whole layer), the SL_FZX_* extra modules.
+ * 0: not modelled (not a uniform decoder stack; expert ids that the layer ids name too).
+ */
+uint64_t sl_arch_freeze_params(const struct sl_arch *a, uint32_t k, uint32_t first_id, uint32_t mods, uint32_t extra);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
 /*

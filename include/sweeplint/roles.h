@@ -97,6 +97,10 @@ enum sl_role {
 	SL_ROLE_MAX_NUM_BATCHED_TOKENS, /* vLLM max_num_batched_tokens (the profile run's tokens) */
 	SL_ROLE_MAX_NUM_SEQS,     /* vLLM max_num_seqs (the profile sampler's rows) */
 	SL_ROLE_MODULES,          /* a custom nn.Module's layer list: the model (struct sl_modules) */
+	/* LLaMA-Factory freeze tuning (docs/memory-model.md "Freeze tuning") */
+	SL_ROLE_TRAINABLE_LAYERS, /* freeze_trainable_layers: the last N layers train (the first -N when negative) */
+	SL_ROLE_TRAINABLE_MODULES,/* freeze_trainable_modules: all, or the modules of each such layer (SL_FZ_*) */
+	SL_ROLE_FREEZE_EXTRA,     /* freeze_extra_modules: embeddings, LM head, final norm (SL_FZX_*) */
 	/* preference and RL fine-tuning (issue #31; docs/memory-model.md "Preference and RL fine-tuning") */
 	SL_ROLE_ALGORITHM,        /* sft | dpo | orpo | simpo | kto | grpo | rloo | ppo | reward (rules/algorithms.yaml) */
 	SL_ROLE_BETA,             /* the KL coefficient: 0 loads no reference model (GRPO, RLOO) */
@@ -113,6 +117,10 @@ enum sl_role {
 	SL_ROLE__COUNT
 };
 
+/* peft_method values "full" and "freeze" (LLaMA-Factory finetuning_type, ms-swift sft_type): no adapter,
+ * and a LoRA rank beside them is ignored (LLaMA-Factory reads its LoRA arguments only for lora and oft) */
+#define SL_PEFT_FULL_ROLE ((uint64_t)SL_PEFT_TABLE_END + 1)
+#define SL_PEFT_FREEZE_ROLE ((uint64_t)SL_PEFT_TABLE_END + 2)
 /* A frozen value that freezes the embeddings alone (struct sl_role_value.u of role frozen). */
 #define SL_FROZEN_EMBEDDINGS_ROLE ((uint64_t)UINT32_MAX + 1)
 
@@ -294,5 +302,8 @@ uint32_t sl_lora_targets_parse(const char *list);
 /* modules_to_save names (embed_tokens, wte, lm_head, ...) as SL_MTS_* bits; -1 when one is not a
  * module sweeplint can size. */
 int sl_modules_to_save_parse(const char *list);
+/* LLaMA-Factory freeze_trainable_modules (extra false: SL_FZ_* bits, 0 for all) or freeze_extra_modules
+ * (extra true: SL_FZX_* bits); -1 for an extra module sweeplint cannot size. */
+int sl_freeze_modules_parse(const char *list, bool extra);
 
 #endif

@@ -98,6 +98,9 @@ struct ctx {
 	double L_train;  /* encoder (or decoder-only) layers that keep activations: above the frozen ones */
 	double D_train;  /* an encoder-decoder's decoder layers that keep activations */
 	bool frozen;     /* some layer, or the embeddings, is frozen in a full fine-tune */
+	bool freeze;     /* LLaMA-Factory freeze tuning: L_train layers train (docs/memory-model.md "Freeze tuning") */
+	double L_path;   /* frozen layers autograd records (their input requires grad): what a frozen layer keeps */
+	double T_freeze; /* freeze: the parameters that train */
 };
 
 static bool has_vocab_logits(const struct sl_arch *a, enum sl_task t);
@@ -208,6 +211,45 @@ static double vera_kept(const void *ctx, double in, double out, bool ff)
 static bool upcast(const struct sl_settings *s)
 {
 	return s->upcast_trainable && s->mode == SL_MODE_TRAIN;
+}
+
+/* The first layer id that trains under freeze tuning and how many do (LLaMA-Factory's trainable_layer_ids:
+ * range(L - k, L) for k > 0, range(-k) for k < 0; use_llama_pro's strided ids are not modelled). */
+static uint32_t freeze_layers(const struct sl_settings *s, uint32_t L, uint32_t *first)
+{
+	int64_t k = s->trainable_layers ? s->trainable_layers : SL_FREEZE_DEFAULT_LAYERS;
+	uint64_t n = (uint64_t)(k < 0 ? -k : k);
+	if (n > L)
+		n = L;
+	*first = k > 0 ? L - (uint32_t)n : 0;
+	return (uint32_t)n;
+}
+
+/*
+ * LLaMA-Factory's freeze tuning (model/adapter.py _setup_freeze_tuning @ff6d4d12; docs/memory-model.md
+ * "Freeze tuning"): the trainable layers' parameters (and freeze_extra_modules) have gradients and
+ * optimizer states, the rest is frozen, the LM head and final norm included. Its gradient checkpointing
+ * (model_utils/checkpointing.py get_custom_gradient_checkpointing_func) checkpoints a layer only when
+ * it has a trainable parameter and runs the others plainly: below the first trainable layer nothing
+ * requires grad, so those keep nothing; above it (the first N layers train, or the embeddings do)
+ * autograd records the frozen layers, which keep what a frozen layer keeps, checkpointing or not.
+ */
+static void freeze_ctx(struct ctx *x, enum sl_peft pm)
+{
+	const struct sl_arch *a = x->a;
+	const struct sl_settings *s = x->s;
+	if (!s->freeze_tuning || pm != SL_PEFT_NONE || s->mode != SL_MODE_TRAIN || x->frozen)
+		return;
+	uint32_t first, k = freeze_layers(s, a->layers, &first);
+	uint64_t T = sl_arch_freeze_params(a, k, first, s->trainable_modules, s->freeze_extra);
+	if (!T)
+		return; /* not modelled: every parameter trains (an upper bound) */
+	x->freeze = x->frozen = true;
+	x->T_freeze = (double)T;
+	x->L_train = k;
+	bool emb = s->freeze_extra & SL_FZX_EMBED;
+	x->L_path = s->trainable_layers < 0 || emb ? (double)a->layers - k : 0;
+	x->train_head = x->vocab && (a->tied ? emb : (s->freeze_extra & SL_FZX_HEAD) != 0);
 }
 
 /* The adapters share FSDP units with frozen base weights whose gradients FSDP1 then computes and keeps
@@ -355,6 +397,7 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 		if (s->frozen_layers == SL_FROZEN_BACKBONE)
 			x->train_head = x->vocab && !a->tied;
 	}
+	freeze_ctx(x, pm);
 }
 
 /*
@@ -847,8 +890,22 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	P->tr = enc.transient > dec.transient ? enc.transient : dec.transient;
 	if (L + D == 0)
 		P->tr = 0; /* nothing trains below the head: no layer's backward runs */
+	if (x->L_path > 0) {
+		/* freeze tuning: frozen layers on the backward path run outside checkpointing and keep what a
+		 * frozen layer keeps (no linear's input: its weight does not train) */
+		struct ctx y = *x;
+		y.train_w = y.train_norm = false;
+		y.lora = 0, y.peft_tok = 0;
+		struct layer fl = {0};
+		decoder_layer(&y, n, &fl);
+		body += x->L_path * fl.saved;
+		attn += x->L_path * fl.attn;
+		if (fl.transient > P->tr)
+			P->tr = fl.transient;
+	}
 	/* a frozen layer's forward under no grad: its working set, freed as the next one starts */
-	P->frozen_ws = x->frozen && (L < a->layers || (encdec && D < (a->dec_layers ? a->dec_layers : a->layers)))
+	P->frozen_ws = x->frozen && (L + x->L_path < a->layers ||
+				     (encdec && D < (a->dec_layers ? a->dec_layers : a->layers)))
 			       ? nograd_layer(x, n)
 			       : 0;
 
@@ -856,7 +913,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	 * attention mask, final norm, the head's input, the encoder output kept
 	 * by every cross-attention k/v */
 	double once = 0;
-	if (x->full && !s->frozen_embeddings && !(x->frozen && s->frozen_layers)) {
+	if (x->full && !s->frozen_embeddings && !(x->frozen && s->frozen_layers) &&
+	    !(x->freeze && !(s->freeze_extra & SL_FZX_EMBED))) {
 		if (a->emb_norm)
 			once += n * x->h * x->nb + (x->p_hidden > 0 ? n * x->h : 0);
 		else if (x->p_hidden > 0)
@@ -1364,7 +1422,8 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 		P += head;
 	double T = full ? P : (double)sl_arch_peft_params(a, pm, peft_rank(s), s->lora_targets, s->num_virtual_tokens);
 	if (full && x->frozen)
-		T = P - (double)sl_arch_frozen_params(a, task, s->part, s->frozen_layers, s->frozen_embeddings);
+		T = x->freeze ? x->T_freeze
+			      : P - (double)sl_arch_frozen_params(a, task, s->part, s->frozen_layers, s->frozen_embeddings);
 	double N = s->num_gpus ? s->num_gpus : 1;
 	double pb = x->pb;
 	bool lm = x->vocab;

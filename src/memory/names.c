@@ -478,6 +478,25 @@ void sl_settings_describe(struct sl_buf *b, const struct sl_settings *s)
 		sl_buf_addf(b, ", %u layer%s frozen", s->frozen_layers, s->frozen_layers == 1 ? "" : "s");
 	else if (s->frozen_embeddings)
 		sl_buf_adds(b, ", embeddings frozen");
+	if (s->freeze_tuning && s->mode == SL_MODE_TRAIN) {
+		/* ", freeze: the last 2 layers train", "... (mlp, attention) + lm_head" */
+		int64_t k = s->trainable_layers ? s->trainable_layers : SL_FREEZE_DEFAULT_LAYERS;
+		long long n = (long long)(k > 0 ? k : -k);
+		sl_buf_addf(b, ", freeze: the %s %lld layer%s", k > 0 ? "last" : "first", n, n == 1 ? " trains" : "s train");
+		static const char *const mods[] = {"attention", "mlp", "norms", "other modules"};
+		static const char *const extra[] = {"embeddings", "lm_head", "norm"};
+		const char *sep = " (";
+		for (unsigned i = 0; i < 4; i++)
+			if (s->trainable_modules & (1u << i)) {
+				sl_buf_addf(b, "%s%s", sep, mods[i]);
+				sep = ", ";
+			}
+		if (s->trainable_modules)
+			sl_buf_adds(b, ")");
+		for (unsigned i = 0; i < 3; i++)
+			if (s->freeze_extra & (1u << i))
+				sl_buf_addf(b, " + %s", extra[i]);
+	}
 	if (s->head_params)
 		sl_buf_addf(b, ", head %llu params", (unsigned long long)s->head_params);
 	if (s->task == SL_TASK_BI_ENCODER) {

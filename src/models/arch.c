@@ -997,6 +997,33 @@ uint64_t sl_arch_frozen_params(const struct sl_arch *a, enum sl_task t, enum sl_
 	return f < all ? f : all;
 }
 
+/*
+ * LLaMA-Factory's freeze tuning (model/adapter.py _setup_freeze_tuning @ff6d4d12): a parameter trains
+ * when its name holds ".{i}." of a trainable layer id (with ".{i}.{module}" for named modules) or an
+ * extra module's name. Modelled for a uniform decoder stack; an MoE model whose expert ids reach the
+ * first trainable layer id is not (".3." names expert 3 of every layer too).
+ */
+uint64_t sl_arch_freeze_params(const struct sl_arch *a, uint32_t k, uint32_t first_id, uint32_t mods, uint32_t extra)
+{
+	if (a->kind != SL_ARCH_DECODER || a->modules || !a->layers || mixed_layers(a) ||
+	    (a->experts && first_id < a->experts))
+		return 0;
+	uint64_t h = a->hidden, L = a->layers;
+	uint64_t norms = layer_norms(a) * norm(a, h) + a->act_params;
+	uint64_t layer = norms + attention(a) + ffn(a);
+	uint64_t per = layer;
+	if (mods && !(mods & SL_FZ_OTHER))
+		per = ((mods & SL_FZ_ATTN) ? attention(a) : 0) + ((mods & SL_FZ_MLP) ? ffn(a) : 0) +
+		      ((mods & SL_FZ_NORM) ? norms : 0);
+	struct parts p;
+	count(a, &p);
+	uint64_t n = (k < L ? k : L) * per;
+	n += (extra & SL_FZX_EMBED) ? p.embeddings : 0;
+	n += (extra & SL_FZX_HEAD) ? p.lm_head : 0;
+	n += (extra & SL_FZX_NORM) && a->final_norm ? norm(a, h) : 0;
+	return n;
+}
+
 void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ffn_out)
 {
 	if (a->modules) { /* one "layer": the whole stack's matmul weights */

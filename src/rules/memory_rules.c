@@ -452,6 +452,12 @@ static const char *role_label(enum sl_role r)
 		return "a parameter count or a layer list sweeplint can count";
 	case SL_ROLE_PART:
 		return "a model part sweeplint knows (full, base, encoder)";
+	case SL_ROLE_TRAINABLE_LAYERS:
+		return "a nonzero number of layers (negative: the first ones)";
+	case SL_ROLE_TRAINABLE_MODULES:
+		return "a list of layer modules (all, self_attn, mlp, ...)";
+	case SL_ROLE_FREEZE_EXTRA:
+		return "a list of modules beside the layers sweeplint can size (embed_tokens, lm_head, norm)";
 	case SL_ROLE_ENGINE:
 		return "a generation engine sweeplint knows (hf, vllm)";
 	case SL_ROLE_LOSS:

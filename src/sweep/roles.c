@@ -94,6 +94,9 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_MAX_NUM_BATCHED_TOKENS] = "max_num_batched_tokens",
 	[SL_ROLE_MAX_NUM_SEQS] = "max_num_seqs",
 	[SL_ROLE_MODULES] = "modules",
+	[SL_ROLE_TRAINABLE_LAYERS] = "trainable_layers",
+	[SL_ROLE_TRAINABLE_MODULES] = "trainable_modules",
+	[SL_ROLE_FREEZE_EXTRA] = "freeze_extra",
 	[SL_ROLE_ALGORITHM] = "algorithm",
 	[SL_ROLE_BETA] = "beta",
 	[SL_ROLE_NUM_GENERATIONS] = "num_generations",
@@ -723,10 +726,41 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 	}
 	case SL_ROLE_PEFT_METHOD: {
 		/* axolotl leaves `adapter:` empty for a full fine-tune */
+		/* LLaMA-Factory finetuning_type / ms-swift sft_type: full and freeze train without an adapter */
+		if (strcasecmp(t, "full") == 0 || strcasecmp(t, "freeze") == 0) {
+			out->u = strcasecmp(t, "full") == 0 ? SL_PEFT_FULL_ROLE : SL_PEFT_FREEZE_ROLE;
+			return 0;
+		}
 		int k = (!*t || strcasecmp(t, "null") == 0 || strcasecmp(t, "false") == 0) ? SL_PEFT_NONE : sl_peft_parse(t);
 		if (k < 0)
 			goto bad;
 		out->u = (uint64_t)k;
+		return 0;
+	}
+	case SL_ROLE_TRAINABLE_LAYERS: {
+		/* a nonzero integer: the last N layers, or the first -N (LLaMA-Factory freeze_trainable_layers) */
+		const struct sl_value *tv = t == text ? typed : NULL;
+		long long n = 0;
+		if (tv && tv->type == SL_V_INT && !tv->big)
+			n = tv->i;
+		else if (!tv || tv->type == SL_V_STR) {
+			char *end = NULL;
+			errno = 0;
+			n = strtoll(t, &end, 10);
+			if (errno || end == t || *end)
+				n = 0;
+		}
+		if (n == 0 || n > (1 << 20) || n < -(1 << 20))
+			goto bad;
+		out->u = (uint64_t)(int64_t)n;
+		return 0;
+	}
+	case SL_ROLE_TRAINABLE_MODULES:
+	case SL_ROLE_FREEZE_EXTRA: {
+		int bits = sl_freeze_modules_parse(t, r == SL_ROLE_FREEZE_EXTRA);
+		if (bits < 0)
+			goto bad;
+		out->u = (uint64_t)bits;
 		return 0;
 	}
 	case SL_ROLE_FSDP: {
@@ -1187,7 +1221,8 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		s->optimizer_paged = (u & SL_OPTIM_PAGED) != 0;
 		break;
 	case SL_ROLE_LORA_R:
-		s->lora_r = (uint32_t)u;
+		if (!s->full_tuning) /* LLaMA-Factory reads lora_rank only for finetuning_type lora / oft */
+			s->lora_r = (uint32_t)u;
 		break;
 	case SL_ROLE_LORA_DROPOUT:
 		s->lora_dropout_bp = u > 10000 ? 10000 : (uint32_t)u;
@@ -1257,9 +1292,27 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		s->fsdp_offload = u != 0;
 		break;
 	case SL_ROLE_PEFT_METHOD:
+		if (u == SL_PEFT_FULL_ROLE || u == SL_PEFT_FREEZE_ROLE) {
+			s->peft_method = SL_PEFT_NONE;
+			s->full_tuning = true;
+			s->freeze_tuning = u == SL_PEFT_FREEZE_ROLE;
+			s->lora_r = 0;
+			break;
+		}
 		/* use_dora: false turns DoRA off, leaves another method alone */
-		if (!v->negates || s->peft_method == (enum sl_peft)v->negated)
+		if (!v->negates || s->peft_method == (enum sl_peft)v->negated) {
 			s->peft_method = (enum sl_peft)u;
+			s->full_tuning = s->freeze_tuning = false;
+		}
+		break;
+	case SL_ROLE_TRAINABLE_LAYERS:
+		s->trainable_layers = (int32_t)(int64_t)u;
+		break;
+	case SL_ROLE_TRAINABLE_MODULES:
+		s->trainable_modules = (uint32_t)u;
+		break;
+	case SL_ROLE_FREEZE_EXTRA:
+		s->freeze_extra = (uint32_t)u;
 		break;
 	case SL_ROLE_NUM_VIRTUAL_TOKENS:
 		s->num_virtual_tokens = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
@@ -1422,6 +1475,68 @@ int sl_fsdp_parse(const char *text)
 	if (strategy < 0)
 		strategy = SL_FSDP_FULL_SHARD; /* "offload auto_wrap": FSDP on, accelerate's default FULL_SHARD */
 	return strategy == SL_FSDP_NONE ? SL_FSDP_NONE : strategy | bits;
+}
+
+/* One name of a comma list (quotes and brackets around it skipped): its length, *p moved past it. */
+static size_t list_item(const char **p, const char **name)
+{
+	const char *q = *p;
+	while (*q == ' ' || *q == ',' || *q == '[' || *q == ']' || *q == '\'' || *q == '"')
+		q++;
+	const char *e = q;
+	while (*e && *e != ',' && *e != ' ' && *e != ']' && *e != '\'' && *e != '"')
+		e++;
+	*name = q;
+	*p = e;
+	return (size_t)(e - q);
+}
+
+int sl_freeze_modules_parse(const char *list, bool extra)
+{
+	/* freeze_trainable_modules: module names of a layer as the families name them (LLaMA-Factory
+	 * checks them against the names after ".0."); freeze_extra_modules: modules outside the layers */
+	static const struct {
+		const char *name;
+		int bits;
+	} layer[] = {
+		{"all", 0}, {"self_attn", SL_FZ_ATTN}, {"attn", SL_FZ_ATTN}, {"attention", SL_FZ_ATTN},
+		{"self_attention", SL_FZ_ATTN}, {"mlp", SL_FZ_MLP}, {"feed_forward", SL_FZ_MLP},
+		{"ffn", SL_FZ_MLP}, {"block_sparse_moe", SL_FZ_MLP}, {"input_layernorm", SL_FZ_NORM},
+		{"post_attention_layernorm", SL_FZ_NORM}, {"ln_1", SL_FZ_NORM}, {"ln_2", SL_FZ_NORM},
+	}, outside[] = {
+		{"embed_tokens", SL_FZX_EMBED}, {"wte", SL_FZX_EMBED}, {"word_embeddings", SL_FZX_EMBED},
+		{"embed_in", SL_FZX_EMBED}, {"tok_embeddings", SL_FZX_EMBED}, {"lm_head", SL_FZX_HEAD},
+		{"embed_out", SL_FZX_HEAD}, {"output", SL_FZX_HEAD}, {"norm", SL_FZX_NORM}, {"ln_f", SL_FZX_NORM},
+		{"final_layernorm", SL_FZX_NORM}, {"norm_f", SL_FZX_NORM},
+	};
+	int bits = 0;
+	bool all = false;
+	const char *p = list;
+	while (p && *p) {
+		const char *name;
+		size_t n = list_item(&p, &name);
+		if (!n)
+			break;
+		if (n == 4 && (strncasecmp(name, "none", 4) == 0 || strncasecmp(name, "null", 4) == 0))
+			continue;
+		size_t cnt = extra ? sizeof outside / sizeof outside[0] : sizeof layer / sizeof layer[0];
+		size_t i = 0;
+		for (; i < cnt; i++) {
+			const char *known = extra ? outside[i].name : layer[i].name;
+			if (strlen(known) == n && strncasecmp(known, name, n) == 0)
+				break;
+		}
+		if (i == cnt) {
+			if (extra)
+				return -1; /* a module sweeplint cannot size */
+			bits |= SL_FZ_OTHER; /* a layer module of another name: the whole layer counted */
+			continue;
+		}
+		if (!extra && !layer[i].bits)
+			all = true;
+		bits |= extra ? outside[i].bits : layer[i].bits;
+	}
+	return all ? 0 : bits;
 }
 
 int sl_modules_to_save_parse(const char *list)

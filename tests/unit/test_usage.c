@@ -682,6 +682,147 @@ static struct sl_eval *eval_text(struct env *e, struct sl_arena *a, const char *
 	return ev;
 }
 
+/*
+ * LLaMA-Factory's freeze tuning (model/adapter.py _setup_freeze_tuning @ff6d4d12): the last 2 layers
+ * train by default; negative counts the first ones; freeze_trainable_modules picks modules of those
+ * layers, freeze_extra_modules adds the embeddings, the head, the final norm. Llama-2-7b by hand: a
+ * layer is q, k, v, o (4h²), gate, up, down (3hI) and two RMSNorms (2h).
+ */
+static void test_freeze_tuning(void **state)
+{
+	struct env *e = *state;
+	const struct sl_model *m = model(e, "llama-2-7b");
+	const struct sl_arch *a = &m->arch;
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	const struct sl_calib *c = &e->cat->calib;
+	double h = 4096, I = 11008, V = 32000;
+	double layer = 4 * h * h + 3 * h * I + 2 * h;
+	assert_int_equal((uint64_t)layer, 202383360);
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = m->task;
+	s.batch_size = 4;
+	s.seq_len = 512;
+	s.dtype = SL_DTYPE_BF16;
+	s.full_tuning = s.freeze_tuning = true;
+	struct sl_breakdown b, full;
+	sl_estimate(a, &s, g, c, &b);
+	double P = (double)sl_arch_params_for_task(a, m->task);
+	assert_int_equal(b.params, (uint64_t)P);
+	assert_int_equal(b.trainable, (uint64_t)(2 * layer));
+	/* AdamW's two states per trainable parameter in its dtype (bf16 here), none for the frozen ones */
+	assert_int_equal(b.optimizer, (uint64_t)(2 * 2 * 2 * layer));
+	assert_int_equal(b.weights, (uint64_t)(2 * P));
+	struct sl_settings f = s;
+	f.freeze_tuning = false;
+	sl_estimate(a, &f, g, c, &full);
+	assert_int_equal(full.trainable, (uint64_t)P);
+	assert_true(b.total + (uint64_t)(5 * (P - 2 * layer)) < full.total);
+
+	/* freeze_extra_modules embed_tokens, lm_head, norm: V·h twice (untied) and h */
+	s.freeze_extra = SL_FZX_EMBED | SL_FZX_HEAD | SL_FZX_NORM;
+	sl_estimate(a, &s, g, c, &b);
+	assert_int_equal(b.trainable, (uint64_t)(2 * layer + 2 * V * h + h));
+	s.freeze_extra = 0;
+	/* freeze_trainable_modules mlp: gate, up, down of the last 2 layers */
+	s.trainable_modules = SL_FZ_MLP;
+	sl_estimate(a, &s, g, c, &b);
+	assert_int_equal(b.trainable, (uint64_t)(2 * 3 * h * I));
+	s.trainable_modules = SL_FZ_MLP | SL_FZ_OTHER; /* a module of another name: the whole layer */
+	sl_estimate(a, &s, g, c, &b);
+	assert_int_equal(b.trainable, (uint64_t)(2 * layer));
+	s.trainable_modules = 0;
+	/* more layers than the model has: all 32 */
+	s.trainable_layers = 40;
+	sl_estimate(a, &s, g, c, &b);
+	assert_int_equal(b.trainable, (uint64_t)(32 * layer));
+
+	s.batch_size = 16;
+	s.seq_len = 1024;
+	/* the first 2 layers (-2): the 30 frozen layers above run with grad and keep what a frozen layer
+	 * keeps; LLaMA-Factory's checkpointing skips them, so what they add does not depend on it */
+	struct sl_breakdown pos, neg, pos_gc, neg_gc;
+	s.trainable_layers = 2;
+	sl_estimate(a, &s, g, c, &pos);
+	s.trainable_layers = -2;
+	sl_estimate(a, &s, g, c, &neg);
+	assert_int_equal(neg.trainable, pos.trainable);
+	/* a frozen layer keeps less than a trainable one (no linear's input) but most of it: two more
+	 * trainable layers (4 vs 2) add 2 trainable layers' worth, the 30 frozen layers above 30 frozen ones */
+	struct sl_breakdown pos4;
+	s.trainable_layers = 4;
+	sl_estimate(a, &s, g, c, &pos4);
+	double tl = ((double)pos4.activations - (double)pos.activations) / 2;
+	double fl = ((double)neg.activations - (double)(pos.activations - pos.frozen_ws)) / 30;
+	assert_true(fl > 0.5 * tl && fl < tl);
+	s.gradient_checkpointing = true;
+	s.trainable_layers = -2;
+	sl_estimate(a, &s, g, c, &neg_gc);
+	s.trainable_layers = 2;
+	sl_estimate(a, &s, g, c, &pos_gc);
+	assert_true(pos_gc.activations < pos.activations);
+	double d = (double)neg.activations - (double)(pos.activations - pos.frozen_ws);
+	double d_gc = (double)neg_gc.activations - (double)(pos_gc.activations - pos_gc.frozen_ws);
+	/* both runs have two trainable layers (checkpointed or not) and subtracting them leaves the 30
+	 * frozen ones, the same with checkpointing and without */
+	assert_true(d > 0 && fabs(d - d_gc) <= 2);
+	assert_int_equal(neg.frozen_ws, 0);
+
+	/* MoE: Mixtral's expert ids (0..7) are below the trainable layer ids 30 and 31: the last 2 layers,
+	 * q, o (h²), k, v (h·1024), 8 experts of 3·h·14336, the router (h·8), two norms */
+	struct sl_diags dg;
+	sl_diags_init(&dg, e->a);
+	const struct sl_model *mx = sl_model_from_config(e->a, "fixtures/configs/mixtral", &dg);
+	assert_non_null(mx);
+	s.task = mx->task;
+	s.gradient_checkpointing = false;
+	sl_estimate(&mx->arch, &s, g, c, &b);
+	double mlayer = 2 * h * h + 2 * h * 1024 + 8 * 3 * h * 14336 + h * 8 + 2 * h;
+	assert_int_equal(b.trainable, (uint64_t)(2 * mlayer));
+	/* Qwen3-30B-A3B's 128 experts: ".46." names expert 46 of every layer too; not modelled (every
+	 * parameter counted as trainable, an upper bound) */
+	const struct sl_model *q3 = sl_model_from_config(e->a, "fixtures/configs/qwen3_moe", &dg);
+	assert_non_null(q3);
+	s.task = q3->task;
+	sl_estimate(&q3->arch, &s, g, c, &b);
+	assert_int_equal(b.trainable, sl_arch_params_for_task(&q3->arch, q3->task));
+
+	/* the role values: finetuning_type full / freeze ignore a LoRA rank in either order */
+	sl_settings_default(&s);
+	struct sl_role_value rank = value(e, SL_ROLE_LORA_R, "lora_rank", "16");
+	struct sl_role_value ft = value(e, SL_ROLE_PEFT_METHOD, "finetuning_type", "full");
+	sl_settings_apply(&s, &rank, true);
+	sl_settings_apply(&s, &ft, true);
+	assert_int_equal(s.lora_r, 0);
+	assert_true(s.full_tuning);
+	assert_false(s.freeze_tuning);
+	sl_settings_default(&s);
+	ft = value(e, SL_ROLE_PEFT_METHOD, "finetuning_type", "freeze");
+	sl_settings_apply(&s, &ft, true);
+	sl_settings_apply(&s, &rank, true);
+	assert_int_equal(s.lora_r, 0);
+	assert_true(s.freeze_tuning);
+	assert_int_equal(s.peft_method, SL_PEFT_NONE);
+	ft = value(e, SL_ROLE_PEFT_METHOD, "finetuning_type", "lora");
+	sl_settings_apply(&s, &ft, true);
+	sl_settings_apply(&s, &rank, true);
+	assert_int_equal(s.lora_r, 16);
+	assert_false(s.full_tuning || s.freeze_tuning);
+	struct sl_role_value v = value(e, SL_ROLE_TRAINABLE_LAYERS, "freeze_trainable_layers", "-4");
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.trainable_layers, -4);
+	v = value(e, SL_ROLE_TRAINABLE_MODULES, "freeze_trainable_modules", "mlp,self_attn");
+	assert_int_equal(v.u, SL_FZ_MLP | SL_FZ_ATTN);
+	v = value(e, SL_ROLE_TRAINABLE_MODULES, "freeze_trainable_modules", "all");
+	assert_int_equal(v.u, 0);
+	v = value(e, SL_ROLE_FREEZE_EXTRA, "freeze_extra_modules", "embed_tokens, norm");
+	assert_int_equal(v.u, SL_FZX_EMBED | SL_FZX_NORM);
+	const char *why = NULL;
+	struct sl_role_value bad;
+	assert_int_not_equal(sl_role_value_from_text(e->a, SL_ROLE_TRAINABLE_LAYERS, NULL, "0", NULL, &bad, &why), 0);
+	assert_int_not_equal(sl_role_value_from_text(e->a, SL_ROLE_FREEZE_EXTRA, NULL, "classifier", NULL, &bad, &why), 0);
+}
+
 /* An oom that rests on a guess (dynamic padding's bound) is at risk; on stated settings it is sure. */
 static void test_at_risk_counts(void **state)
 {
@@ -742,7 +883,7 @@ int main(void)
 		cmocka_unit_test(test_frozen_backbone), cmocka_unit_test(test_part),
 		cmocka_unit_test(test_bi_encoder),      cmocka_unit_test(test_vllm),
 		cmocka_unit_test(test_workload_dtype),  cmocka_unit_test(test_roles),
-		cmocka_unit_test(test_at_risk_counts),
+		cmocka_unit_test(test_at_risk_counts), cmocka_unit_test(test_freeze_tuning),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
