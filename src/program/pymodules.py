@@ -1173,7 +1173,8 @@ def modules_finish(ev):
         c.note('the custom nn.Module is too large to write (%d characters): not read' % len(text), fid, node)
         return
     m, fid, node, phase = roots[0]
-    how = 'the custom nn.Module %s built at %s' % (' + '.join(names[:4]), c.where(fid, node))
+    # where it is built is the record's site (a notebook's cell and line, not its temporary copy's)
+    how = 'the custom nn.Module %s' % ' + '.join(names[:4])
     c.out.record('sweeplint_modules', K(text, c.site(fid, node)), how, node, fid, 2 if phase == 2 else 1)
 
 
