@@ -183,23 +183,25 @@ static bool string_is(struct scan *p, size_t lo, size_t hi, const char *word)
 	return strcmp(b.buf, word) == 0;
 }
 
-static bool skip_value(struct scan *p);
+/*
+ * One walk for every container: items(p, close, item, ctx) reads the array or object at p->i (its
+ * opening character already checked by the caller) and calls item for each element, with p->i at the
+ * element's value and, in an object, [lo, hi) the member's raw key ({0, 0} in an array); item reads or
+ * skips the value. *close_at (when given) gets the closing character's offset.
+ */
+typedef bool (*item_fn)(struct scan *p, size_t lo, size_t hi, void *ctx);
 
-static bool skip_container(struct scan *p, char open, char close)
+static bool items(struct scan *p, char close, item_fn item, void *ctx, size_t *close_at)
 {
 	if (++p->depth > MAX_DEPTH)
 		return fail(p, "nested too deeply");
-	p->i++; /* open */
-	ws(p);
-	if (p->i < p->n && p->s[p->i] == close) {
-		p->i++;
-		p->depth--;
-		return true;
-	}
-	for (;;) {
+	p->i++; /* the opening character */
+	for (bool first = true;; first = false) {
 		ws(p);
-		if (open == '{') {
-			size_t lo, hi;
+		if (first && p->i < p->n && p->s[p->i] == close)
+			break;
+		size_t lo = 0, hi = 0;
+		if (close == '}') {
 			if (!string_token(p, &lo, &hi))
 				return false;
 			ws(p);
@@ -208,20 +210,30 @@ static bool skip_container(struct scan *p, char open, char close)
 			p->i++;
 			ws(p);
 		}
-		if (!skip_value(p))
+		if (!item(p, lo, hi, ctx))
 			return false;
 		ws(p);
 		if (p->i < p->n && p->s[p->i] == ',') {
 			p->i++;
 			continue;
 		}
-		if (p->i < p->n && p->s[p->i] == close) {
-			p->i++;
-			p->depth--;
-			return true;
-		}
-		return fail(p, open == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+		if (p->i < p->n && p->s[p->i] == close)
+			break;
+		return fail(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
 	}
+	if (close_at)
+		*close_at = p->i;
+	p->i++;
+	p->depth--;
+	return true;
+}
+
+static bool skip_value(struct scan *p);
+
+static bool skip_item(struct scan *p, size_t lo, size_t hi, void *ctx)
+{
+	(void)lo, (void)hi, (void)ctx;
+	return skip_value(p);
 }
 
 static bool skip_value(struct scan *p)
@@ -231,9 +243,9 @@ static bool skip_value(struct scan *p)
 		return fail(p, "unexpected end of the file");
 	char c = p->s[p->i];
 	if (c == '{')
-		return skip_container(p, '{', '}');
+		return items(p, '}', skip_item, NULL, NULL);
 	if (c == '[')
-		return skip_container(p, '[', ']');
+		return items(p, ']', skip_item, NULL, NULL);
 	if (c == '"') {
 		size_t lo, hi;
 		return string_token(p, &lo, &hi);
@@ -290,6 +302,25 @@ struct rcell {
 	const char *sep;
 };
 
+/* One string of a source list; the text between the first two is the list's separator. */
+static bool source_piece(struct scan *p, size_t klo, size_t khi, void *ctx)
+{
+	(void)klo, (void)khi;
+	struct rcell *c = ctx;
+	if (c->npieces == 1 && !c->sep) {
+		size_t end = c->pieces[0][1] + 1; /* past the first string's closing quote */
+		c->sep = sl_arena_strndup(p->a, p->s + end, p->i - end);
+	}
+	size_t lo, hi;
+	if (!string_token(p, &lo, &hi))
+		return false;
+	c->pieces = sl_arena_reserve(p->a, c->pieces, c->npieces, &c->cap, c->npieces + 1, sizeof *c->pieces);
+	c->pieces[c->npieces][0] = lo;
+	c->pieces[c->npieces][1] = hi;
+	c->npieces++;
+	return true;
+}
+
 static bool read_source(struct scan *p, struct rcell *c)
 {
 	ws(p);
@@ -309,35 +340,23 @@ static bool read_source(struct scan *p, struct rcell *c)
 	if (p->i >= p->n || p->s[p->i] != '[')
 		return fail(p, "a cell's source is neither a string nor a list of strings");
 	c->array = true;
-	c->open = p->i++;
-	ws(p);
-	if (p->i < p->n && p->s[p->i] == ']') {
-		c->close = p->i++;
+	c->open = p->i;
+	return items(p, ']', source_piece, c, &c->close);
+}
+
+static bool cell_member(struct scan *p, size_t lo, size_t hi, void *ctx)
+{
+	struct rcell *c = ctx;
+	if (string_is(p, lo, hi, "cell_type")) {
+		size_t vlo, vhi;
+		if (!string_token(p, &vlo, &vhi))
+			return false;
+		c->code = string_is(p, vlo, vhi, "code");
 		return true;
 	}
-	for (;;) {
-		ws(p);
-		size_t lo, hi;
-		if (!string_token(p, &lo, &hi))
-			return false;
-		c->pieces = sl_arena_reserve(p->a, c->pieces, c->npieces, &c->cap, c->npieces + 1, sizeof *c->pieces);
-		c->pieces[c->npieces][0] = lo;
-		c->pieces[c->npieces][1] = hi;
-		c->npieces++;
-		ws(p);
-		if (p->i < p->n && p->s[p->i] == ',') {
-			p->i++;
-			ws(p);
-			if (c->npieces == 1 && !c->sep)
-				c->sep = sl_arena_strndup(p->a, p->s + hi + 1, p->i - (hi + 1));
-			continue;
-		}
-		if (p->i < p->n && p->s[p->i] == ']') {
-			c->close = p->i++;
-			return true;
-		}
-		return fail(p, "expected ',' or ']'");
-	}
+	if (string_is(p, lo, hi, "source"))
+		return read_source(p, c);
+	return skip_value(p);
 }
 
 static bool read_cell(struct scan *p, struct rcell *c)
@@ -345,44 +364,7 @@ static bool read_cell(struct scan *p, struct rcell *c)
 	ws(p);
 	if (p->i >= p->n || p->s[p->i] != '{')
 		return fail(p, "a cell is not an object");
-	p->i++;
-	ws(p);
-	if (p->i < p->n && p->s[p->i] == '}') {
-		p->i++;
-		return true;
-	}
-	for (;;) {
-		ws(p);
-		size_t lo, hi;
-		if (!string_token(p, &lo, &hi))
-			return false;
-		ws(p);
-		if (p->i >= p->n || p->s[p->i] != ':')
-			return fail(p, "expected ':'");
-		p->i++;
-		ws(p);
-		if (string_is(p, lo, hi, "cell_type")) {
-			size_t vlo, vhi;
-			if (!string_token(p, &vlo, &vhi))
-				return false;
-			c->code = string_is(p, vlo, vhi, "code");
-		} else if (string_is(p, lo, hi, "source")) {
-			if (!read_source(p, c))
-				return false;
-		} else if (!skip_value(p)) {
-			return false;
-		}
-		ws(p);
-		if (p->i < p->n && p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->i < p->n && p->s[p->i] == '}') {
-			p->i++;
-			return true;
-		}
-		return fail(p, "expected ',' or '}'");
-	}
+	return items(p, '}', cell_member, c, NULL);
 }
 
 /*
@@ -390,57 +372,43 @@ static bool read_cell(struct scan *p, struct rcell *c)
  * in: which of the two objects level 1 is in: 'i' language_info, 'k' kernelspec, whose "name" is the
  * kernel's, "python3", not a language).
  */
+struct meta {
+	const char **lang;
+	int level;
+	char in;
+};
+
+static bool read_metadata(struct scan *p, const char **lang, int level, char in);
+
+static bool meta_member(struct scan *p, size_t lo, size_t hi, void *ctx)
+{
+	const struct meta *m = ctx;
+	char obj = m->level != 0 ? 0 : string_is(p, lo, hi, "language_info") ? 'i'
+				  : string_is(p, lo, hi, "kernelspec") ? 'k' : 0;
+	if (obj)
+		return read_metadata(p, m->lang, 1, obj);
+	bool want_str = m->level == 1 && string_is(p, lo, hi, m->in == 'i' ? "name" : "language");
+	if (!want_str || p->i >= p->n || p->s[p->i] != '"')
+		return skip_value(p);
+	size_t vlo, vhi;
+	if (!string_token(p, &vlo, &vhi))
+		return false;
+	if (!*m->lang) {
+		struct sl_buf b;
+		sl_buf_init(&b, p->a);
+		decode(p->s, vlo, vhi, &b);
+		*m->lang = b.buf;
+	}
+	return true;
+}
+
 static bool read_metadata(struct scan *p, const char **lang, int level, char in)
 {
 	ws(p);
 	if (p->i >= p->n || p->s[p->i] != '{')
 		return skip_value(p);
-	p->i++;
-	ws(p);
-	if (p->i < p->n && p->s[p->i] == '}') {
-		p->i++;
-		return true;
-	}
-	for (;;) {
-		ws(p);
-		size_t lo, hi;
-		if (!string_token(p, &lo, &hi))
-			return false;
-		ws(p);
-		if (p->i >= p->n || p->s[p->i] != ':')
-			return fail(p, "expected ':'");
-		p->i++;
-		ws(p);
-		char obj = level != 0 ? 0 : string_is(p, lo, hi, "language_info") ? 'i'
-					     : string_is(p, lo, hi, "kernelspec") ? 'k' : 0;
-		bool want_str = level == 1 && string_is(p, lo, hi, in == 'i' ? "name" : "language");
-		if (obj) {
-			if (!read_metadata(p, lang, 1, obj))
-				return false;
-		} else if (want_str && p->i < p->n && p->s[p->i] == '"') {
-			size_t vlo, vhi;
-			if (!string_token(p, &vlo, &vhi))
-				return false;
-			if (!*lang) {
-				struct sl_buf b;
-				sl_buf_init(&b, p->a);
-				decode(p->s, vlo, vhi, &b);
-				*lang = b.buf;
-			}
-		} else if (!skip_value(p)) {
-			return false;
-		}
-		ws(p);
-		if (p->i < p->n && p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->i < p->n && p->s[p->i] == '}') {
-			p->i++;
-			return true;
-		}
-		return fail(p, "expected ',' or '}'");
-	}
+	struct meta m = {lang, level, in};
+	return items(p, '}', meta_member, &m, NULL);
 }
 
 /* The indentation of the line holding byte off, as the separator of a one-string array. */
@@ -455,101 +423,66 @@ static const char *sep_guess(struct sl_arena *a, const char *s, size_t off)
 	return sl_arena_printf(a, ",\n%.*s", (int)(e - b), s + b);
 }
 
+/* What the top-level object gives: the code cells with their sources, the language, the format. */
+struct top {
+	struct rcell *cells;
+	size_t ncells, cap;
+	uint32_t all; /* cells of every type */
+	const char *lang;
+	bool have_cells, v3;
+};
+
+static bool cell_item(struct scan *p, size_t lo, size_t hi, void *ctx)
+{
+	(void)lo, (void)hi;
+	struct top *t = ctx;
+	struct rcell c = {0};
+	if (!read_cell(p, &c))
+		return false;
+	c.number = ++t->all;
+	if (c.code && c.have_source) {
+		t->cells = sl_arena_reserve(p->a, t->cells, t->ncells, &t->cap, t->ncells + 1, sizeof *t->cells);
+		t->cells[t->ncells++] = c;
+	}
+	return true;
+}
+
+static bool top_member(struct scan *p, size_t lo, size_t hi, void *ctx)
+{
+	struct top *t = ctx;
+	if (string_is(p, lo, hi, "cells")) {
+		t->have_cells = true;
+		if (p->i >= p->n || p->s[p->i] != '[')
+			return fail(p, "not a notebook: \"cells\" is not a list");
+		return items(p, ']', cell_item, t, NULL);
+	}
+	if (string_is(p, lo, hi, "metadata"))
+		return read_metadata(p, &t->lang, 0, 0);
+	if (string_is(p, lo, hi, "worksheets"))
+		t->v3 = true;
+	return skip_value(p);
+}
+
 int sl_notebook_read(struct sl_arena *a, const struct sl_source *raw, struct sl_source **code,
 		     const struct sl_notebook **nbp, const char **why, size_t *at)
 {
 	struct scan p = {.a = a, .s = raw->bytes, .n = raw->len, .i = raw->bom};
-	struct rcell *cells = NULL;
-	size_t ncells = 0, cap = 0;
-	uint32_t all = 0;
-	const char *lang = NULL;
-	bool have_cells = false, v3 = false;
+	struct top t = {0};
 	ws(&p);
 	if (p.i >= p.n || p.s[p.i] != '{') {
 		fail(&p, "not a notebook: the file is not a JSON object");
 		goto bad;
 	}
-	p.i++;
-	ws(&p);
-	if (p.i < p.n && p.s[p.i] == '}') {
-		p.i++;
-	} else {
-		for (;;) {
-			ws(&p);
-			size_t lo, hi;
-			if (!string_token(&p, &lo, &hi))
-				goto bad;
-			ws(&p);
-			if (p.i >= p.n || p.s[p.i] != ':') {
-				fail(&p, "expected ':'");
-				goto bad;
-			}
-			p.i++;
-			ws(&p);
-			if (string_is(&p, lo, hi, "cells")) {
-				have_cells = true;
-				if (p.i >= p.n || p.s[p.i] != '[') {
-					fail(&p, "not a notebook: \"cells\" is not a list");
-					goto bad;
-				}
-				p.i++;
-				ws(&p);
-				if (p.i < p.n && p.s[p.i] == ']') {
-					p.i++;
-				} else {
-					for (;;) {
-						struct rcell c = {0};
-						if (!read_cell(&p, &c))
-							goto bad;
-						c.number = ++all;
-						if (c.code && c.have_source) {
-							cells = sl_arena_reserve(a, cells, ncells, &cap, ncells + 1, sizeof *cells);
-							cells[ncells++] = c;
-						}
-						ws(&p);
-						if (p.i < p.n && p.s[p.i] == ',') {
-							p.i++;
-							continue;
-						}
-						if (p.i < p.n && p.s[p.i] == ']') {
-							p.i++;
-							break;
-						}
-						fail(&p, "expected ',' or ']'");
-						goto bad;
-					}
-				}
-			} else if (string_is(&p, lo, hi, "metadata")) {
-				if (!read_metadata(&p, &lang, 0, 0))
-					goto bad;
-			} else if (string_is(&p, lo, hi, "worksheets")) {
-				v3 = true;
-				if (!skip_value(&p))
-					goto bad;
-			} else if (!skip_value(&p)) {
-				goto bad;
-			}
-			ws(&p);
-			if (p.i < p.n && p.s[p.i] == ',') {
-				p.i++;
-				continue;
-			}
-			if (p.i < p.n && p.s[p.i] == '}') {
-				p.i++;
-				break;
-			}
-			fail(&p, "expected ',' or '}'");
-			goto bad;
-		}
-	}
+	if (!items(&p, '}', top_member, &t, NULL))
+		goto bad;
 	ws(&p);
 	if (p.i < p.n) {
 		fail(&p, "text after the notebook's JSON object");
 		goto bad;
 	}
-	if (!have_cells) {
+	if (!t.have_cells) {
 		p.i = raw->bom;
-		fail(&p, v3 ? "a notebook of nbformat 3 (\"worksheets\"): sweeplint reads nbformat 4"
+		fail(&p, t.v3 ? "a notebook of nbformat 3 (\"worksheets\"): sweeplint reads nbformat 4"
 			    : "not a notebook: no \"cells\"");
 		goto bad;
 	}
@@ -557,15 +490,15 @@ int sl_notebook_read(struct sl_arena *a, const struct sl_source *raw, struct sl_
 	/* the code source: every code cell's text, each ended by a line break */
 	struct sl_notebook *nb = sl_arena_alloc(a, sizeof *nb);
 	nb->raw = raw;
-	nb->language = lang;
-	nb->ncells_all = all;
-	nb->cells = sl_arena_array(a, ncells ? ncells : 1, sizeof *nb->cells);
-	nb->ncells = ncells;
+	nb->language = t.lang;
+	nb->ncells_all = t.all;
+	nb->cells = sl_arena_array(a, t.ncells ? t.ncells : 1, sizeof *nb->cells);
+	nb->ncells = t.ncells;
 	struct sl_buf text;
 	sl_buf_init(&text, a);
 	/* cell numbers: the position among all cells; count them again in file order */
-	for (size_t k = 0; k < ncells; k++) {
-		struct rcell *rc = &cells[k];
+	for (size_t k = 0; k < t.ncells; k++) {
+		struct rcell *rc = &t.cells[k];
 		struct sl_nb_cell *c = &nb->cells[k];
 		c->number = rc->number;
 		c->array = rc->array;
@@ -589,7 +522,7 @@ int sl_notebook_read(struct sl_arena *a, const struct sl_source *raw, struct sl_
 	cs->display = raw->display;
 	cs->notebook = nb;
 	cs->python = true;
-	for (size_t k = 0; k < ncells; k++) {
+	for (size_t k = 0; k < t.ncells; k++) {
 		struct sl_nb_cell *c = &nb->cells[k];
 		uint32_t l0, col, l1;
 		sl_source_linecol(cs, c->code_start, &l0, &col);
