@@ -18,33 +18,9 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/memory.h"
+#include "catalog_fixture.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-struct env {
-	struct sl_arena *arena;
-	struct sl_catalog *cat;
-	struct sl_calib calib;
-};
-
-static int setup(void **state)
-{
-	static struct env e;
-	e.arena = sl_arena_new();
-	struct sl_diags d;
-	sl_diags_init(&d, e.arena);
-	if (sl_catalog_load(e.arena, &e.cat, &d) != 0 || sl_calib_load(e.arena, &e.calib, &d) != 0)
-		return -1;
-	*state = &e;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct env *e = *state;
-	sl_arena_free(e->arena);
-	return 0;
-}
 
 static const struct sl_arch *arch(struct env *e, const char *name)
 {
@@ -1576,5 +1552,5 @@ int main(void)
 		cmocka_unit_test(test_cache_terms),
 		cmocka_unit_test(test_ssm_activations),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

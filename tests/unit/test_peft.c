@@ -19,31 +19,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/memory.h"
-
-struct env {
-	struct sl_arena *arena;
-	struct sl_catalog *cat;
-	struct sl_calib calib;
-};
-
-static int setup(void **state)
-{
-	static struct env e;
-	e.arena = sl_arena_new();
-	struct sl_diags d;
-	sl_diags_init(&d, e.arena);
-	if (sl_catalog_load(e.arena, &e.cat, &d) != 0 || sl_calib_load(e.arena, &e.calib, &d) != 0)
-		return -1;
-	*state = &e;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct env *e = *state;
-	sl_arena_free(e->arena);
-	return 0;
-}
+#include "catalog_fixture.h"
 
 static const struct sl_arch *llama(struct env *e)
 {
@@ -258,5 +234,5 @@ int main(void)
 		cmocka_unit_test(test_forward_terms),
 		cmocka_unit_test(test_host_offload),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

@@ -15,31 +15,7 @@
 #include "sweeplint/diag.h"
 #include "sweeplint/memory.h"
 #include "zero.h"
-
-struct env {
-	struct sl_arena *arena;
-	struct sl_catalog *cat;
-	struct sl_calib calib;
-};
-
-static int env_setup(void **state)
-{
-	static struct env e;
-	e.arena = sl_arena_new();
-	struct sl_diags d;
-	sl_diags_init(&d, e.arena);
-	if (sl_catalog_load(e.arena, &e.cat, &d) != 0 || sl_calib_load(e.arena, &e.calib, &d) != 0)
-		return -1;
-	*state = &e;
-	return 0;
-}
-
-static int env_teardown(void **state)
-{
-	struct env *e = *state;
-	sl_arena_free(e->arena);
-	return 0;
-}
+#include "catalog_fixture.h"
 
 /* DeepSpeed's defaults and HF's "auto" values, as rules/calibration.yaml states them */
 static const struct sl_calib calib = {
@@ -204,7 +180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gathered),
 		cmocka_unit_test(test_step),
-		cmocka_unit_test_setup_teardown(test_estimate_llama8b, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_estimate_llama8b, catalog_setup, catalog_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
