@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sweeplint/arena.h"
 
@@ -317,8 +318,21 @@ static void add_entry(struct sl_eval_builder *B, const struct sl_trainer *t, con
 					   t->src, 1);
 	ax->values[0] = tmp;
 	ax->n = 1;
-	/* a program's list literal is shown as written (["q_proj", "v_proj"]) */
-	note_rule(B, e->key, where, rule, (int)rule->role, e->how && e->node->text ? e->node->text : tmp.text);
+	/*
+	 * a program's list literal is shown as written (["q_proj", "v_proj"]); a key the rule reads the other
+	 * way round (disable_gradient_checkpointing: false is gradient checkpointing on) shows the role's
+	 * value, then the key's
+	 */
+	const char *shown = e->how && e->node->text ? e->node->text : tmp.text;
+	const char *raw = e->node->text;
+	bool inverted = (rule->if_true && strcmp(rule->if_true, "false") == 0) ||
+			(rule->if_false && strcmp(rule->if_false, "true") == 0);
+	if (inverted && raw && (strcasecmp(raw, "true") == 0 || strcasecmp(raw, "false") == 0)) {
+		const char *mapped = strcasecmp(raw, "true") == 0 ? rule->if_true : rule->if_false;
+		if (mapped)
+			shown = sl_arena_printf(B->a, "%s (%s: %s)", mapped, e->key, raw);
+	}
+	note_rule(B, e->key, where, rule, (int)rule->role, shown);
 	B->ev->notes[B->ev->nnotes - 1].axis = B->ev->naxes;
 }
 
