@@ -121,6 +121,15 @@ enum sl_role {
  * and a LoRA rank beside them is ignored (LLaMA-Factory reads its LoRA arguments only for lora and oft) */
 #define SL_PEFT_FULL_ROLE ((uint64_t)SL_PEFT_TABLE_END + 1)
 #define SL_PEFT_FREEZE_ROLE ((uint64_t)SL_PEFT_TABLE_END + 2)
+
+/*
+ * A key map entry `role: none` (rules/keys.yaml): keys the map knows to have no role, so neither a
+ * later pattern nor the word vocabulary gives them one (verl's data.train_batch_size counts prompts
+ * over all GPUs, not a GPU's batch; a critic's model path is not the model). sl_keymap_match and
+ * sl_keymap_match_limited return NULL for them; sl_keymap_match_patterns returns the rule.
+ */
+#define SL_ROLE_NONE ((enum sl_role)SL_ROLE__COUNT)
+
 /* A frozen value that freezes the embeddings alone (struct sl_role_value.u of role frozen). */
 #define SL_FROZEN_EMBEDDINGS_ROLE ((uint64_t)UINT32_MAX + 1)
 
@@ -202,7 +211,11 @@ const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, co
  */
 const char *sl_key_rule_describe(struct sl_arena *a, const struct sl_key_rule *r);
 
-/* The patterns only (no words): for words.c, which matches the re-spelled key with it. */
+/* The `role: none` rule that matches key, or NULL: why a key the map knows has no role (-v notes). */
+const struct sl_key_rule *sl_keymap_match_none(const struct sl_keymap *km, const char *key, size_t len);
+
+/* The patterns only (no words): for words.c, which matches the re-spelled key with it; a `role: none`
+ * rule is returned as it is (role SL_ROLE_NONE). */
 const struct sl_key_rule *sl_keymap_match_patterns(const struct sl_keymap *km, const char *key, size_t len,
 						   const struct sl_key_rule **limited);
 

@@ -145,6 +145,16 @@ static void fill_value(struct sl_eval_builder *B, struct sl_eval_value *v, enum 
 
 static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t);
 
+/* Why a key has no role, for its -v note: a `role: none` entry of the key map, or no pattern at all. */
+static const char *unmapped_why(struct sl_eval_builder *B, const char *key)
+{
+	const struct sl_key_rule *none = sl_keymap_match_none(B->o->keys, key, strlen(key));
+	if (none)
+		return sl_arena_printf(B->a, "not memory-relevant: %s names no role",
+				       sl_key_rule_describe(B->a, none));
+	return "not memory-relevant: no pattern of the key map matches";
+}
+
 /*
  * The key map's rule for key; a pattern that hits PCRE2's match or depth
  * limit is a `config` error at the key (once per pattern and file), never a
@@ -288,7 +298,7 @@ static void add_entry(struct sl_eval_builder *B, const struct sl_trainer *t, con
 	if (!rule) {
 		/* a program's other literals (output_dir, seed ...) are not worth a note each */
 		if (!e->how)
-			sl_eval_add_note(B, e->key, where, -1, "not memory-relevant: no pattern of the key map matches");
+			sl_eval_add_note(B, e->key, where, -1, unmapped_why(B, e->key));
 		return;
 	}
 	bool global;
@@ -381,16 +391,52 @@ static bool after_args(const struct sl_sweep *sw, size_t i)
 	return false;
 }
 
+/*
+ * A bare flag of the command (`--bf16`, `--gradient_checkpointing`: argparse store_true, as OpenRLHF's
+ * train_dpo.py and most training scripts spell them; sweep.c pairs an option with a value only when a
+ * plain value follows it) is its key set to true, for the roles a boolean sets; a flag whose role takes
+ * no boolean is left alone, as before.
+ */
+static void add_command_flag(struct sl_eval_builder *B, const struct sl_cmd_item *c)
+{
+	const struct sl_sweep *sw = B->ev->sweep;
+	if (!c->node || c->node->kind != SL_NODE_SCALAR || strncmp(c->node->text, "--", 2) != 0)
+		return;
+	const char *key = c->node->text + 2;
+	size_t n = strlen(key);
+	if (!n || strchr(key, '=') || strchr(key, ' '))
+		return;
+	const struct sl_key_rule *rule = sl_keymap_match(B->o->keys, key, n);
+	if (!rule || rule->role == SL_ROLE_MODEL || rule->role == SL_ROLE_DEEPSPEED)
+		return;
+	struct sl_value typed = sl_scalar_resolve(B->res, "true", 4, true, NULL, NULL);
+	struct sl_eval_value tmp = {0};
+	fill_value(B, &tmp, rule->role, rule, NULL, "true", &typed);
+	if (!tmp.ok)
+		return;
+	tmp.node = c->node;
+	tmp.span = c->node->span;
+	tmp.text = c->node->text;
+	struct sl_eval_axis *ax = new_axis(B, SL_AXIS_COMMAND, key, rule->role, rule, sw->doc->src, 1);
+	ax->values[0] = tmp;
+	ax->n = 1;
+	note_rule(B, key, "command flag", rule, (int)rule->role, "true");
+}
+
 static void add_command_options(struct sl_eval_builder *B, bool late)
 {
 	const struct sl_sweep *sw = B->ev->sweep;
 	for (size_t i = 0; i < sw->ncmd; i++) {
 		const struct sl_cmd_item *c = &sw->cmd[i];
+		if (c->kind == SL_CMD_LITERAL && after_args(sw, i) == late) {
+			add_command_flag(B, c);
+			continue;
+		}
 		if (c->kind != SL_CMD_OPTION || c->value_is_macro || !c->key || after_args(sw, i) != late)
 			continue;
 		const struct sl_key_rule *rule = match_key(B, c->key, sw->doc->src, c->node);
 		if (!rule) {
-			sl_eval_add_note(B, c->key, "command", -1, "not memory-relevant: no pattern of the key map matches");
+			sl_eval_add_note(B, c->key, "command", -1, unmapped_why(B, c->key));
 			continue;
 		}
 		struct sl_value typed = sl_scalar_resolve(B->res, c->value ? c->value : "", c->value ? strlen(c->value) : 0,
@@ -777,7 +823,7 @@ static void add_sweep_params(struct sl_eval_builder *B)
 		}
 		const struct sl_key_rule *rule = match_key(B, p->path, sw->doc->src, p->key);
 		if (!rule) {
-			sl_eval_add_note(B, p->path, "sweep", -1, "not memory-relevant: no pattern of the key map matches");
+			sl_eval_add_note(B, p->path, "sweep", -1, unmapped_why(B, p->path));
 			/* memory does not depend on it: it multiplies the counts as W&B's grid counts it */
 			ev->others = sl_count_mul(ev->others, cnt);
 			continue;

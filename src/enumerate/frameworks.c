@@ -2,7 +2,8 @@
  * frameworks: the defaults of a training framework recognised from what the
  * sweep runs (rules/frameworks.yaml). A framework is recognised by a key only
  * its configs use (LLaMA-Factory's finetuning_type) in a trainer config, a
- * sweep parameter or a command option, or by a command word (llamafactory-cli).
+ * sweep parameter or a command option, or by a command word (llamafactory-cli) or the module a
+ * command runs (python -m verl.trainer.main_ppo).
  * Its defaults become a settings list like a program's (struct sl_trainer,
  * from_program), which axes.c applies first, so every stated value replaces
  * them. The file is checked at build time (gen_catalog), and what recognises
@@ -182,6 +183,11 @@ static const char *recognise(struct sl_arena *a, const struct sl_framework_id *f
 		const struct sl_cmd_item *c = &sw->cmd[i];
 		if (c->kind == SL_CMD_OPTION && c->key && in_list(f->keys, f->nkeys, last_part(c->key)))
 			return sl_arena_printf(a, "command option %s", c->key);
+		/* a module run as a command: python -m verl.trainer.main_ppo, deepspeed --module openrlhf.cli.train_dpo */
+		if (c->kind == SL_CMD_OPTION && c->key && c->value && !c->value_is_macro &&
+		    (strcmp(c->key, "m") == 0 || strcmp(c->key, "module") == 0) &&
+		    in_list(f->commands, f->ncommands, c->value))
+			return sl_arena_printf(a, "command -m %s", c->value);
 		if (c->kind == SL_CMD_LITERAL && c->node && c->node->kind == SL_NODE_SCALAR) {
 			const char *slash = strrchr(c->node->text, '/');
 			const char *word = slash ? slash + 1 : c->node->text;

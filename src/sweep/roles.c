@@ -303,7 +303,7 @@ struct sl_keymap *sl_keymap_parse(struct sl_arena *a, const char *name, const ch
 	struct sl_keymap *km = sl_arena_alloc(a, sizeof *km);
 	for (unsigned i = 0; i < kf->keys_count; i++) {
 		const struct key_entry *e = &kf->keys[i];
-		int role = sl_role_parse(e->role);
+		int role = strcmp(e->role, "none") == 0 ? (int)SL_ROLE_NONE : sl_role_parse(e->role);
 		if (role < 0) {
 			keys_error(a, diags, name, bytes, len, "unknown role \"%s\" in the key map", e->role);
 			return NULL;
@@ -410,11 +410,20 @@ const struct sl_key_rule *sl_keymap_match_limited(const struct sl_keymap *km, co
 						  const struct sl_key_rule **limited)
 {
 	const struct sl_key_rule *r = sl_keymap_match_patterns(km, key, len, limited);
+	if (r && r->role == SL_ROLE_NONE)
+		return NULL; /* known to have no role: the words are not asked */
 #ifndef SL_SNAPSHOT_GENERATOR
 	if (!r && !*limited && km)
 		r = sl_keywords_match(km, key, len, limited);
 #endif
 	return r;
+}
+
+const struct sl_key_rule *sl_keymap_match_none(const struct sl_keymap *km, const char *key, size_t len)
+{
+	const struct sl_key_rule *limited;
+	const struct sl_key_rule *r = sl_keymap_match_patterns(km, key, len, &limited);
+	return r && r->role == SL_ROLE_NONE ? r : NULL;
 }
 
 const char *sl_key_rule_describe(struct sl_arena *a, const struct sl_key_rule *r)

@@ -300,6 +300,8 @@ const struct sl_key_rule *sl_keywords_match(const struct sl_keymap *km, const ch
 		sl_buf_addf(&b, "%s%s", i == 0 ? "" : seg[i] != seg[i - 1] ? "." : "_", w[i]);
 	if (b.len != len || memcmp(b.buf, key, len) != 0) {
 		const struct sl_key_rule *r = sl_keymap_match_patterns(km, b.buf, b.len, limited);
+		if (r && r->role == SL_ROLE_NONE)
+			return NULL; /* re-spelled, a key the map knows to have no role */
 		if (r) {
 			struct sl_key_rule *c = sl_arena_alloc(a, sizeof *c);
 			*c = *r;

@@ -580,6 +580,41 @@ static void test_peft_method(void **state)
 	assert_true(s.bnb_legacy);
 }
 
+/* OpenRLHF's and verl's keys (issue 31): their per-GPU micro batches are the batch; their global batches,
+ * mini batches, no-grad micro batches and other models' paths are `role: none` entries, which neither a
+ * later pattern nor the words turn into a role (data.train_batch_size would be batch_size, the critic's
+ * model path the model, reward_model.micro_batch_size_per_gpu a batch by words). */
+static void test_openrlhf_verl_keys(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(role_of(f, "micro_train_batch_size"), SL_ROLE_BATCH_SIZE);
+	assert_int_equal(role_of(f, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"), SL_ROLE_BATCH_SIZE);
+	assert_int_equal(role_of(f, "actor_rollout_ref.model.path"), SL_ROLE_MODEL);
+	assert_int_equal(role_of(f, "pretrain"), SL_ROLE_MODEL);
+	assert_int_equal(role_of(f, "actor_rollout_ref.rollout.gpu_memory_utilization"),
+			 SL_ROLE_VLLM_GPU_MEMORY_UTILIZATION);
+	assert_int_equal(role_of(f, "actor_rollout_ref.model.enable_gradient_checkpointing"),
+			 SL_ROLE_GRADIENT_CHECKPOINTING);
+	static const char *const none[] = {
+		"data.train_batch_size", "data.val_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size",
+		"critic.ppo_mini_batch_size", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+		"actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "critic.ppo_micro_batch_size_per_gpu",
+		"reward_model.micro_batch_size_per_gpu", "critic.model.path", "reward_model.model.path",
+		"rollout_batch_size", "micro_rollout_batch_size", "reward_pretrain", "critic_pretrain",
+	};
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		if (role_of(f, none[i]) != -1)
+			fail_msg("%s: role %d, expected none", none[i], role_of(f, none[i]));
+		const struct sl_key_rule *r = sl_keymap_match_none(f->km, none[i], strlen(none[i]));
+		assert_non_null(r);
+		assert_int_equal(r->role, SL_ROLE_NONE);
+	}
+	/* a generic key outside verl's data section keeps its role */
+	assert_int_equal(role_of(f, "train_batch_size"), SL_ROLE_BATCH_SIZE);
+	assert_int_equal(role_of(f, "trainer.train_batch_size"), SL_ROLE_BATCH_SIZE);
+	assert_null(sl_keymap_match_none(f->km, "train_batch_size", strlen("train_batch_size")));
+}
+
 /* Preference and RL fine-tuning (issue #31): the roles' keys, values and how they fold into settings. */
 static void apply_text(struct fx *f, struct sl_settings *s, const char *key, const char *text, const struct sl_value *tv)
 {
@@ -683,6 +718,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fsdp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peft_method, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rl_roles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_openrlhf_verl_keys, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
