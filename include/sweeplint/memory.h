@@ -473,6 +473,8 @@ struct sl_rl_shape {
 	bool reference_forward;   /* the reference's logits inside the step */
 	bool engine;              /* a colocated vLLM engine */
 	uint64_t batch_quantum;   /* per-device batch sizes the trainer accepts are multiples of this */
+	bool mini_batches;        /* the batch is the rollout; the step runs mini_batch_size of it (TRL < 0.12
+				   * PPO): a smaller batch_size is no fix */
 };
 void sl_rl_shape(const struct sl_arch *a, const struct sl_settings *s, struct sl_rl_shape *out);
 /* What the frozen_models term holds: "reference model", "reward model" or "reference + reward". */

@@ -25,8 +25,12 @@ bool sl_eval_fix(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit, 
 		return false;
 	fx->batch = s0.batch_size;
 	fx->accum = s0.grad_accum ? s0.grad_accum : 1;
-	/* the largest batch that fits: memory grows with the batch, so bisect [1, batch) */
-	if (s0.batch_size > 1) {
+	/* the largest batch that fits: memory grows with the batch, so bisect [1, batch); not where the
+	 * batch is a rollout stepped over in mini-batches (TRL < 0.12 PPO: batch_size must stay a multiple
+	 * of mini_batch_size x gradient_accumulation_steps, and the step does not shrink with it) */
+	struct sl_rl_shape sh0;
+	sl_rl_shape(&m->arch, &s0, &sh0);
+	if (s0.batch_size > 1 && !sh0.mini_batches) {
 		struct sl_settings s = s0;
 		s.grad_accum = fx->accum > 1 ? fx->accum : 2; /* a smaller batch accumulates: gradients persist */
 		uint64_t lo = 0, hi = s0.batch_size - 1;

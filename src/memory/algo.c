@@ -16,6 +16,17 @@ const struct sl_algo_def *sl_algo_def_of(unsigned a)
 	return &sl_algo_table[a < sl_algo_table_n ? a : 0];
 }
 
+const struct sl_algo_def *sl_algo_def_for(const struct sl_settings *s)
+{
+	const struct sl_algo_def *d = sl_algo_def_of(s->algorithm);
+	if (!s->mini_batch_size)
+		return d;
+	for (unsigned i = 0; i < sl_algo_table_n; i++)
+		if (sl_algo_table[i].replaces && strcmp(sl_algo_table[i].replaces, d->name) == 0)
+			return &sl_algo_table[i];
+	return d;
+}
+
 const char *sl_algo_name(uint32_t a)
 {
 	return a < sl_algo_table_n ? sl_algo_table[a].name : "?";
@@ -85,10 +96,14 @@ static bool peft_of(const struct sl_settings *s)
 void sl_rl_shape(const struct sl_arch *a, const struct sl_settings *s, struct sl_rl_shape *out)
 {
 	(void)a;
-	const struct sl_algo_def *d = sl_algo_def_of(s->algorithm);
+	const struct sl_algo_def *d = sl_algo_def_for(s);
 	memset(out, 0, sizeof *out);
 	uint64_t b = s->batch_size ? s->batch_size : 1;
-	out->sequences = mul_sat(b, d->sequences);
+	/* a row that replaces another (TRL < 0.12 PPO): the batch is the rollout, and each forward and
+	 * backward runs mini_batch_size sequences of it (batched_forward_pass, the PPO epochs' mini-batches) */
+	uint64_t step = d->replaces && s->mini_batch_size && s->mini_batch_size < b ? s->mini_batch_size : b;
+	out->sequences = mul_sat(step, d->sequences);
+	out->mini_batches = d->replaces && s->mini_batch_size;
 	out->generations = s->num_generations ? s->num_generations : d->generations;
 	out->batch_quantum = 1;
 	if (d->generates) {
@@ -112,7 +127,9 @@ void sl_rl_shape(const struct sl_arch *a, const struct sl_settings *s, struct sl
 		}
 		bool engine_generates = s->engine == SL_ENGINE_VLLM; /* TRL use_vllm (role engine) */
 		if (!engine_generates) {
-			uint64_t local = s->generation_batch ? (s->generation_batch + gpus - 1) / gpus : mul_sat(b, steps);
+			uint64_t local = s->generation_batch ? (s->generation_batch + gpus - 1) / gpus
+					 : d->replaces                ? b /* the user's loop generates the batch */
+								      : mul_sat(b, steps);
 			if (local < b)
 				local = b;
 			out->rollout_rows = d->rollout_chunk && d->rollout_chunk < local ? d->rollout_chunk : local;
@@ -133,7 +150,7 @@ void sl_rl_shape(const struct sl_arch *a, const struct sl_settings *s, struct sl
 
 const char *sl_rl_frozen_label(const struct sl_settings *s)
 {
-	const struct sl_algo_def *d = sl_algo_def_of(s->algorithm);
+	const struct sl_algo_def *d = sl_algo_def_for(s);
 	struct sl_rl_shape sh;
 	sl_rl_shape(NULL, s, &sh);
 	bool reward = d->reward_model && s->reward_model != SL_RM_ADAPTER && s->reward_model != SL_RM_API;
@@ -144,10 +161,12 @@ void sl_rl_describe(struct sl_buf *b, const struct sl_settings *s)
 {
 	if (!s->algorithm)
 		return;
-	const struct sl_algo_def *d = sl_algo_def_of(s->algorithm);
+	const struct sl_algo_def *d = sl_algo_def_for(s);
 	struct sl_rl_shape sh;
 	sl_rl_shape(NULL, s, &sh);
 	sl_buf_addf(b, ", %s", d->name);
+	if (d->replaces && s->batch_size)
+		sl_buf_addf(b, " (forward and backward over mini-batches of %llu)", (unsigned long long)sh.sequences);
 	if (d->sequences == 2 && s->batch_size)
 		sl_buf_addf(b, " (%llu sequences: chosen + rejected)", (unsigned long long)sh.sequences);
 	if (d->generates) {

@@ -44,6 +44,9 @@ struct sl_algo_def {
 	bool value_model;             /* a trained value model */
 	bool rollout_logits;          /* generation keeps float32 logits of every generated token */
 	unsigned rollout_chunk;       /* sequences generated at once (0: the whole local generation batch) */
+	/* the row a run of algorithm `replaces` reads when it states mini_batch_size (NULL: none): its batch
+	 * is the rollout, and the step runs mini_batch_size sequences of it at a time (TRL < 0.12 PPO) */
+	const char *replaces;
 };
 
 /* TRL's GRPOConfig/RLOOConfig vllm_gpu_memory_utilization default (grpo_config.py @ f2cd577) */
@@ -54,5 +57,9 @@ extern const unsigned sl_algo_table_n;
 
 /* The row of algorithm a (struct sl_settings.algorithm); the sft row for an index past the table. */
 const struct sl_algo_def *sl_algo_def_of(unsigned a);
+
+/* The row a run reads: its algorithm's, or the row that replaces it when the run states
+ * mini_batch_size (struct sl_algo_def.replaces). */
+const struct sl_algo_def *sl_algo_def_for(const struct sl_settings *s);
 
 #endif

@@ -63,9 +63,10 @@ static uint64_t sum(const uint64_t *v, size_t n)
 void sl_estimate_rl(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		    const struct sl_calib *c, struct sl_breakdown *out)
 {
-	const struct sl_algo_def *d = sl_algo_def_of(s->algorithm);
+	const struct sl_algo_def *d = sl_algo_def_for(s);
 	struct sl_settings ps = *s;
 	ps.algorithm = 0;
+	ps.mini_batch_size = 0; /* the RL mini batch sized the step's sequences (sl_rl_shape), not GradCache's */
 	/* an encoder cannot generate or score tokens: only a reward model's classifier runs on one */
 	if (a->kind == SL_ARCH_ENCODER && d->loss != SL_ALOSS_SCORE) {
 		sl_estimate(a, &ps, gpu, c, out);

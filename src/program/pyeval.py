@@ -1230,8 +1230,13 @@ class Evaluator(object):
         name, base = callee_name(node.func) if node is not None else (None, None)
         qual = fv.qual if isinstance(fv, Ext) else None
         if made is not None and isinstance(fv, Ext):
-            # a subclass of an external class: the base's name is what the sinks know
+            # a subclass of an external class: the base's name is what the sinks know, unless the class
+            # is a trainer of its own name (a project's copy of TRL's PPOTrainer on trl's BaseTrainer:
+            # the class says which trainer runs, its base does not)
+            own = made.cls.node.name if isinstance(made, Inst) else None
             name = fv.qual.split('.')[-1]
+            if own in TRAINER_CLASSES and name not in TRAINER_CLASSES:
+                name = own
             base = fv.qual.split('.')[-2] if '.' in fv.qual else None
         r = source_call(self, name, base, qual, fv, args, kwargs, node, fr)
         if r is not None:
