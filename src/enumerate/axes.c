@@ -794,6 +794,33 @@ static void build_modules_axis(struct sl_eval_builder *B)
 	}
 }
 
+/*
+ * A custom nn.Module is the model: the program's shape literals (argparse --d_model, --n_layers, a
+ * config's num_heads) are its constructor's arguments, counted in its layer list, not a checkpoint's
+ * shape; -v says so rather than show them as used model settings (JSON "used": false).
+ */
+static void mark_module_shapes(struct sl_eval_builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	bool custom = false;
+	for (size_t i = 0; i < ev->naxes && !custom; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (ax->role != SL_ROLE_MODEL)
+			continue;
+		custom = ax->rule && ax->rule->role == SL_ROLE_MODULES;
+		for (size_t k = 0; k < ax->n && !custom; k++)
+			custom = ax->values[k].model && ax->values[k].model->arch.modules;
+	}
+	if (!custom)
+		return;
+	for (size_t i = 0; i < ev->nnotes; i++) {
+		struct sl_eval_note *n = &ev->notes[i];
+		if (n->how && n->role >= 0 && sl_role_is_shape((enum sl_role)n->role) && !n->overridden_by)
+			n->overridden_by = "the custom nn.Module's layer list (an argument of the module's constructor, "
+					   "not a checkpoint's shape)";
+	}
+}
+
 static void add_sweep_params(struct sl_eval_builder *B)
 {
 	struct sl_eval *ev = B->ev;
@@ -1105,6 +1132,7 @@ int sl_eval_build_axes(struct sl_eval_builder *B, const char **why)
 	if (rc < 0)
 		return rc;
 	mark_overridden(B); /* before the shape steps: notes hold axis indices */
+	mark_module_shapes(B);
 	add_shape_model(B);
 	drop_shape_axes(B->ev);
 	return 0;
