@@ -134,6 +134,8 @@ enum sl_family {
 	SL_FAMILY_ERNIE4_5_MOE, /* ERNIE-4.5-21B-A3B: ernie4_5's attention, a dense first layer, routed + shared experts */
 	SL_FAMILY_QWEN3_VL,    /* Qwen3-VL: a qwen3 language model + its vision tower with DeepStack mergers */
 	SL_FAMILY_QWEN3_VL_MOE, /* Qwen3-VL MoE: a qwen3_moe language model + the same tower */
+	SL_FAMILY_IDEFICS3,    /* Idefics3 / SmolVLM: a llama language model + a SigLIP tower and a pixel-shuffle projection */
+	SL_FAMILY_SMOLVLM,     /* SmolVLM2: idefics3's layout under its own model_type */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -232,7 +234,7 @@ struct sl_arch {
 	uint32_t vis_layers, vis_hidden, vis_ffn, vis_heads, vis_patch;
 	uint32_t vis_image;      /* the tower's image size (SigLIP: fixed); 0: dynamic resolution */
 	uint32_t vis_temporal;   /* qwen2.5-vl temporal_patch_size */
-	uint32_t vis_merge;      /* qwen2.5-vl spatial_merge_size */
+	uint32_t vis_merge;      /* qwen2.5-vl spatial_merge_size; idefics3 scale_factor (the pixel shuffle) */
 	uint32_t vis_tokens;     /* language-model tokens per image at vis_image (gemma3 mm_tokens_per_image); 0: from the size */
 	uint32_t vis_proj_in, vis_proj_out; /* llama4: projector_input_dim, projector_output_dim (= vision_output_dim);
 					      qwen3-vl: vis_proj_out is out_hidden_size */
@@ -251,6 +253,7 @@ enum {
 	SL_VISION_LLAMA4,
 	SL_VISION_PIXTRAL,
 	SL_VISION_QWEN3,
+	SL_VISION_IDEFICS3,
 	SL_VISION__COUNT
 };
 

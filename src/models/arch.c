@@ -96,6 +96,8 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_INTERNLM3] = "internlm3",
 	[SL_FAMILY_QWEN3_VL] = "qwen3_vl",
 	[SL_FAMILY_QWEN3_VL_MOE] = "qwen3_vl_moe",
+	[SL_FAMILY_IDEFICS3] = "idefics3",
+	[SL_FAMILY_SMOLVLM] = "smolvlm",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -264,6 +266,8 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_INTERNLM3:
 	case SL_FAMILY_QWEN3_VL:
 	case SL_FAMILY_QWEN3_VL_MOE:
+	case SL_FAMILY_IDEFICS3:
+	case SL_FAMILY_SMOLVLM:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -713,6 +717,10 @@ static uint64_t ffn(const struct sl_arch *a)
  * biases (not gated); the merger Qwen3VLVisionPatchMerger: a LayerNorm over vh, linear_fc1 vh·m² -> vh·m²
  * and linear_fc2 vh·m² -> out_hidden_size with biases; one more merger per deepstack_visual_indexes entry,
  * its LayerNorm over vh·m² (use_postshuffle_norm).
+ * Idefics3 / SmolVLM (Idefics3VisionTransformer, modeling_idefics3.py@9a80143c; SmolVLMVisionTransformer,
+ * modeling_smolvlm.py@b282e23b): SigLIP's embeddings and layers (as above) and post_layernorm, no head;
+ * the connector pixel-shuffles s x s patches (scale_factor s) into one and projects it with
+ * modality_projection.proj vh·s² -> h without bias.
  */
 static uint64_t vision(const struct sl_arch *a)
 {
@@ -738,6 +746,11 @@ static uint64_t vision(const struct sl_arch *a)
 		uint64_t m = a->vis_merge ? a->vis_merge : 2, b = a->vis_proj_bias ? 1 : 0;
 		uint64_t layer = 2 * vh + 4 * vh * vh + 3 * vh * vf;
 		return 3 * p * p * vh + vh + L * layer + vh + vh * m * m * vh + vh * h + b * h + h * h + b * h;
+	}
+	case SL_VISION_IDEFICS3: {
+		uint64_t side = p ? a->vis_image / p : 0, s = a->vis_merge;
+		uint64_t layer = 4 * (vh * vh + vh) + vh * vf + vf + vf * vh + vh + 4 * vh;
+		return 3 * p * p * vh + vh + side * side * vh + L * layer + 2 * vh + vh * s * s * h;
 	}
 	case SL_VISION_QWEN3: {
 		uint64_t T = a->vis_temporal ? a->vis_temporal : 2, m = a->vis_merge ? a->vis_merge : 2;

@@ -76,7 +76,7 @@ const char *hf_family_list(void)
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
 	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3, "
-	       "qwen3_vl, qwen3_vl_moe";
+	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -148,7 +148,8 @@ static bool ffn_4h(enum sl_family f)
 bool hf_family_nests_text(enum sl_family f)
 {
 	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4 || f == SL_FAMILY_MISTRAL3 ||
-	       f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE;
+	       f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE || f == SL_FAMILY_IDEFICS3 ||
+	       f == SL_FAMILY_SMOLVLM;
 }
 
 /* Families whose layers mix tokens without attention heads: their config has none to read. */
@@ -220,6 +221,14 @@ static const char *vision_switches(enum sl_family f, const struct hf_config *c, 
 		a->vis_image = v->image_size ? *v->image_size : 0;
 		a->vis_merge = c->spatial_merge_size ? *c->spatial_merge_size : 2;
 		a->vis_proj_bias = flag(c->multimodal_projector_bias, false);
+	} else if (f == SL_FAMILY_IDEFICS3 || f == SL_FAMILY_SMOLVLM) {
+		/* Idefics3Config / SmolVLMConfig: scale_factor at the top level (2); the tower's image_size
+		 * sizes its position table */
+		if (!v->image_size)
+			return "vision_config.image_size";
+		a->vis_kind = SL_VISION_IDEFICS3;
+		a->vis_image = *v->image_size;
+		a->vis_merge = c->scale_factor ? *c->scale_factor : 2;
 	} else if (f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE) {
 		/* Qwen3VLVisionConfig: num_position_embeddings 2304, out_hidden_size (the language model's width),
 		 * deepstack_visual_indexes [8, 16, 24]: a merger each (configuration_qwen3_vl.py defaults) */

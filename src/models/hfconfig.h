@@ -85,7 +85,8 @@
 	X(full_attn_idxs, N)                                                                                   \
 	X(moe_num_experts, U) X(moe_k, U) X(moe_num_shared_experts, U) /* ernie4_5_moe */                    \
 	X(moe_layer_start_index, U) X(moe_layer_end_index, I) X(moe_layer_interval, U)                       \
-	X(qkv_bias, B) /* internlm3 */
+	X(qkv_bias, B) /* internlm3 */                                                                        \
+	X(scale_factor, U) /* idefics3, smolvlm */
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */
 #define HF_VISION_KEYS(X)                                                                                     \

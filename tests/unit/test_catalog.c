@@ -500,6 +500,14 @@ static void test_config_families(void **state)
 		{"fixtures/configs/qwen3_vl", SL_FAMILY_QWEN3_VL, 8767123696, "qwen3-vl-8b"},
 		/* by hand: Qwen3-30B-A3B's 30,532,122,624 and the same tower with fc2 4608 x 2048 + 2048: 538,631,408 */
 		{"fixtures/configs/qwen3_vl_moe", SL_FAMILY_QWEN3_VL_MOE, 31070754032, "qwen3-vl-30b-a3b"},
+		/* by hand (SmolVLM-256M): embedding and untied head 2 x 49280 x 576, 30 x (q/o 2 x 576^2, k/v 2 x 576 x 192,
+		 * MLP 3 x 576 x 1536, two norms), final norm: 162,974,016; the tower: patch conv 3 x 16^2 x 768 + 768,
+		 * positions (512/16)^2 x 768, 12 x (q/k/v/out 4 x (768^2 + 768), fc1 768 x 3072 + 3072, fc2 3072 x 768 +
+		 * 768, two LayerNorms 4 x 768), post_layernorm 2 x 768: 86,433,024; the projection 768 x 4^2 x 576: 7,077,888 */
+		{"fixtures/configs/idefics3", SL_FAMILY_IDEFICS3, 256484928, "smolvlm-256m"},
+		/* by hand (SmolVLM2-2.2B): SmolLM2-1.7B's layers, untied over 49280: 1,812,563,968; the 27-layer tower at
+		 * 1152 over (384/14)^2 = 729 positions: 412,987,248; the projection 1152 x 3^2 x 2048: 21,233,664 */
+		{"fixtures/configs/smolvlm", SL_FAMILY_SMOLVLM, 2246784880, "smolvlm2-2.2b"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;

@@ -780,6 +780,11 @@ static void test_cache_terms(void **state)
 	assert_int_equal(q3v->vis_kind, SL_VISION_QWEN3);
 	assert_int_equal(q3v->vis_deepstack, 3);
 	assert_true(sl_arch_cache_bytes(q3v, 8192, 2, false) == 36.0 * 8192 * 2 * 8 * 128 * 2);
+	/* SmolVLM-256M at 2048: SmolLM2-135M's GQA, 30 layers x 2 x 3 heads x 64 */
+	const struct sl_arch *sv = fixture(e, "idefics3");
+	assert_int_equal(sv->vis_kind, SL_VISION_IDEFICS3);
+	assert_int_equal(sv->vis_merge, 4);
+	assert_true(sl_arch_cache_bytes(sv, 2048, 2, false) == 30.0 * 2048 * 2 * 3 * 64 * 2);
 	/* gemma-3-4b at 4096: 5 global layers (5, 11, 17, 23, 29) and 29 local ones of 1024, 2 x 4 x 256 */
 	struct sl_catalog *c = NULL;
 	struct sl_diags d;
