@@ -136,6 +136,7 @@ enum sl_family {
 	SL_FAMILY_QWEN3_VL_MOE, /* Qwen3-VL MoE: a qwen3_moe language model + the same tower */
 	SL_FAMILY_IDEFICS3,    /* Idefics3 / SmolVLM: a llama language model + a SigLIP tower and a pixel-shuffle projection */
 	SL_FAMILY_SMOLVLM,     /* SmolVLM2: idefics3's layout under its own model_type */
+	SL_FAMILY_MLLAMA,      /* Llama-3.2-Vision: llama layers with gated cross-attention layers + a tiled two-stage tower */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -241,6 +242,11 @@ struct sl_arch {
 	bool vis_proj_bias;      /* mistral3 multimodal_projector_bias: linear_1 and linear_2 with biases */
 	uint32_t vis_pos;        /* qwen3-vl num_position_embeddings: the learned (interpolated) position table */
 	uint32_t vis_deepstack;  /* qwen3-vl: DeepStack mergers (len(deepstack_visual_indexes)) */
+	uint32_t vis_global;     /* mllama num_global_layers: the gated global encoder after vis_layers */
+	uint32_t vis_tiles;      /* mllama max_num_tiles */
+	uint32_t vis_aspects;    /* mllama len(supported_aspect_ratios): the tile embeddings' rows less one */
+	uint32_t xattn_layers;   /* mllama: layers of `layers` that cross-attend to the image (cross_attention_layers) */
+	uint32_t extra_vocab;    /* mllama: embed_tokens rows past vocab_size (8); the head keeps vocab_size */
 	/* SL_FAMILY_CUSTOM: a custom nn.Module built from a layer list (role `modules`); NULL otherwise */
 	const struct sl_modules *modules;
 };
@@ -254,6 +260,7 @@ enum {
 	SL_VISION_PIXTRAL,
 	SL_VISION_QWEN3,
 	SL_VISION_IDEFICS3,
+	SL_VISION_MLLAMA,
 	SL_VISION__COUNT
 };
 

@@ -98,6 +98,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_QWEN3_VL_MOE] = "qwen3_vl_moe",
 	[SL_FAMILY_IDEFICS3] = "idefics3",
 	[SL_FAMILY_SMOLVLM] = "smolvlm",
+	[SL_FAMILY_MLLAMA] = "mllama",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -127,6 +128,8 @@ int sl_family_parse(const char *s)
 		return SL_FAMILY_LLAMA4;
 	if (strcmp(s, "qwen2_5_vl_text") == 0)
 		return SL_FAMILY_QWEN2_5_VL;
+	if (strcmp(s, "mllama_text_model") == 0)
+		return SL_FAMILY_MLLAMA;
 	if (strcmp(s, "qwen3_vl_text") == 0)
 		return SL_FAMILY_QWEN3_VL;
 	if (strcmp(s, "qwen3_vl_moe_text") == 0)
@@ -268,6 +271,7 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_QWEN3_VL_MOE:
 	case SL_FAMILY_IDEFICS3:
 	case SL_FAMILY_SMOLVLM:
+	case SL_FAMILY_MLLAMA:
 		a->kind = SL_ARCH_DECODER;
 		a->rmsnorm = true;
 		a->final_norm = true;
@@ -680,8 +684,11 @@ static uint64_t decoder_layers(const struct sl_arch *a)
 	layer_counts(a, &n_attn, &n_moe);
 	uint64_t dense = a->intermediate ? dense_ffn(a, a->experts && a->dense_ffn ? a->dense_ffn : a->intermediate) : 0;
 	uint64_t mixer = L > n_attn ? (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0;
+	/* mllama's MllamaCrossAttentionDecoderLayer: the self-attention's q/k/v/o, plus q_norm and k_norm over
+	 * head_dim and the two tanh gates (cross_attn_attn_gate, cross_attn_mlp_gate) */
+	uint64_t xattn = (uint64_t)a->xattn_layers * (2 * head_dim(a) + 2);
 	return L * (layer_norms(a) * norm(a, a->hidden) + a->act_params) + n_attn * (n_attn ? attention(a) : 0) +
-	       (L - n_attn) * mixer + n_moe * (n_moe ? moe_ffn(a) : 0) + (L - n_moe) * dense;
+	       (L - n_attn) * mixer + n_moe * (n_moe ? moe_ffn(a) : 0) + (L - n_moe) * dense + xattn;
 }
 
 /* Feed-forward of a layer of a uniform stack (encoders, encoder-decoders): dense, or MoE in every layer. */
@@ -721,6 +728,12 @@ static uint64_t ffn(const struct sl_arch *a)
  * modeling_smolvlm.py@b282e23b): SigLIP's embeddings and layers (as above) and post_layernorm, no head;
  * the connector pixel-shuffles s x s patches (scale_factor s) into one and projects it with
  * modality_projection.proj vh·s² -> h without bias.
+ * Mllama (MllamaVisionModel, modeling_mllama.py@befb7955): a bias-free patch conv, a class embedding, the
+ * gated position embedding (its gate, (image/p)² + 1 rows, and a tile table of (aspects + 1) rows of
+ * tiles x positions x vh), the pre- and post-tile aspect-ratio embeddings ((aspects + 1) x tiles·vh and a
+ * gate each), layernorm_pre and _post, vis_layers layers of bias-free q/k/v/o, fc1/fc2 with biases and
+ * two LayerNorms, then vis_global such layers with two gates each; multi_modal_projector
+ * vision_output_dim -> h with bias.
  */
 static uint64_t vision(const struct sl_arch *a)
 {
@@ -751,6 +764,13 @@ static uint64_t vision(const struct sl_arch *a)
 		uint64_t side = p ? a->vis_image / p : 0, s = a->vis_merge;
 		uint64_t layer = 4 * (vh * vh + vh) + vh * vf + vf + vf * vh + vh + 4 * vh;
 		return 3 * p * p * vh + vh + side * side * vh + L * layer + 2 * vh + vh * s * s * h;
+	}
+	case SL_VISION_MLLAMA: {
+		uint64_t np = (p ? (uint64_t)(a->vis_image / p) * (a->vis_image / p) : 0) + 1;
+		uint64_t rows = (uint64_t)a->vis_aspects + 1, T = a->vis_tiles, G = a->vis_global;
+		uint64_t layer = 4 * vh * vh + vh * vf + vf + vf * vh + vh + 4 * vh;
+		return 3 * p * p * vh + vh + (1 + np * vh + rows * T * np * vh) + 2 * (rows * T * vh + 1) + 4 * vh +
+		       L * layer + G * (layer + 2) + (uint64_t)a->vis_proj_in * h + h;
 	}
 	case SL_VISION_QWEN3: {
 		uint64_t T = a->vis_temporal ? a->vis_temporal : 2, m = a->vis_merge ? a->vis_merge : 2;
@@ -814,7 +834,7 @@ static void count(const struct sl_arch *a, struct parts *p)
 	}
 	case SL_ARCH_DECODER: {
 		uint64_t E = emb_dim(a);
-		p->embeddings = V * E + pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0);
+		p->embeddings = (V + a->extra_vocab) * E + pos_rows(a) * h + (a->emb_norm ? norm(a, h) : 0);
 		if (E != h)
 			p->embeddings += 2 * E * h; /* opt project_in / project_out, no bias */
 		p->body += decoder_layers(a);

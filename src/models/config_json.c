@@ -31,6 +31,7 @@
 #define HF_KIND_L HF_LIST
 #define HF_KIND_F HF_FLOAT
 #define HF_KIND_N HF_UINT_LIST
+#define HF_KIND_Z HF_LIST_LEN
 #define KEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_config, k), HF_COUNT_##t(hf_config, k)},
 #define VKEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_vision, k), HF_COUNT_##t(hf_vision, k)},
 #define HF_COUNT_U(s, k) 0
@@ -42,6 +43,7 @@
 #define HF_COUNT_L(s, k) offsetof(struct s, k##_count)
 #define HF_COUNT_F(s, k) 0
 #define HF_COUNT_N(s, k) offsetof(struct s, k##_count)
+#define HF_COUNT_Z(s, k) 0
 static const struct hf_key keys[] = {
 	HF_CONFIG_KEYS(KEY)
 	{"architectures", HF_FIRST, offsetof(struct hf_config, architecture), 0},
@@ -76,7 +78,7 @@ const char *hf_family_list(void)
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
 	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3, "
-	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm";
+	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm, mllama";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -149,7 +151,7 @@ bool hf_family_nests_text(enum sl_family f)
 {
 	return f == SL_FAMILY_GEMMA3 || f == SL_FAMILY_QWEN2_5_VL || f == SL_FAMILY_LLAMA4 || f == SL_FAMILY_MISTRAL3 ||
 	       f == SL_FAMILY_QWEN3_VL || f == SL_FAMILY_QWEN3_VL_MOE || f == SL_FAMILY_IDEFICS3 ||
-	       f == SL_FAMILY_SMOLVLM;
+	       f == SL_FAMILY_SMOLVLM || f == SL_FAMILY_MLLAMA;
 }
 
 /* Families whose layers mix tokens without attention heads: their config has none to read. */
@@ -221,6 +223,24 @@ static const char *vision_switches(enum sl_family f, const struct hf_config *c, 
 		a->vis_image = v->image_size ? *v->image_size : 0;
 		a->vis_merge = c->spatial_merge_size ? *c->spatial_merge_size : 2;
 		a->vis_proj_bias = flag(c->multimodal_projector_bias, false);
+	} else if (f == SL_FAMILY_MLLAMA) {
+		/* MllamaVisionConfig: num_global_layers 8, max_num_tiles 4 and its supported_aspect_ratios (the 8
+		 * tile grids of at most 4 tiles), vision_output_dim hidden x (len(intermediate_layers_indices) + 1) */
+		if (!v->image_size)
+			return "vision_config.image_size";
+		if (!v->vision_output_dim)
+			return "vision_config.vision_output_dim";
+		a->vis_kind = SL_VISION_MLLAMA;
+		a->vis_image = *v->image_size;
+		a->vis_global = v->num_global_layers ? *v->num_global_layers : 8;
+		a->vis_tiles = v->max_num_tiles ? *v->max_num_tiles : 4;
+		if (v->supported_aspect_ratios)
+			a->vis_aspects = *v->supported_aspect_ratios;
+		else if (a->vis_tiles == 4)
+			a->vis_aspects = 8;
+		else
+			return "vision_config.supported_aspect_ratios"; /* MllamaVisionConfig refuses the default */
+		a->vis_proj_in = *v->vision_output_dim;
 	} else if (f == SL_FAMILY_IDEFICS3 || f == SL_FAMILY_SMOLVLM) {
 		/* Idefics3Config / SmolVLMConfig: scale_factor at the top level (2); the tower's image_size
 		 * sizes its position table */
@@ -412,6 +432,13 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		a->no_bias = (uint8_t)((qkv ? 0 : SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V) | (b ? 0 : SL_NOBIAS_O | SL_NOBIAS_MLP));
 		break;
 	}
+	case SL_FAMILY_MLLAMA:
+		/* MllamaTextModel (modeling_mllama.py@befb7955): embed_tokens of vocab_size + 8 rows, the layers
+		 * cross_attention_layers lists are MllamaCrossAttentionDecoderLayer, the rest llama's; lm_head
+		 * vocab_size wide */
+		a->xattn_layers = c->cross_attention_layers ? c->cross_attention_layers_count : 0;
+		a->extra_vocab = 8;
+		break;
 	case SL_FAMILY_ERNIE4_5:
 		/* modular_ernie4_5.py@7abb76c5: q/k/v/o and gate/up/down biased when use_bias (Ernie4_5Config: false) */
 		a->bias = flag(c->use_bias, false);
@@ -952,6 +979,14 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 			}
 			break;
 		}
+		case HF_LIST_LEN:
+			ok = json_is_array(v) && json_array_size(v) <= UINT32_MAX;
+			if (ok) {
+				uint32_t *u = sl_arena_alloc(a, sizeof *u);
+				*u = (uint32_t)json_array_size(v);
+				*(const uint32_t **)slot = u;
+			}
+			break;
 		case HF_LIST: {
 			ok = json_is_array(v) && json_array_size(v) <= UINT32_MAX;
 			size_t n = ok ? json_array_size(v) : 0;
@@ -995,6 +1030,7 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 				     : k[i].kind == HF_LIST      ? "a list of strings"
 				     : k[i].kind == HF_FLOAT     ? "a number"
 				     : k[i].kind == HF_UINT_LIST ? "a list of non-negative integers"
+				     : k[i].kind == HF_LIST_LEN  ? "a list"
 								 : "a string");
 			return false;
 		}

@@ -20,7 +20,8 @@
  * integer, A the same or the string "auto" (read as 0), I an integer, B a
  * boolean, S a string, L a list of strings (its values and count), P a
  * non-negative integer or a sliding-window pattern ("LLLG": its period, 4), F a number (read as a
- * double), N a list of non-negative integers (its values and count).
+ * double), N a list of non-negative integers (its values and count), Z a list of anything (its
+ * length alone; rules/ YAML gives the length as an integer).
  */
 #define HF_CONFIG_KEYS(X)                                                                                     \
 	X(model_type, S)                                                                                       \
@@ -86,7 +87,8 @@
 	X(moe_num_experts, U) X(moe_k, U) X(moe_num_shared_experts, U) /* ernie4_5_moe */                    \
 	X(moe_layer_start_index, U) X(moe_layer_end_index, I) X(moe_layer_interval, U)                       \
 	X(qkv_bias, B) /* internlm3 */                                                                        \
-	X(scale_factor, U) /* idefics3, smolvlm */
+	X(scale_factor, U) /* idefics3, smolvlm */                                                             \
+	X(cross_attention_layers, N) /* mllama */
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */
 #define HF_VISION_KEYS(X)                                                                                     \
@@ -96,7 +98,8 @@
 	X(patch_size, U) X(image_size, U) X(temporal_patch_size, U) X(spatial_merge_size, U)                   \
 	X(out_hidden_size, U) X(num_channels, U) X(in_chans, U)                                                \
 	X(projector_input_dim, U) X(projector_output_dim, U) X(vision_output_dim, U) /* llama4 */            \
-	X(num_position_embeddings, U) X(deepstack_visual_indexes, N) /* qwen3_vl */
+	X(num_position_embeddings, U) X(deepstack_visual_indexes, N) /* qwen3_vl */                         \
+	X(num_global_layers, U) X(max_num_tiles, U) X(supported_aspect_ratios, Z) /* mllama */
 
 #define HF_FIELD_U(k) const uint32_t *k;
 #define HF_FIELD_A(k) const uint32_t *k;
@@ -107,6 +110,7 @@
 #define HF_FIELD_L(k) const char **k; unsigned k##_count;
 #define HF_FIELD_F(k) const double *k;
 #define HF_FIELD_N(k) const uint32_t *k; unsigned k##_count;
+#define HF_FIELD_Z(k) const uint32_t *k;
 #define HF_FIELD(k, t) HF_FIELD_##t(k)
 
 struct hf_vision {
@@ -122,7 +126,19 @@ struct hf_config {
 
 /* One entry of the key table: for the readers (names, offsets) and for messages. */
 /* HF_FIRST: the first string of a JSON list ("architectures"); a plain string in rules/ YAML. */
-enum hf_kind { HF_UINT, HF_BOOL, HF_STR, HF_INT, HF_FIRST, HF_UINT_AUTO, HF_LIST, HF_PATTERN, HF_FLOAT, HF_UINT_LIST };
+enum hf_kind {
+	HF_UINT,
+	HF_BOOL,
+	HF_STR,
+	HF_INT,
+	HF_FIRST,
+	HF_UINT_AUTO,
+	HF_LIST,
+	HF_PATTERN,
+	HF_FLOAT,
+	HF_UINT_LIST,
+	HF_LIST_LEN,
+};
 struct hf_key {
 	const char *name;
 	enum hf_kind kind;

@@ -213,6 +213,11 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_bool(f, "vis_proj_bias", a->vis_proj_bias);
 	put_u32(f, "vis_pos", a->vis_pos);
 	put_u32(f, "vis_deepstack", a->vis_deepstack);
+	put_u32(f, "vis_global", a->vis_global);
+	put_u32(f, "vis_tiles", a->vis_tiles);
+	put_u32(f, "vis_aspects", a->vis_aspects);
+	put_u32(f, "xattn_layers", a->xattn_layers);
+	put_u32(f, "extra_vocab", a->extra_vocab);
 	fputs("},\n", f);
 }
 

@@ -508,6 +508,13 @@ static void test_config_families(void **state)
 		/* by hand (SmolVLM2-2.2B): SmolLM2-1.7B's layers, untied over 49280: 1,812,563,968; the 27-layer tower at
 		 * 1152 over (384/14)^2 = 729 positions: 412,987,248; the projection 1152 x 3^2 x 2048: 21,233,664 */
 		{"fixtures/configs/smolvlm", SL_FAMILY_SMOLVLM, 2246784880, "smolvlm2-2.2b"},
+		/* by hand (Llama-3.2-11B-Vision): embed_tokens (128256 + 8) x 4096, 32 llama layers (q/o 2 x 4096^2, k/v
+		 * 2 x 4096 x 1024, MLP 3 x 4096 x 14336, two norms) and 8 cross-attention layers (the same plus q/k norms
+		 * 2 x 128 and two gates), final norm, head 128256 x 4096: 9,775,192,080; the tower: patch conv 3 x 14^2 x
+		 * 1280, class 1280, gated positions 1 + 1601 x 1280 + 9 x 4 x 1601 x 1280, two aspect embeddings 2 x (9 x
+		 * 4 x 1280 + 1), layernorm_pre/_post 4 x 1280, 32 + 8 layers of (4 x 1280^2, fc1 1280 x 5120 + 5120, fc2
+		 * 5120 x 1280 + 1280, two LayerNorms 4 x 1280) and 16 gates: 863,567,379; projector 7680 x 4096 + 4096 */
+		{"fixtures/configs/mllama", SL_FAMILY_MLLAMA, 10670220835, "llama-3.2-11b-vision"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
@@ -639,6 +646,12 @@ static void test_config_bad(void **state)
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.v[0].message, "'block_ffn_dim_multiplier' must be a number"));
 	assert_int_equal(d.v[0].span.line, 4);
+	/* mllama's supported_aspect_ratios is a list of tile grids (its length counts), not a number */
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/bad-aspect-ratios.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'supported_aspect_ratios' must be a list"));
+	assert_int_equal(d.v[0].span.line, 7);
 
 	sl_diags_init(&d, f->a);
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));
