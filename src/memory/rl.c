@@ -181,9 +181,16 @@ void sl_estimate_rl(const struct sl_arch *a, const struct sl_settings *s, const 
 		gs.ref_logits = false;
 		sl_estimate(a, &gs, gpu, c, &gen);
 		/* ZeRO-3 and FSDP gather the whole model for generation (trl unwrap_model_for_generation,
-		 * ds3_gather_for_generation; summon_full_params) */
-		if (s->zero_stage >= 3 || (s->fsdp != SL_FSDP_NONE && s->fsdp != SL_FSDP_NO_SHARD))
-			gen.zero_gather = add_sat(gen.zero_gather, to_u64(2.0 * (double)pol.params));
+		 * ds3_gather_for_generation; summon_full_params). PPO's model is PolicyAndValueWrapper, and
+		 * ZeRO-3's GatheredParameters(model.parameters()) gathers the value model with the policy
+		 * (trl/models/utils.py _unwrap_model_for_generation, experimental/ppo/ppo_trainer.py train
+		 * @f2cd57710ae345ea6428ae95363267fcf38a3dc8) */
+		if (s->zero_stage >= 3 || (s->fsdp != SL_FSDP_NONE && s->fsdp != SL_FSDP_NO_SHARD)) {
+			double gathered = (double)pol.params;
+			if (d->value_model && s->zero_stage >= 3)
+				gathered += (double)val.params;
+			gen.zero_gather = add_sat(gen.zero_gather, to_u64(2.0 * gathered));
+		}
 		/* PPO: generate(output_scores=True) stacks the float32 logits of every generated token of the
 		 * local batch (batch_generation) */
 		if (d->rollout_logits) {
