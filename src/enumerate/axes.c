@@ -145,6 +145,29 @@ static void fill_value(struct sl_eval_builder *B, struct sl_eval_value *v, enum 
 
 static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t);
 
+/* A YAML boolean: no model is named true or false (a `pretrain: true` switch is not OpenRLHF's --pretrain). */
+static bool bool_node(struct sl_eval_builder *B, const struct sl_node *n)
+{
+	if (!n || n->kind != SL_NODE_SCALAR)
+		return false;
+	struct sl_value v = sl_scalar_resolve(B->res, n->text, strlen(n->text), n->style == SL_STYLE_PLAIN, n->tag, NULL);
+	return v.type == SL_V_BOOL;
+}
+
+/* A parameter whose every value is a YAML boolean (true/false, yes/no). */
+static bool bool_param(struct sl_eval_builder *B, const struct sl_param *p)
+{
+	if (p->dist == SL_DIST_CONSTANT)
+		return bool_node(B, p->value);
+	if ((p->dist != SL_DIST_CATEGORICAL && p->dist != SL_DIST_CATEGORICAL_W_PROBABILITIES) || !p->values ||
+	    p->values->kind != SL_NODE_SEQ || p->values->n == 0)
+		return false;
+	for (size_t j = 0; j < p->values->n; j++)
+		if (!bool_node(B, p->values->items[j]))
+			return false;
+	return true;
+}
+
 /* Why a key has no role, for its -v note: a `role: none` entry of the key map, or no pattern at all. */
 static const char *unmapped_why(struct sl_eval_builder *B, const char *key)
 {
@@ -305,6 +328,12 @@ static void add_entry(struct sl_eval_builder *B, const struct sl_trainer *t, con
 	const char *unset = entry_unset(t, e, &global);
 	if (unset) {
 		sl_eval_add_note(B, e->key, where, global ? -1 : (int)rule->role, unset);
+		return;
+	}
+	if (rule->role == SL_ROLE_MODEL && bool_node(B, e->node)) {
+		sl_eval_add_note(B, e->key, where, -1,
+				 sl_arena_printf(B->a, "not memory-relevant: a boolean names no model (%s)",
+						 sl_key_rule_describe(B->a, rule)));
 		return;
 	}
 	struct sl_eval_value tmp = {0};
@@ -856,6 +885,13 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			continue;
 		}
 		enum sl_role r = rule->role;
+		if (r == SL_ROLE_MODEL && bool_param(B, p)) {
+			sl_eval_add_note(B, p->path, "sweep", -1,
+					 sl_arena_printf(B->a, "not memory-relevant: a boolean names no model (%s)",
+							 sl_key_rule_describe(B->a, rule)));
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
 		struct sl_eval_axis *ax = NULL;
 		switch (p->dist) {
 		case SL_DIST_CONSTANT:
