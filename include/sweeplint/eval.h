@@ -27,6 +27,7 @@ struct sl_workload;
 struct sl_hub;
 struct sl_trainer;
 struct sl_scalar_resolver;
+struct sl_param_role;
 
 /*
  * Where an axis came from (application order: program, config, command,
@@ -139,6 +140,7 @@ struct sl_eval_note {
 	struct sl_span span;             /* its span (a command option's value has no node of its own) */
 	/* a setting read from the program (program.h): how, and what later value replaces it (else NULL) */
 	const char *how;                 /* "argparse default of --model_name"; NULL for other notes */
+	const char *chain;               /* with how: the steps that brought the value there ("name = args.enc at train.py:6") */
 	const char *overridden_by;       /* "model (sweep)" when a later axis of the same role wins */
 	size_t axis;                     /* while building: 1 + the axis it made, 0 for none */
 };
@@ -177,6 +179,10 @@ struct sl_eval_opts {
 	const char *const *ignore_params;
 	size_t nignore_params;
 	const char *const *ignore_why;   /* why each is not a value (-v), or NULL: a Hydra group choice */
+	/* sweep parameters a followed program makes a setting of (its sinks, program.h): that setting's role,
+	 * whatever the parameter's name, with the program's value map when it has one */
+	const struct sl_param_role *param_roles;
+	size_t nparam_roles;
 };
 
 /*

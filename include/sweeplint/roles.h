@@ -137,6 +137,17 @@ enum sl_role {
 const char *sl_role_name(enum sl_role r);
 int sl_role_parse(const char *name);
 
+/*
+ * One case of a key's value map: the value a key's value stands for (the rules a program's sinks make,
+ * program.h: `"org/a" if cfg.kind == "A" else "org/b"` maps kind's A to org/a). if_true / if_false
+ * are the two-case map of a boolean key; cases generalise them to any values.
+ */
+struct sl_key_case {
+	const struct sl_node *when;   /* the key's value (a scalar, compared typed) */
+	const struct sl_node *to;     /* the value it stands for; NULL: none (unset, or unknown when unknown) */
+	const char *unknown;          /* with to == NULL: why its value is not known; NULL: the key sets nothing */
+};
+
 /* One key rule: a pattern, its role, and how its values translate. */
 struct sl_key_rule {
 	const char *pattern;      /* PCRE2, matched against the full dotted key */
@@ -150,6 +161,10 @@ struct sl_key_rule {
 	 * "read as per_device_train_batch_size" (a keys.yaml pattern on the key re-spelled) or
 	 * "by words per/device/bs" (pattern then names the vocabulary entry); NULL otherwise */
 	const char *by;
+	/* a value map (a program's: sl_key_rule_program): each value of the key translated case by case,
+	 * before if_true / if_false / add; a value no case names cannot be read */
+	const struct sl_key_case *cases;
+	size_t ncases;
 };
 
 struct sl_keywords; /* rules/words.yaml, compiled at build time (src/sweep/words_table.h) */
@@ -214,6 +229,18 @@ const char *sl_key_rule_describe(struct sl_arena *a, const struct sl_key_rule *r
 /* The `role: none` rule that matches key, or NULL: why a key the map knows has no role (-v notes). */
 const struct sl_key_rule *sl_keymap_match_none(const struct sl_keymap *km, const char *key, size_t len);
 
+/*
+ * A rule a program makes for a sweep key (its value reaches a sink, program.h): base's role and value
+ * translation (the rule of the setting's own key, e.g. model_name_or_path's), with the program's value
+ * map (cases, may be NULL) and `by` saying why ("the program passes it to SentenceTransformer(...) at
+ * train.py:7"); sl_key_rule_describe shows `by` alone.
+ */
+struct sl_key_rule *sl_key_rule_program(struct sl_arena *a, const struct sl_key_rule *base, const char *by,
+					const struct sl_key_case *cases, size_t ncases);
+
+/* Whether two scalar nodes hold the same typed value (a value map's case matching a key's value). */
+bool sl_node_same_value(const struct sl_node *x, const struct sl_node *y);
+
 /* The patterns only (no words): for words.c, which matches the re-spelled key with it; a `role: none`
  * rule is returned as it is (role SL_ROLE_NONE). */
 const struct sl_key_rule *sl_keymap_match_patterns(const struct sl_keymap *km, const char *key, size_t len,
@@ -277,6 +304,7 @@ struct sl_role_value {
 		uint64_t u;
 	} also[2];
 	uint8_t nalso;
+	bool unset;           /* a value map's case that makes no setting: nothing to apply (sl_settings_apply skips it) */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "sweeplint/arena.h"
 
 #include "sweeplint/path.h"
+#include "sweeplint/program.h"
 
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
@@ -386,8 +387,10 @@ static void add_entries_of(struct sl_eval_builder *B, const struct sl_trainer *t
 		size_t first = B->ev->nnotes;
 		add_entry(B, t, e, where);
 		for (size_t k = first; k < B->ev->nnotes; k++)
-			if (!B->ev->notes[k].how)
+			if (!B->ev->notes[k].how) {
 				B->ev->notes[k].how = e->how;
+				B->ev->notes[k].chain = e->chain;
+			}
 	}
 }
 
@@ -850,6 +853,109 @@ static void mark_module_shapes(struct sl_eval_builder *B)
 	}
 }
 
+/* ---- the program's rules for sweep parameters (their values reach its sinks) ---- */
+
+#define MAX_PROGRAM_RULES 8
+
+/* "A -> org/a, B -> org/b" of a value map, for its note (at most 4 cases shown). */
+static const char *cases_text(struct sl_arena *a, const struct sl_param_role *pr)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; i < pr->ncases && i < 4; i++) {
+		const struct sl_param_case *c = &pr->cases[i];
+		sl_buf_addf(&b, "%s%s -> %s", i ? ", " : "", c->when->text,
+			    c->unset ? "unset" : c->to ? c->to->text : "unknown");
+	}
+	if (pr->ncases > 4)
+		sl_buf_addf(&b, ", ... (%zu values)", pr->ncases);
+	return b.buf;
+}
+
+/*
+ * The rules the followed program makes for sweep parameter p (one per role, the first sink of each
+ * role), in out; their count. None when the program makes one rule that the parameter's own name
+ * (named) already gives, without a value map.
+ */
+static size_t program_rules(struct sl_eval_builder *B, const struct sl_param *p, const struct sl_key_rule *named,
+			    const struct sl_key_rule **out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < B->o->nparam_roles && n < MAX_PROGRAM_RULES; i++) {
+		const struct sl_param_role *pr = &B->o->param_roles[i];
+		if (strcmp(pr->param, p->path) != 0)
+			continue;
+		const struct sl_key_rule *base = match_key(B, pr->key, NULL, NULL);
+		if (!base || base->role == SL_ROLE_DEEPSPEED || sl_role_is_shape(base->role))
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < n; k++)
+			dup |= out[k]->role == base->role;
+		if (dup)
+			continue;
+		struct sl_key_case *cases = NULL;
+		if (pr->ncases) {
+			cases = sl_arena_array(B->a, pr->ncases, sizeof *cases);
+			for (size_t k = 0; k < pr->ncases; k++)
+				cases[k] = (struct sl_key_case){.when = pr->cases[k].when, .to = pr->cases[k].to,
+								.unknown = pr->cases[k].unknown};
+		}
+		const char *by = pr->ncases
+			? sl_arena_printf(B->a, "the program maps it to %s: %s (%s)", pr->key, cases_text(B->a, pr), pr->how)
+			: sl_arena_printf(B->a, "the program passes it to %s%s%s", pr->how, pr->chain ? ": " : "",
+					  pr->chain ? pr->chain : "");
+		out[n++] = sl_key_rule_program(B->a, base, by, cases, pr->ncases);
+	}
+	if (n == 1 && named && named->role == out[0]->role && !out[0]->ncases)
+		return 0;
+	return n;
+}
+
+/* Whether the program passes another sweep parameter than p to a sink of role r (p's name is not r then). */
+static const struct sl_param_role *other_program_role(struct sl_eval_builder *B, const struct sl_param *p,
+						      enum sl_role r)
+{
+	for (size_t i = 0; i < B->o->nparam_roles; i++) {
+		const struct sl_param_role *pr = &B->o->param_roles[i];
+		if (strcmp(pr->param, p->path) == 0 || !sl_sweep_param(B->ev->sweep, pr->param))
+			continue;
+		const struct sl_key_rule *base = match_key(B, pr->key, NULL, NULL);
+		if (base && base->role == r)
+			return pr;
+	}
+	return NULL;
+}
+
+/* Value v from a sweep value node through the program's rules (the first is the axis's role). */
+static void fill_program_value(struct sl_eval_builder *B, struct sl_eval_value *v, const struct sl_key_rule *const *rules,
+			       size_t n, const struct sl_node *node)
+{
+	v->node = node;
+	v->span = node->span;
+	v->text = node->kind == SL_NODE_SCALAR ? node->text : "";
+	v->rv = sl_arena_array(B->a, n, sizeof *v->rv);
+	v->nrv = 0;
+	v->ok = true;
+	v->best = UINT64_MAX;
+	for (size_t k = 0; k < n; k++) {
+		struct sl_role_value rv;
+		const char *why = NULL;
+		if (sl_role_value_from_node(B->a, rules[k]->role, rules[k], node, &rv, &why) < 0) {
+			v->ok = false;
+			v->why = why;
+			return;
+		}
+		if (rv.unset)
+			continue; /* the program makes no such setting in these runs */
+		v->rv[v->nrv++] = rv;
+		if (rules[k]->role == SL_ROLE_MODEL) {
+			v->model = resolve_model(B, rv.s);
+			if (rules[k]->ncases)
+				v->text = rv.s; /* the model the program loads for this value */
+		}
+	}
+}
+
 static void add_sweep_params(struct sl_eval_builder *B)
 {
 	struct sl_eval *ev = B->ev;
@@ -878,6 +984,20 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			continue;
 		}
 		const struct sl_key_rule *rule = match_key(B, p->path, sw->doc->src, p->key);
+		const struct sl_key_rule *prog[MAX_PROGRAM_RULES];
+		size_t nprog = program_rules(B, p, rule, prog);
+		const struct sl_param_role *other = !nprog && rule && rule->role == SL_ROLE_MODEL
+							    ? other_program_role(B, p, SL_ROLE_MODEL) : NULL;
+		if (other) {
+			/* named like the model, but the program loads another parameter's value (dungtn: model_path) */
+			sl_eval_add_note(B, p->path, "sweep", -1,
+					 sl_arena_printf(B->a, "not the model: the program passes the sweep's %s to %s",
+							 other->param, other->how));
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
+		if (nprog)
+			rule = prog[0];
 		if (!rule) {
 			sl_eval_add_note(B, p->path, "sweep", -1, unmapped_why(B, p->path));
 			/* memory does not depend on it: it multiplies the counts as W&B's grid counts it */
@@ -896,15 +1016,22 @@ static void add_sweep_params(struct sl_eval_builder *B)
 		switch (p->dist) {
 		case SL_DIST_CONSTANT:
 			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, 1);
-			fill_value(B, &ax->values[ax->n++], r, rule, p->value, NULL, NULL);
+			if (nprog && p->value)
+				fill_program_value(B, &ax->values[ax->n++], prog, nprog, p->value);
+			else
+				fill_value(B, &ax->values[ax->n++], r, rule, p->value, NULL, NULL);
 			break;
 		case SL_DIST_CATEGORICAL:
 		case SL_DIST_CATEGORICAL_W_PROBABILITIES:
 			if (!p->values || p->values->kind != SL_NODE_SEQ || p->values->n == 0)
 				break;
 			ax = new_axis(B, SL_AXIS_SWEEP, p->path, r, rule, sw->doc->src, p->values->n);
-			for (size_t j = 0; j < p->values->n; j++)
-				fill_value(B, &ax->values[ax->n++], r, rule, p->values->items[j], NULL, NULL);
+			for (size_t j = 0; j < p->values->n; j++) {
+				if (nprog)
+					fill_program_value(B, &ax->values[ax->n++], prog, nprog, p->values->items[j]);
+				else
+					fill_value(B, &ax->values[ax->n++], r, rule, p->values->items[j], NULL, NULL);
+			}
 			break;
 		case SL_DIST_INT_UNIFORM:
 		case SL_DIST_Q_UNIFORM:

@@ -33,9 +33,12 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 		}
 		if (ax->role == SL_ROLE_MODEL) {
 			m = v->model;
-			continue;
+			if (v->nrv <= 1)
+				continue; /* a program's rules may add settings beside the model (rv[1..]) */
 		}
 		for (size_t k = 0; k < v->nrv; k++) {
+			if (v->rv[k].role == SL_ROLE_MODEL)
+				continue;
 			if (v->rv[k].role == SL_ROLE_TASK)
 				task_set = true;
 			for (unsigned j = 0; j < v->rv[k].nalso && j < 2; j++)

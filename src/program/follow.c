@@ -24,6 +24,11 @@
 #include "sweeplint/trainer.h"
 #include "sweeplint/ydoc.h"
 
+#define MAX_READ 32                /* config files the evaluator may ask for */
+/* config values sent to the evaluator in all (a Hydra composition of 63 files of 1,500 keys each is 94,500:
+ * past it the composition is still overlaid whole, the evaluator does not follow its values) */
+#define MAX_SERVED_VALUES 20000
+
 struct follow {
 	struct sl_arena *a;
 	const struct sl_sweep *sw;
@@ -34,9 +39,10 @@ struct follow {
 	const char *loaded[32];            /* config files already overlaid */
 	size_t nloaded;
 	/* configs read for the evaluator (file -> trainer), and the Hydra composition it asked for */
-	const char *read_path[32];
-	struct sl_trainer *read_cfg[32];
+	const char *read_path[MAX_READ];
+	struct sl_trainer *read_cfg[MAX_READ];
 	size_t nread;
+	size_t served_values;              /* config values sent to the evaluator so far (MAX_SERVED_VALUES) */
 	struct sl_hydra hydra;
 	bool hydra_done;
 	const char *hydra_file;
@@ -141,8 +147,7 @@ static struct sl_trainer *read_config(struct follow *F, const char *file, const 
 	} else if (sl_config_memo_load(F->o->configs, F->a, file, F->o->res, &t, why) < 0) {
 		t = NULL; /* the run's config, shared with its other sweeps: read, never changed, here */
 	}
-	if (F->nread < sizeof F->read_path / sizeof F->read_path[0] &&
-	    F->nread < sizeof F->read_cfg / sizeof F->read_cfg[0]) {
+	if (F->nread < MAX_READ) {
 		F->read_path[F->nread] = file;
 		F->read_cfg[F->nread++] = t;
 	}
@@ -470,6 +475,9 @@ static json_t *answer(void *ctx, const char *kind, const json_t *req)
 		struct sl_trainer *t = read_config(F, file, &why);
 		if (!t)
 			return json_pack("{s:s}", "error", why ? why : "not read");
+		if (F->served_values + t->n > MAX_SERVED_VALUES)
+			return json_pack("{s:s}", "error", "too large for the evaluator: its values are not followed");
+		F->served_values += t->n;
 		serve(F, t);
 		return json_pack("{s:[o]}", "configs", config_json(t));
 	}
@@ -479,8 +487,14 @@ static json_t *answer(void *ctx, const char *kind, const json_t *req)
 			return NULL;
 		const char *cp = json_string_value(json_object_get(req, "config_path"));
 		if (compose_hydra_at(F, cp ? sl_arena_strdup(F->a, cp) : NULL, sl_arena_strdup(F->a, name),
-				     shown_path(F->a, from), 0) < 0)
+				     shown_path(F->a, from), (unsigned)json_integer_value(json_object_get(req, "line"))) < 0)
 			return json_pack("{s:s}", "error", "not composed");
+		size_t total = 0;
+		for (size_t i = 0; i < F->hydra.nconfigs; i++)
+			total += F->hydra.configs[i]->n;
+		if (F->served_values + total > MAX_SERVED_VALUES)
+			return json_pack("{s:s}", "error", "too large for the evaluator: its values are not followed");
+		F->served_values += total;
 		json_t *cs = json_array();
 		for (size_t i = 0; i < F->hydra.nconfigs; i++) {
 			serve(F, F->hydra.configs[i]);
@@ -522,7 +536,8 @@ static const char *args_mode(const struct sl_sweep *sw)
 static void add_argv(struct follow *F, json_t *argv, const char *key, const char *value, const struct sl_source *src,
 		     const struct sl_node *node)
 {
-	json_t *item = json_pack("[ssI]", key, value, (json_int_t)F->io.nargv); /* NULL: not UTF-8 */
+	json_t *item = value ? json_pack("[ssI]", key, value, (json_int_t)F->io.nargv) /* NULL: not UTF-8 */
+			     : json_pack("[snI]", key, (json_int_t)F->io.nargv); /* a bare --flag */
 	if (!item)
 		return;
 	size_t at = F->io.nargv;
@@ -540,6 +555,7 @@ static const char *build_request(struct follow *F, unsigned long budget)
 	const struct sl_sweep *sw = F->sw;
 	json_t *req = json_object();
 	json_object_set_new(req, "root", json_string(F->io.root));
+	json_object_set_new(req, "shown_root", json_string(shown_path(F->a, F->io.root))); /* for the paths it names */
 	json_t *params = json_object();
 	for (size_t i = 0; i < sw->nparams; i++) {
 		const struct sl_param *p = &sw->params[i];
@@ -581,6 +597,9 @@ static const char *build_request(struct follow *F, unsigned long budget)
 		const struct sl_cmd_item *c = &sw->cmd[i];
 		if (c->kind == SL_CMD_OPTION && c->key && c->value && !c->value_is_macro && c->value_node)
 			add_argv(F, argv, c->key, c->value, sw->doc->src, c->value_node);
+		else if (c->kind == SL_CMD_LITERAL && c->node && c->node->kind == SL_NODE_SCALAR &&
+			 strncmp(c->node->text, "--", 2) == 0 && c->node->text[2] && !strchr(c->node->text, '='))
+			add_argv(F, argv, c->node->text + 2, NULL, sw->doc->src, c->node);
 	}
 	const struct sl_trainer *sh = F->p->ref.shell;
 	for (size_t i = 0; sh && i < sh->n; i++)
@@ -604,7 +623,10 @@ static const char *shown_path(struct sl_arena *a, const char *abs)
 		if (rc) {
 			size_t n = strlen(rc);
 			bool below = strncmp(abs, rc, n) == 0 && abs[n] == '/';
+			bool same = strcmp(abs, rc) == 0;
 			free(rc);
+			if (same)
+				return ".";
 			if (below)
 				return sl_arena_strdup(a, abs + n + 1);
 		}

@@ -13,6 +13,7 @@ MAX_CPU = 1.2            # seconds of CPU the evaluation may take (checked every
 
 # names read the way the builtins are (a program may rebind them: its own binding wins)
 BUILTINS = {'dict', 'getattr', 'setattr', 'hasattr', 'str', 'int', 'float', 'bool', 'len', 'vars', 'open',
+            'issubclass',
             'list', 'tuple', 'print', 'isinstance', 'range', 'enumerate', 'zip', 'max', 'min', 'super',
             'sorted', 'type', 'repr', 'round', 'abs', 'any', 'all', 'iter', 'next', 'map', 'filter'}
 
@@ -38,12 +39,51 @@ class Frame(object):
 GUARD_UNKNOWN = ('?',)
 
 
+class Params(dict):
+    """The sweep's parameters, recording which the evaluation looked at (the answer depends on those only:
+    sweeplint's cache keeps it for another sweep that differs elsewhere); '*' when it went through them all."""
+
+    def __init__(self, d):
+        dict.__init__(self, d)
+        self.used = set()
+
+    def __contains__(self, k):
+        self.used.add(k)
+        return dict.__contains__(self, k)
+
+    def get(self, k, default=None):
+        self.used.add(k)
+        return dict.get(self, k, default)
+
+    def __getitem__(self, k):
+        self.used.add(k)
+        return dict.__getitem__(self, k)
+
+    def __iter__(self):
+        self.used.add('*')
+        return dict.__iter__(self)
+
+    def keys(self):
+        self.used.add('*')
+        return dict.keys(self)
+
+    def items(self):
+        self.used.add('*')
+        return dict.items(self)
+
+    def under(self, prefix):
+        """The parameters whose path starts with prefix ("model." for wandb.config.model), recorded as
+        that prefix."""
+        self.used.add(prefix + '*')
+        return [k for k in dict.keys(self) if k.startswith(prefix)]
+
+
 class Ctx(object):
     def __init__(self, req, reply):
         self.req = req
         self.reply = reply     # (kind, payload) -> the C side's answer (pyread.py)
         self.root = os.path.realpath(req.get('root') or '/')
-        self.params = req.get('params') or {}
+        self.params = Params(req.get('params') or {})
         self.args_mode = req.get('args')     # 'hyphens' / 'no_hyphens' / 'json' / None: how ${args} passes them
         self.argv = req.get('argv') or []    # literal options of the command / shell line: [[key, value, at]]
         self.words = req.get('words') or []  # the words after the program (sys.argv[1:])
@@ -56,6 +96,7 @@ class Ctx(object):
         self.trees = []
         self.total_bytes = 0
         self.mods = {}         # absolute path -> Mod
+        self.sys_path = []     # folders sys.path.append adds (inside the root)
         self.funcs = []        # every Func defined in a program file, for the pass over what no call reaches
         self.classes = []
         self.phase = 2         # 2: code a call reaches from the program's top; 1: a function no call reaches
@@ -85,11 +126,15 @@ class Ctx(object):
             self.out.notes.append([fid, s])
 
     def rel(self, fid):
+        """A file as the C side shows it: below the root as shown (the request's shown_root), else its name."""
         r = self.rels.get(fid)
         if r is None:
             p = self.files[fid]
             r = p[len(self.root.rstrip('/')) + 1:] if p.startswith(self.root.rstrip('/') + '/') else \
                 os.path.basename(p)
+            shown = self.req.get('shown_root')
+            if shown and shown != '.' and p.startswith(self.root.rstrip('/') + '/'):
+                r = shown.rstrip('/') + '/' + r
             self.rels[fid] = r
         return r
 
@@ -218,7 +263,24 @@ class Evaluator(object):
     def import_dirs(self, fr):
         c = self.c
         here = os.path.dirname(c.files[fr.fid])
-        return [here, os.path.dirname(c.files[0]), c.root]
+        return [here, os.path.dirname(c.files[0]), c.root] + c.sys_path
+
+    def add_sys_path(self, v, fr):
+        """sys.path.append(X) / insert(i, X) with X known: the folder X names inside the project (X relative
+        to the program, to the root, or a tail of it: 'repo/src' run from the repository's parent)."""
+        c = self.c
+        if not (isinstance(v, K) and isinstance(v.v, str)) or len(c.sys_path) >= 8:
+            return
+        x = v.v
+        cands = [x] if os.path.isabs(x) else [os.path.join(os.path.dirname(c.files[fr.fid]), x), os.path.join(c.root, x)]
+        parts = [p for p in x.split('/') if p and p != '.']
+        for i in range(1, len(parts)):
+            cands.append(os.path.join(c.root, *parts[i:]))
+        for d in cands:
+            real = c.inside(d)
+            if real and os.path.isdir(real) and real not in c.sys_path:
+                c.sys_path.append(real)
+                return
 
     def load_module(self, dotted, fr, level=0):
         """The Mod of a local module (evaluated once), or None when it is not the project's."""
@@ -623,16 +685,44 @@ class Evaluator(object):
             fr.env = env
 
     def union_guards(self, guards, before):
+        """The guard after branches that ran under guards: back to before when together they cover it."""
         if any(g is None for g in guards):
-            return None if before is None else before
+            return before
         if all(g is not GUARD_UNKNOWN for g in guards) and len(set(g[1] for g in guards)) == 1:
+            name = guards[0][1]
             keys = frozenset().union(*[g[2] for g in guards])
-            return ('p', guards[0][1], keys)
+            if before is None:
+                xs = (self.c.params.get(name) or {}).get('values') or []
+                if keys >= frozenset(pkey(x) for x in xs):
+                    return None
+                return ('p', name, keys)
+            if before is not GUARD_UNKNOWN and before[1] == name and keys >= before[2]:
+                return before
+            return ('p', name, keys) if before is not GUARD_UNKNOWN else before
         return before
 
-    def join_branches(self, pairs):
-        """One value from the values of several branches, each under its guard."""
+    def join_branches(self, pairs, ordered=False):
+        """One value from the values of several branches, each under its guard. ordered: the pairs are the
+        returns of a function in the order they run (the first that holds for a value wins; one under an
+        undecided guard may or may not)."""
         gs = [g for g, _ in pairs]
+        params = set(g[1] for g in gs if g is not None and g is not GUARD_UNKNOWN)
+        if ordered and len(params) == 1 and all(g is not None for g in gs):
+            name = params.pop()
+            xs = (self.c.params.get(name) or {}).get('values') or []
+            cases = {}
+            for x in xs:
+                k = pkey(x)
+                maybe = []
+                for g, v in pairs:
+                    if g is GUARD_UNKNOWN:
+                        maybe.append(at_param(v, name, x))
+                    elif k in g[2]:
+                        cases[k] = at_param(v, name, x) if not maybe else one_of(maybe + [at_param(v, name, x)])
+                        break
+                else:
+                    cases[k] = one_of(maybe) if maybe else UNK
+            return M(name, xs, cases)
         if all(g is not None and g is not GUARD_UNKNOWN for g in gs) and len(set(g[1] for g in gs)) == 1:
             name = gs[0][1]
             spec = self.c.params.get(name) or {}
@@ -724,6 +814,9 @@ class Evaluator(object):
             if isinstance(f, Func):
                 f.entry = ('hydra', info)
             return f
+        if name in ('classmethod', 'staticmethod') and isinstance(f, Func):
+            f.mkind = name
+            return f
         if isinstance(dec, ast.Call):
             self.ev(dec, fr)
         return f
@@ -788,6 +881,11 @@ class Evaluator(object):
                    call_node)
             return UNK
         f.called = True
+        if f.entry and f.entry[0] == 'hydra' and not args and self_ is None:
+            # main() under @hydra.main: Hydra passes the composed config
+            cfg = self.hydra_config(f.entry[1])
+            if cfg is not None:
+                args = [(None, cfg)]
         env = self.bind(f, self_, args, kwargs, fr, call_node)
         fid = self.fid_of(f)
         sub = Frame(env, f.mod.env, f.mod, fid, fr.guard, f.closure, f)
@@ -805,7 +903,7 @@ class Evaluator(object):
             return UNK
         if all(g is fr.guard or g == fr.guard for g, _ in sub.returns) or len(sub.returns) == 1:
             return one_of([v for _, v in sub.returns])
-        return self.join_branches(sub.returns)
+        return self.join_branches(sub.returns, ordered=True)
 
     def fid_of(self, f):
         c = self.c
@@ -869,6 +967,11 @@ class Evaluator(object):
         for b in self.ext_bases(cls):
             self.external_call(b, args, kwargs, node, fr, made=inst)
         return inst
+
+    def is_subclass(self, x, y, depth=0):
+        if x is y:
+            return True
+        return depth < 8 and any(isinstance(b, Cls) and self.is_subclass(b, y, depth + 1) for b in x.bases)
 
     def ext_bases(self, cls, depth=0):
         out = []
@@ -1020,11 +1123,24 @@ class Evaluator(object):
         if t is ast.Starred:
             return self.ev(node.value, fr)
         if t is ast.Lambda:
-            return UNK
+            # a function of one expression: a Func whose body returns it (wandb.agent(function=lambda: train(args)))
+            fd = ast.FunctionDef(name='<lambda>', args=node.args, body=[ast.Return(value=node.body)],
+                                 decorator_list=[], returns=None)
+            ast.copy_location(fd, node)
+            fd.body[0].lineno, fd.body[0].col_offset = node.lineno, node.col_offset
+            f = Func(fd, fr.mod, None if fr.env is fr.glob else (fr.env, fr.closure))
+            f.defaults = [self.ev(d, fr) for d in node.args.defaults]
+            f.kw_defaults = [self.ev(d, fr) if d is not None else None for d in node.args.kw_defaults]
+            f.called = True      # not one of the functions no call reaches: it has no name to be called by
+            return f
         if t is ast.ListComp:
             r = repeat_of(self, node, fr)       # [Block() for _ in range(n)] (pymodules.py)
             if r is not None:
                 return r
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp) and len(node.generators) == 1:
+            items = self.comprehension(node, fr)
+            if items is not None:
+                return L(items, c.site(fr.fid, node))
         # comprehensions, await, yield: their elements are evaluated for the calls they make
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -1032,6 +1148,33 @@ class Evaluator(object):
             elif isinstance(child, ast.comprehension):
                 self.ev(child.iter, fr)
         return UNK
+
+    def comprehension(self, node, fr):
+        """[elt for x in KNOWN if cond]: the elements, each evaluated with x bound (None when the list or a
+        condition is not known)."""
+        gen = node.generators[0]
+        it = self.ev(gen.iter, fr)
+        if isinstance(it, K) and isinstance(it.v, list):
+            items = [K(x, it.site, it.why) for x in it.v]
+        elif isinstance(it, L):
+            items = it.items
+        else:
+            return None
+        if len(items) > MAX_UNROLL or getattr(gen, 'is_async', 0):
+            return None
+        sub = self.sub_frame(fr, fr.env, fr.guard)
+        out = []
+        for x in items:
+            self.assign(gen.target, x, None, sub)
+            keep = True
+            for cond in gen.ifs:
+                tv = self.truth(self.ev(cond, sub))
+                if tv is None or isinstance(tv, tuple):
+                    return None
+                keep = keep and tv
+            if keep:
+                out.append(self.ev(node.elt, sub))
+        return out
 
     def compare(self, node, fr):
         left = self.ev(node.left, fr)
@@ -1084,6 +1227,12 @@ class Evaluator(object):
             m = dict_method(obj, name)
             if m is not None:
                 return m
+            if obj.open and obj.kind == 'config':
+                # a config whose contents the text does not show (OmegaConf.create(torch.load(...)['config'])):
+                # its sub-configs exist, so that what the program writes into them is read back
+                sub = D(kind='config', open_=True)
+                obj.items[name] = sub
+                return sub
             return UNK
         if isinstance(obj, Inst):
             if name in obj.attrs:
@@ -1100,7 +1249,7 @@ class Evaluator(object):
                 return self.call_func(ga, obj, [(None, K(name))], {}, node, fr)
             m = self.find_method(obj.cls, name)
             if m is not None:
-                return Bound(obj, m)
+                return m if m.mkind == 'staticmethod' else Bound(obj.cls if m.mkind == 'classmethod' else obj, m)
             v = self.class_attr(obj.cls, name)
             if v is not None:
                 return v
@@ -1109,9 +1258,15 @@ class Evaluator(object):
             return UNK
         if isinstance(obj, Cls):
             v = self.class_attr(obj, name)
+            if isinstance(v, Func) and v.mkind == 'classmethod':
+                return Bound(obj, v)
             if v is not None:
                 return v
             return UNK
+        if isinstance(obj, M) and any(not isinstance(obj.at(x), (K, U, _Unset)) for x in obj.xs):
+            # an attribute of an object chosen by a sweep value (a class per model name): per value
+            return M(obj.param, obj.xs, dict((pkey(x), self.get_attr(obj.at(x), name, node, fr)) for x in obj.xs),
+                     obj.cond)
         if isinstance(obj, Ext):
             return self.ext_attr(obj, name, node, fr)
         if isinstance(obj, (P, M, OneOf)) or (isinstance(obj, K) and isinstance(obj.v, str)):
@@ -1211,6 +1366,12 @@ class Evaluator(object):
                     kwargs[None] = (k.value, UNK)
             else:
                 kwargs[None] = (k.value, UNK)
+        return self.dispatch(fv, args, kwargs, node, fr)
+
+    def dispatch(self, fv, args, kwargs, node, fr):
+        """Call fv (evaluated) with evaluated arguments."""
+        if isinstance(fv, M):
+            return self.call_cases(fv, args, kwargs, node, fr)
         if isinstance(fv, Func):
             return self.call_func(fv, None, args, kwargs, node, fr)
         if isinstance(fv, Bound):
@@ -1222,6 +1383,36 @@ class Evaluator(object):
         if isinstance(fv, Builtin):
             return self.builtin(fv, args, kwargs, node, fr)
         return self.external_call(fv, args, kwargs, node, fr)
+
+    def call_cases(self, fv, args, kwargs, node, fr):
+        """A call of what a sweep value chooses (a class or function per model name): each case called in
+        the runs of its value (its sinks hold there only); the result a value map."""
+        c = self.c
+        before = fr.guard
+        pairs = []
+        for x in fv.xs:
+            cv = fv.at(x)
+            k = pkey(x)
+            if before is None:
+                g = ('p', fv.param, frozenset([k]))
+            elif before is not GUARD_UNKNOWN and before[1] == fv.param:
+                if k not in before[2]:
+                    continue
+                g = ('p', fv.param, frozenset([k]))
+            else:
+                g = GUARD_UNKNOWN
+            if isinstance(cv, (K, U, _Unset, OneOf)):
+                pairs.append((g, UNK))
+                continue
+            fr.guard = g
+            try:
+                r = self.dispatch(cv, list(args), dict(kwargs), node, fr)
+            finally:
+                fr.guard = before
+            pairs.append((g, r))
+        if not pairs:
+            return UNK
+        return self.join_branches(pairs)
 
     def external_call(self, fv, args, kwargs, node, fr, made=None):
         """A call to something that is not the program's own code: sources (argparse, wandb, config
@@ -1316,6 +1507,25 @@ class Evaluator(object):
             if isinstance(a[0], P):
                 return a[0]                      # the sweep's value, converted: still that parameter
             return lift(cv, a[0])
+        if n in ('any', 'all') and len(a) == 1 and isinstance(a[0], (L, K)):
+            xs = a[0].items if isinstance(a[0], L) else [K(x) for x in a[0].v] if isinstance(a[0].v, list) else None
+            if xs is None:
+                return UNK
+
+            def anyall(*vs):
+                ts = [self.truth(v) for v in vs]
+                if n == 'any':
+                    return K(True) if any(t is True for t in ts) else K(False) if all(t is False for t in ts) else UNK
+                return K(False) if any(t is False for t in ts) else K(True) if all(t is True for t in ts) else UNK
+            return lift(anyall, *xs) if len(xs) <= MAX_UNROLL else UNK
+        if n in ('issubclass', 'isinstance') and len(a) == 2:
+            def sub(x, y):
+                if isinstance(x, Inst) and n == 'isinstance':
+                    x = x.cls
+                if isinstance(x, Cls) and isinstance(y, Cls):
+                    return K(self.is_subclass(x, y))
+                return UNK
+            return lift(sub, a[0], a[1])
         if n in ('list', 'tuple', 'sorted') and a:
             return a[0] if isinstance(a[0], (L, K)) else UNK
         if n == 'len' and a:

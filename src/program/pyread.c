@@ -478,8 +478,10 @@ static const struct sl_node *value_node(struct reading *R, const json_t *s, cons
 		json_int_t at = json_integer_value(cmd);
 		if (!R->io || at < 0 || (size_t)at >= R->io->nargv || !R->io->argv_node[at])
 			return NULL;
+		/* the value as the program reads it, at the option's place ("--lr=1e-4" holds the key too) */
 		*src = R->io->argv_src[at];
-		return R->io->argv_node[at];
+		const struct sl_node *opt = R->io->argv_node[at];
+		return make_node(R->a, *src, v, opt->span.start, opt->span.end, 0);
 	}
 	const struct sl_source *fs = source_of(R, json_integer_value(json_object_get(s, "file")));
 	if (!fs || !json_is_integer(json_object_get(s, "line")))

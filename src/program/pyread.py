@@ -25,6 +25,100 @@
 MAX_REPLY = 8 << 20
 
 
+class Bad(Exception):
+    pass
+
+
+def wire(out):
+    """out as the JSON text sweeplint's C side (jansson) reads, whatever the literals hold (issue 34).
+
+    json.dumps writes Infinity and NaN, integers past 64 bits and lone surrogates, which jansson refuses:
+    one such literal dropped the whole program. Here a non-finite float is {"$float": "inf"|"-inf"|"nan"},
+    an integer past 64 bits {"$int": "DIGITS"}, a NUL stays a NUL (read with JSON_ALLOW_NUL). A setting,
+    parameter role or value map whose key or value has no UTF-8 (a lone surrogate) or whose integer Python
+    will not print, and a config path, ref, import or Hydra name holding a NUL or a lone surrogate, is
+    dropped with a note; shown text (notes, how, chains) gets U+FFFD for a lone surrogate."""
+    def text(x):
+        if isinstance(x, str):
+            return ''.join('\ufffd' if '\ud800' <= ch <= '\udfff' else ch for ch in x)
+        if isinstance(x, list):
+            return [text(y) for y in x]
+        return x
+
+    def exact(x):
+        if isinstance(x, str):
+            if '\x00' in x:
+                raise Bad('it holds a NUL')
+            if any('\ud800' <= ch <= '\udfff' for ch in x):
+                raise Bad('it holds a lone surrogate')
+        return x
+
+    def value(v):
+        if v is None or isinstance(v, bool):
+            return v
+        if isinstance(v, int):
+            if -2 ** 63 <= v < 2 ** 63:
+                return v
+            try:
+                return {'$int': str(v)}
+            except ValueError:
+                raise Bad('an integer of more digits than Python prints')
+        if isinstance(v, float):
+            return v if v - v == 0 else {'$float': repr(v)}
+        if isinstance(v, str):
+            if any('\ud800' <= ch <= '\udfff' for ch in v):
+                raise Bad('its value holds a lone surrogate')
+            return v
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        raise Bad('not a literal')
+
+    notes = [[n[0], text(n[1])] for n in out.get('notes') or []]
+
+    def keep(items, names, values=(), nested=None):
+        kept = []
+        for it in items or []:
+            try:
+                c = dict(it)
+                for f in names:
+                    c[f] = exact(c.get(f))
+                for f in values:
+                    if f in c:
+                        c[f] = value(c[f])
+                for f in ('how', 'chain', 'unknown', 'cond'):
+                    if f in c:
+                        c[f] = text(c[f])
+                if nested:
+                    c[nested[0]] = keep(c.get(nested[0]), nested[1], nested[2])
+                kept.append(c)
+            except Bad as e:
+                what = text(str(it.get('key') or it.get('param') or it.get('path') or '?')).replace('\x00', '\\x00')
+                notes.append([it.get('file'), '%d: %s: not read (%s)' % (it.get('line') or 0, what, e)])
+        return kept
+
+    w = dict(out)
+    if 'error' in w:
+        w['error'] = text(w['error'])
+    if 'settings' in w:
+        w['settings'] = keep(w['settings'], ('key', 'config_key'), ('value',))
+        w['params'] = keep(w.get('params'), ('param', 'key'))
+        w['maps'] = keep(w.get('maps'), ('param', 'key'), (), ('cases', (), ('when', 'value')))
+        w['configs'] = keep(w.get('configs'), ('path', 'dest'))
+        w['refs'] = keep(w.get('refs'), ('key', 'root', 'path'))
+        w['imports'] = [m for m in w.get('imports') or [] if keep([{'path': m}], ('path',))]
+        w['files'] = [f if keep([{'path': f}], ('path',)) else '' for f in w.get('files') or []]
+        w['config_files'] = text(w.get('config_files') or [])
+        w['modules'] = keep(w.get('modules'), ('name',))
+        for k in ('reads', 'maybe'):
+            if w.get('wandb'):
+                w['wandb'][k] = [m for m in w['wandb'].get(k) or [] if keep([{'path': m}], ('path',))]
+        h = w.get('hydra')
+        if h and not keep([dict(h, path=h.get('config_path'))], ('path', 'config_name')):
+            w['hydra'] = None
+        w['notes'] = notes
+    return json.dumps(w, allow_nan=False)
+
+
 def read_request():
     try:
         line = sys.stdin.readline(MAX_REPLY)
@@ -36,7 +130,10 @@ def read_request():
 
 def reply(kind, payload):
     try:
-        sys.stdout.write(json.dumps({'need': kind, 'request': payload}) + '\n')
+        for v in payload.values():
+            if isinstance(v, str) and ('\x00' in v or any('\ud800' <= ch <= '\udfff' for ch in v)):
+                return None       # a path no file can have
+        sys.stdout.write(json.dumps({'need': kind, 'request': payload}, allow_nan=False) + '\n')
         sys.stdout.flush()
         line = sys.stdin.readline(MAX_REPLY)
         r = json.loads(line) if line.strip() else None
@@ -56,6 +153,9 @@ def scan_trains(tree, text, out, fid=0):
         return
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == 'optim':
+            out.trains = True
+        elif isinstance(node, ast.Name) and node.id in TRAINER_CLASSES and node.id != 'Trainer':
+            # a trainer class chosen into a variable (trainer_cls = A if ... else SFTTrainer) or subclassed
             out.trains = True
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and \
                 node.module.split('.')[0] == 'vllm':

@@ -145,6 +145,18 @@ class Out(object):
                 rec['chain'] = [c.render(w) for w in v.why]
             self.params.append(rec)
             return
+        if isinstance(v, M) and any(not isinstance(v.at(x), (K, _Unset, U, OneOf)) for x in v.xs):
+            # a value of another sweep parameter under this one's guard: two parameters are no map; read
+            # as an undecided guard is (applied as if unconditional)
+            set_vals = [v.at(x) for x in v.xs if v.at(x) is not UNSET]
+            if len(set(const_key(x) if not isinstance(x, P) else ('p', x.name) for x in set_vals)) == 1:
+                self.emit(ev, key, set_vals[0], how, node, fid)
+            return
+        if isinstance(v, M) and v.xs and all(isinstance(v.at(x), K) and pkey(v.at(x).v) == pkey(x) for x in v.xs):
+            # every value is the parameter's own (the same name passed down per value): the parameter is it
+            spec = c.params.get(v.param) or {'values': v.xs}
+            self.emit(ev, key, P(v.param, spec, None, v.at(v.xs[0]).why[:-1]), how, node, fid)
+            return
         if isinstance(v, M):
             cases = []
             vals = []
@@ -153,7 +165,9 @@ class Out(object):
                 if isinstance(cv, OneOf) and len(set(const_key(o) for o in cv.opts)) == 1:
                     cv = cv.opts[0]
                 case = {'when': x}
-                if cv is UNSET:
+                if cv is UNSET and key == 'model_name_or_path':
+                    case['unknown'] = 'the program loads no model for this value'
+                elif cv is UNSET:
                     case['unset'] = True
                 elif isinstance(cv, K) and is_setting_value(cv.v):
                     case['value'] = cv.v
@@ -262,6 +276,7 @@ class Out(object):
             'wandb': {'reads': sorted(k for k, p in reads.items() if p == 2),
                       'maybe': sorted(k for k, p in reads.items() if p == 1)},
             'stopped': c.stopped, 'steps': c.ops,
+            'used_params': ['*'] if '*' in c.params.used else sorted(c.params.used),
         }
 
 
@@ -464,6 +479,13 @@ def apply_value(ev, v, fr, node):
                 if k not in keys:
                     keys.append(k)
     kind = kinds.pop()
+    if kind == 'lora':
+        cases = {}
+        for x in v.xs:
+            o = v.at(x)
+            cases[pkey(x)] = K('lora', ev.c.site(o.data['fid'], o.data['node'])) if isinstance(o, Ext) and o.data \
+                else (UNSET if (isinstance(o, K) and o.v is None) or o is UNSET else UNK)
+        ev.c.out.sink(ev, 'peft_method', M(v.param, v.xs, cases), 'LoraConfig(...) applied', node, fr)
     for k in keys:
         cases = {}
         for x in v.xs:
@@ -489,6 +511,10 @@ def apply_object(ev, o, fr, node):
     c = ev.c
     d = o.data
     prefix = 'lora.' if d['kind'] == 'lora' else ''
+    if d['kind'] == 'lora' and d['name'] == 'LoraConfig' and 'peft_type' not in d['kw']:
+        # applying a LoraConfig is LoRA, whatever keywords it sets (r defaults to 8 in PEFT)
+        sub = Frame({}, {}, None, d['fid'], fr.guard)
+        c.out.sink(ev, 'peft_method', K('lora', c.site(d['fid'], d['node'])), 'LoraConfig(...) applied', d['node'], sub)
     for k, (kn, kv) in d['kw'].items():
         how = '%s(%s=...)' % (d['name'], k)
         if isinstance(kv, U) and kn is not None:

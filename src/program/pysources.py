@@ -50,7 +50,7 @@ class WandbConfig(V):
             return P(name, c.params[name], default, ("the sweep's %s through wandb.config" % name,))
         # a nested sweep parameter (parameters: {optimizer: {parameters: {lr: ...}}}): a mapping of them
         prefix = name + '.'
-        sub = [k for k in c.params if k.startswith(prefix)]
+        sub = c.params.under(prefix)
         if sub:
             d = D(kind='wandb')
             base = default if isinstance(default, D) else None
@@ -153,6 +153,10 @@ def source_call(ev, name, base, qual, fv, args, kwargs, node, fr):
     kw = dict((k, v) for k, (_, v) in kwargs.items() if k)
     if last is None:
         return None
+    if last in ('append', 'insert') and qual in ('sys.path.append', 'sys.path.insert'):
+        if a:
+            ev.add_sys_path(a[-1], fr)
+        return K(None)
     if last in ('add_argument', 'set_defaults') and not isinstance(fv, Builtin):
         # on a parser the evaluation does not show (a function's parameter): its literals are still read
         if last == 'add_argument':
@@ -316,7 +320,9 @@ def omegaconf_call(ev, last, a, kw, args, node, fr):
             p = K(p.data)
         return load_config(ev, p, 'OmegaConf.load', node, fr)
     if last in ('create', 'structured', 'to_container', 'to_object', 'masked_copy'):
-        x = a[0] if a else D()
+        x = a[0] if a else D(kind='config')
+        if isinstance(x, U) and last == 'create':
+            return D(kind='config', open_=True)   # a config whose contents are not known; writes are kept
         if isinstance(x, WandbConfig):
             return x.as_dict(ev, node, fr)
         if isinstance(x, Inst):
@@ -404,7 +410,7 @@ def hydra_values(ev, info):
     if getattr(c, 'hydra_cfg', None) is not None:
         return c.hydra_cfg
     reply = c.reply('hydra', {'config_path': info.get('config_path'), 'config_name': info.get('config_name'),
-                              'from': c.files[info.get('fid', 0)]})
+                              'from': c.files[info.get('fid', 0)], 'line': info.get('line') or 0})
     d = config_from_reply(ev, reply, 'Hydra composition')
     if not isinstance(d, D):
         d = D(kind='config', open_=True)
@@ -423,9 +429,9 @@ def cmd_value(ev, at, text):
     return K(text, ('cmd', at, None))
 
 
-def argparse_value(ev, parser_specs, dest, flags, default):
+def argparse_value(ev, parser_specs, dest, flags, default, action=None):
     """args.dest: the sweep's value when ${args} passes a parameter named by one of its flags; a literal
-    option of the command; else the default."""
+    option of the command (a bare --flag for store_true / store_false); else the default."""
     c = ev.c
     names = [f.lstrip('-') for f in flags if f.startswith('-')]
     if c.args_mode == 'hyphens':
@@ -434,6 +440,10 @@ def argparse_value(ev, parser_specs, dest, flags, default):
                 return P(n, c.params[n], default, ("the sweep's %s through ${args}" % n,))
     for key, text, at in c.argv:
         if key in names:
+            if text is None:
+                if action in ('store_true', 'store_false'):
+                    return K(action == 'store_true', ('cmd', at, None), ('flag --%s of the command' % key,))
+                continue
             return with_why(cmd_value(ev, at, text), 'option --%s of the command' % key)
     if isinstance(default, K) and flags and flags[0].startswith('-'):
         return with_why(default, 'argparse default of %s' % next((f for f in flags if f.startswith('--')), flags[0]))
@@ -463,7 +473,7 @@ def parser_call(ev, n, obj, args, kwargs, node, fr):
         if m in ('parse_args', 'parse_known_args', 'parse_intermixed_args'):
             ns = D(kind='namespace')
             for dest, (flags, default, action) in obj.specs.items():
-                ns.items[dest] = argparse_value(ev, obj.specs, dest, flags, default)
+                ns.items[dest] = argparse_value(ev, obj.specs, dest, flags, default, action)
             return L([ns, UNK]) if m == 'parse_known_args' else ns
         return UNK
     if isinstance(obj, HfParser):
@@ -476,7 +486,7 @@ def parser_call(ev, n, obj, args, kwargs, node, fr):
                 conf = a[0]
             elif obj.trl or m == 'parse_args_and_config':
                 for key, text, at in c.argv:
-                    if key == 'config':
+                    if key == 'config' and text is not None:
                         conf = load_config(ev, with_why(cmd_value(ev, at, text), 'option --config of the command'),
                                            'TrlParser --config', node, fr)
             outs = [hf_instance(ev, cls, conf) for cls in obj.classes]
@@ -508,7 +518,7 @@ def hf_instance(ev, cls, conf):
         for k, spec in c.params.items():
             d.items[k] = P(k, spec, d.items.get(k), ("the sweep's %s through ${args}" % k,))
     for key, text, at in c.argv:
-        d.items[key] = cmd_value(ev, at, text)
+        d.items[key] = cmd_value(ev, at, text) if text is not None else K(True, ('cmd', at, None))
     if isinstance(cls, Ext):
         d.kind = 'args:' + cls.qual.split('.')[-1]
     return d

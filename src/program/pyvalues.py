@@ -147,7 +147,7 @@ class Mod(V):
 
 
 class Func(V):
-    __slots__ = ('node', 'mod', 'closure', 'cls', 'entry', 'called', 'defaults', 'kw_defaults')
+    __slots__ = ('node', 'mod', 'closure', 'cls', 'entry', 'called', 'defaults', 'kw_defaults', 'mkind')
 
     def __init__(self, node, mod, closure=None, cls=None):
         self.node = node
@@ -158,6 +158,7 @@ class Func(V):
         self.called = False
         self.defaults = []     # evaluated where the function is defined, as Python does
         self.kw_defaults = []
+        self.mkind = None      # 'classmethod' / 'staticmethod' (a method bound to its class / to nothing)
 
 
 class Cls(V):

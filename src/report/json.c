@@ -28,6 +28,7 @@
 #include "sweeplint/memory.h"
 #include "sweeplint/program.h"
 #include "sweeplint/pysweep.h"
+#include "sweeplint/ydoc.h"
 #include "sweeplint/rules.h"
 #include "sweeplint/source.h"
 
@@ -178,9 +179,46 @@ static json_t *program_json(struct sl_arena *a, const struct sl_file *f)
 		set(js, "value", jstr(a, n->detail ? n->detail : ""));
 		set(js, "at", jstr(a, n->where));
 		set(js, "how", jstr(a, n->how));
+		if (n->chain)
+			set(js, "chain", jstr(a, n->chain));
 		set(js, "used", json_boolean(n->overridden_by == NULL));
 		if (n->overridden_by)
 			set(js, "overridden_by", jstr(a, n->overridden_by));
+	}
+	/* sweep parameters the program makes a setting of: the sink, and the value map when there is one */
+	json_t *ps = json_array();
+	set(jp, "params", ps);
+	for (size_t i = 0; i < p->nroles; i++) {
+		const struct sl_param_role *r = &p->roles[i];
+		json_t *jr = json_object();
+		if (!jr || json_array_append_new(ps, jr) != 0)
+			sl_oom();
+		set(jr, "param", jstr(a, r->param));
+		set(jr, "key", jstr(a, r->key));
+		set(jr, "how", jstr(a, r->how));
+		if (r->chain)
+			set(jr, "chain", jstr(a, r->chain));
+		if (!r->ncases)
+			continue;
+		json_t *cs = json_array();
+		set(jr, "cases", cs);
+		for (size_t k = 0; k < r->ncases; k++) {
+			const struct sl_param_case *c = &r->cases[k];
+			json_t *jc = json_object();
+			if (!jc || json_array_append_new(cs, jc) != 0)
+				sl_oom();
+			set(jc, "when", jstr(a, c->when->text));
+			if (c->unset)
+				set(jc, "unset", json_true());
+			else if (c->to) {
+				set(jc, "value", jstr(a, c->to->text));
+				set(jc, "at", jstr(a, sl_arena_printf(a, "%s:%u:%u", c->src->display, c->to->span.line,
+								  c->to->span.col)));
+				if (c->chain)
+					set(jc, "chain", jstr(a, c->chain));
+			} else
+				set(jc, "unknown", jstr(a, c->unknown ? c->unknown : "not known"));
+		}
 	}
 	json_t *ns = json_array();
 	set(jp, "notes", ns);

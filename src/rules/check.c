@@ -270,9 +270,9 @@ static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
 {
 	/* a program's literal: "model: klue/roberta-large from train.py:41 (argparse default of --model_name)" */
 	if (n->how && n->role >= 0)
-		return sl_arena_printf(a, "%s: %s from %s (%s)%s%s", sl_role_name((enum sl_role)n->role), n->detail,
-				       n->where, n->how, n->overridden_by ? "; overridden by " : "",
-				       n->overridden_by ? n->overridden_by : "");
+		return sl_arena_printf(a, "%s: %s from %s (%s%s%s)%s%s", sl_role_name((enum sl_role)n->role), n->detail,
+				       n->where, n->how, n->chain ? "; via " : "", n->chain ? n->chain : "",
+				       n->overridden_by ? "; overridden by " : "", n->overridden_by ? n->overridden_by : "");
 	if (n->how)
 		return sl_arena_printf(a, "%s from %s (%s): %s", n->key, n->where, n->how, n->detail);
 	if (n->role < 0)
@@ -378,6 +378,8 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.ignore_params = f->ignore,
 		.nignore_params = f->nignore,
 		.ignore_why = f->ignore_why,
+		.param_roles = f->program ? f->program->roles : NULL,
+		.nparam_roles = f->program ? f->program->nroles : 0,
 		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;

@@ -426,8 +426,23 @@ const struct sl_key_rule *sl_keymap_match_none(const struct sl_keymap *km, const
 	return r && r->role == SL_ROLE_NONE ? r : NULL;
 }
 
+struct sl_key_rule *sl_key_rule_program(struct sl_arena *a, const struct sl_key_rule *base, const char *by,
+					const struct sl_key_case *cases, size_t ncases)
+{
+	struct sl_key_rule *r = sl_arena_alloc(a, sizeof *r);
+	*r = *base;
+	r->code = NULL;
+	r->origin = NULL;
+	r->by = by;
+	r->cases = cases;
+	r->ncases = ncases;
+	return r;
+}
+
 const char *sl_key_rule_describe(struct sl_arena *a, const struct sl_key_rule *r)
 {
+	if (r->by && !r->code && !r->origin)
+		return r->by; /* a program's rule: what the program does with the key */
 	const char *origin = r->origin ? r->origin : "the key map";
 	if (r->by && !r->code)
 		return sl_arena_printf(a, "%s from %s", r->by, origin); /* the vocabulary: its words say it */
@@ -1132,9 +1147,62 @@ bad:
 	return -SL_EPARSE;
 }
 
+bool sl_node_same_value(const struct sl_node *x, const struct sl_node *y)
+{
+	if (!x || !y || x->kind != SL_NODE_SCALAR || y->kind != SL_NODE_SCALAR || x->value.type != y->value.type)
+		return false;
+	switch (x->value.type) {
+	case SL_V_INT:
+		if (x->value.big || y->value.big)
+			return x->value.big && y->value.big && x->value.bigkey == y->value.bigkey;
+		return x->value.i == y->value.i;
+	case SL_V_FLOAT:
+		return x->value.f == y->value.f;
+	case SL_V_BOOL:
+		return x->value.b == y->value.b;
+	case SL_V_NULL:
+		return true;
+	default:
+		return x->text_len == y->text_len && memcmp(x->text, y->text, x->text_len) == 0;
+	}
+}
+
+/* A value map: the case for node, translated by the rule without its cases. */
+static int from_case(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule, const struct sl_node *node,
+		     struct sl_role_value *out, const char **why)
+{
+	memset(out, 0, sizeof *out);
+	out->role = r;
+	for (size_t i = 0; i < rule->ncases; i++) {
+		const struct sl_key_case *c = &rule->cases[i];
+		if (!sl_node_same_value(c->when, node))
+			continue;
+		if (!c->to && !c->unknown) {
+			out->unset = true;
+			return 0;
+		}
+		if (!c->to) {
+			if (why)
+				*why = sl_arena_printf(a, "the program's %s for %s is not known (%s)", sl_role_name(r),
+						       node->text, c->unknown);
+			return -SL_EPARSE;
+		}
+		struct sl_key_rule plain = *rule;
+		plain.cases = NULL;
+		plain.ncases = 0;
+		return sl_role_value_from_node(a, r, &plain, c->to, out, why);
+	}
+	if (why)
+		*why = sl_arena_printf(a, "the program maps no %s for %s", sl_role_name(r),
+				       node && node->kind == SL_NODE_SCALAR ? node->text : sl_node_describe(node));
+	return -SL_EPARSE;
+}
+
 int sl_role_value_from_node(struct sl_arena *a, enum sl_role r, const struct sl_key_rule *rule,
 			    const struct sl_node *node, struct sl_role_value *out, const char **why)
 {
+	if (rule && rule->ncases)
+		return from_case(a, r, rule, node, out, why);
 	if (node && node->kind == SL_NODE_SEQ &&
 	    (r == SL_ROLE_LORA_TARGETS || r == SL_ROLE_MODULES_TO_SAVE || r == SL_ROLE_FSDP ||
 	     r == SL_ROLE_FSDP_EMBEDDING_UNITS)) {
@@ -1179,6 +1247,8 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 
 void sl_settings_apply(struct sl_settings *s, const struct sl_role_value *v, bool gpu_bf16)
 {
+	if (v->unset)
+		return;
 	apply_one(s, v, gpu_bf16);
 	for (unsigned i = 0; i < v->nalso && i < 2; i++) {
 		struct sl_role_value w = {.role = v->also[i].role, .u = v->also[i].u};

@@ -134,6 +134,8 @@ static void expect(const struct sl_program *p, const char *key, const char *valu
 			 e->chain ? e->chain : "");
 }
 
+static const struct sl_param_role *role_of(const struct sl_program *p, const char *param, const char *key);
+
 static bool noted(const struct sl_program *p, const char *part)
 {
 	for (size_t i = 0; i < p->nnotes; i++)
@@ -160,7 +162,7 @@ static void test_argparse_dest_through_a_variable(void **state)
 	/* the sink decides: enc is the model, at the default's own place, through the variable */
 	expect(p, "model_name_or_path", "klue/roberta-base", "train.py", "'klue/roberta-base'", "name = args.enc");
 	expect(p, "model_name_or_path", "klue/roberta-base", "train.py", "'klue/roberta-base'",
-	       "SentenceTransformer(...) at train.py:7");
+	       "train.py:7");
 }
 
 static void test_module_constants_and_defaults(void **state)
@@ -223,7 +225,7 @@ static void test_config_accessors_and_rebinding(void **state)
 	struct sl_program *p = follow("program: train.py\n");
 	/* rebinding and self.: the retriever's encoder, not the teacher elsewhere in the same file */
 	expect(p, "model_name_or_path", "bert-large-uncased", "conf/retriever.json", "\"bert-large-uncased\"",
-	       ".get(\"name\") at model.py:5");
+	       "model.py:5");
 	expect(p, "max_length", "384", "conf/retriever.json", "384", NULL);
 }
 
@@ -242,6 +244,138 @@ static void test_unknown_stays_unknown(void **state)
 	assert_true(noted(p, "several model literals (bert-base-uncased, bert-large-uncased)"));
 	assert_null(setting(p, "per_device_train_batch_size", NULL));
 	expect(p, "bf16", "True", "train.py", "True)", NULL);
+}
+
+static void test_kwargs_and_hydra(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* **kwargs of a config subtree into a local class, and TrainingArguments(**cfg.train) */
+	write_file("conf/enc.yaml", "encoders:\n  base:\n    name: roberta-large\n    max_len: 384\n"
+				    "train:\n  per_device_train_batch_size: 8\n  gradient_checkpointing: true\n");
+	write_file("train.py", "from omegaconf import OmegaConf\n"
+			       "class Encoder:\n"
+			       "    def __init__(self, name, max_len=128):\n"
+			       "        self.m = AutoModel.from_pretrained(name)\n"
+			       "        self.len = max_len\n"
+			       "    def encode(self, x):\n"
+			       "        return tok(x, padding='max_length', max_length=self.len)\n"
+			       "cfg = OmegaConf.load('conf/enc.yaml')\n"
+			       "enc = Encoder(**cfg.encoders.base)\n"
+			       "enc.encode(['a'])\n"
+			       "ta = TrainingArguments(output_dir='o', **cfg.train)\n");
+	struct sl_program *p = follow("program: train.py\n");
+	expect(p, "model_name_or_path", "roberta-large", "conf/enc.yaml", "roberta-large", "passed as name");
+	expect(p, "max_length", "384", "conf/enc.yaml", "384", NULL);
+	expect(p, "per_device_train_batch_size", "8", "conf/enc.yaml", "8\n  gradient", "TrainingArguments");
+	expect(p, "gradient_checkpointing", "true", "conf/enc.yaml", "true", NULL);
+	/* a Hydra program: main() gets the composed config; the sweep's override of one key is its value */
+	write_file("hconf/config.yaml", "defaults:\n  - model: small\n  - _self_\ntrain:\n  batch: 16\n");
+	write_file("hconf/model/small.yaml", "name: bert-base-uncased\nmax_len: 256\n");
+	write_file("hy.py", "import hydra\n"
+			    "from torch.utils.data import DataLoader\n"
+			    "@hydra.main(config_path='hconf', config_name='config')\n"
+			    "def main(cfg):\n"
+			    "    m = AutoModel.from_pretrained(cfg.model.name)\n"
+			    "    DataLoader(train_set, batch_size=cfg.train.batch, shuffle=True)\n"
+			    "    loss.backward()\n"
+			    "if __name__ == '__main__':\n    main()\n");
+	p = follow("program: hy.py\nmethod: grid\ncommand: [python, hy.py, '${args_no_hyphens}']\n"
+		   "parameters:\n  train.batch: {values: [8, 32]}\n");
+	expect(p, "model_name_or_path", "bert-base-uncased", "hconf/model/small.yaml", "bert-base-uncased", "Hydra");
+	const struct sl_param_role *r = role_of(p, "train.batch", "per_device_train_batch_size");
+	assert_non_null(r);
+	assert_non_null(strstr(r->chain, "Hydra override"));
+}
+
+/* ---- sweep parameters that reach a sink: roles and value maps ------------------------------------- */
+
+/* The role the program gives sweep parameter param for key (NULL: none). */
+static const struct sl_param_role *role_of(const struct sl_program *p, const char *param, const char *key)
+{
+	for (size_t i = 0; i < p->nroles; i++)
+		if (strcmp(p->roles[i].param, param) == 0 && strcmp(p->roles[i].key, key) == 0)
+			return &p->roles[i];
+	return NULL;
+}
+
+/* The case of r for the sweep value written `when`: its value's text, "unset" or "unknown". */
+static const char *case_of(const struct sl_param_role *r, const char *when)
+{
+	for (size_t i = 0; i < r->ncases; i++)
+		if (strcmp(r->cases[i].when->text, when) == 0)
+			return r->cases[i].unset ? "unset" : r->cases[i].to ? r->cases[i].to->text : "unknown";
+	return NULL;
+}
+
+static void test_roles_and_value_maps(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "import argparse, wandb\n"
+			       "from peft import LoraConfig, get_peft_model\n"
+			       "SIZES = {'s': 'org/small', 'l': 'org/large'}\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--enc', default='x')\n"
+			       "p.add_argument('--kind', default='A')\n"
+			       "p.add_argument('--size', default='s')\n"
+			       "p.add_argument('--use_lora', action='store_true')\n"
+			       "args = p.parse_args()\n"
+			       "wandb.init(config={'bs': 16})\n"
+			       "cfg = wandb.config\n"
+			       "tok = AutoModel.from_pretrained(args.enc)\n"
+			       "name = 'org/a' if args.kind == 'A' else 'org/b'\n"
+			       "cls = AutoModelForSequenceClassification.from_pretrained(name)\n"
+			       "ta = TrainingArguments(per_device_train_batch_size=cfg.get('bs', 8),\n"
+			       "    gradient_accumulation_steps=cfg.accum, max_steps=SIZES[args.size])\n"
+			       "if args.use_lora:\n"
+			       "    cls = get_peft_model(cls, LoraConfig(r=16))\n"
+			       "loss.backward()\n");
+	struct sl_program *p = follow("program: train.py\nmethod: grid\nparameters:\n"
+				      "  enc: {values: [bert-base-uncased, bert-large-uncased]}\n"
+				      "  kind: {values: [A, B]}\n  size: {values: [s, l]}\n  use_lora: {values: [true, false]}\n"
+				      "  accum: {values: [1, 2]}\n");
+	/* two model sinks (enc's loader and the branch's): several models, neither is the model */
+	assert_null(role_of(p, "enc", "model_name_or_path"));
+	assert_null(role_of(p, "kind", "model_name_or_path"));
+	assert_true(noted(p, "several models"));
+	/* wandb.config.get with the sweep not setting bs: the default given to wandb.init, at its place */
+	expect(p, "per_device_train_batch_size", "16", "train.py", "16}", "wandb.config.bs");
+	/* wandb.config.accum: the sweep's accum is gradient accumulation */
+	const struct sl_param_role *r = role_of(p, "accum", "gradient_accumulation_steps");
+	assert_non_null(r);
+	assert_int_equal(r->ncases, 0);
+	/* a dict lookup on a sweep value: a value map */
+	r = role_of(p, "size", "max_steps");
+	assert_non_null(r);
+	assert_string_equal(case_of(r, "s"), "org/small");
+	assert_string_equal(case_of(r, "l"), "org/large");
+	/* the guard: LoRA only where use_lora is true */
+	r = role_of(p, "use_lora", "lora.r");
+	assert_non_null(r);
+	assert_string_equal(case_of(r, "True"), "16");
+	assert_string_equal(case_of(r, "False"), "unset");
+	assert_non_null(role_of(p, "use_lora", "peft_method"));
+
+	/* one model sink: a branch on kind is the model's value map, enc passed alone is the model */
+	write_file("one.py", "import argparse\n"
+			     "p = argparse.ArgumentParser()\n"
+			     "p.add_argument('--kind', default='A')\n"
+			     "args = p.parse_args()\n"
+			     "if args.kind == 'A':\n    name = 'org/a'\nelif args.kind == 'B':\n    name = 'org/b'\n"
+			     "else:\n    name = open('x').read()\n"
+			     "m = AutoModel.from_pretrained(name)\n"
+			     "loss.backward()\n");
+	p = follow("program: one.py\nmethod: grid\nparameters:\n  kind: {values: [A, B, C]}\n");
+	r = role_of(p, "kind", "model_name_or_path");
+	assert_non_null(r);
+	assert_string_equal(case_of(r, "A"), "org/a");
+	assert_string_equal(case_of(r, "B"), "org/b");
+	assert_string_equal(case_of(r, "C"), "unknown");
+	/* the command passes no ${args}: argparse keeps its defaults, the branch is decided (A) */
+	p = follow("program: one.py\nmethod: grid\ncommand: [python, one.py]\nparameters:\n  kind: {values: [A, B]}\n");
+	assert_null(role_of(p, "kind", "model_name_or_path"));
+	expect(p, "model_name_or_path", "org/a", "one.py", "'org/a'", NULL);
 }
 
 /* ---- hostile programs ------------------------------------------------------------------------------ */
@@ -407,6 +541,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_module_constants_and_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config_accessors_and_rebinding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_stays_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kwargs_and_hydra, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_roles_and_value_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entry_and_in_process, setup, teardown),
 	};

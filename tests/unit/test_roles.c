@@ -12,6 +12,7 @@
 #include "sweeplint/arena.h"
 #include "sweeplint/diag.h"
 #include "sweeplint/roles.h"
+#include "sweeplint/ydoc.h"
 
 struct fx {
 	struct sl_arena *a;
@@ -398,6 +399,77 @@ static void test_boolean_keys(void **state)
 	assert_int_equal(v.u, 1);
 }
 
+/* A scalar node holding text typed as t. */
+static struct sl_node *scalar(struct fx *f, const char *text, enum sl_vtype t, int64_t i, bool b)
+{
+	struct sl_node *n = sl_arena_alloc(f->a, sizeof *n);
+	n->kind = SL_NODE_SCALAR;
+	n->text = text;
+	n->text_len = strlen(text);
+	n->value.type = t;
+	n->value.i = i;
+	n->value.f = (double)i;
+	n->value.b = b;
+	return n;
+}
+
+/*
+ * A program's value map generalises if_true / if_false: a key's value translated case by case before
+ * its role's parsing (the base rule's own translation still applies to the case's value), a case that
+ * makes no setting (unset: applying it changes nothing), an unknown case, a value no case names.
+ */
+static void test_value_maps(void **state)
+{
+	struct fx *f = *state;
+	const struct sl_key_rule *model = sl_keymap_match(f->km, "model_name_or_path", 18);
+	const struct sl_key_rule *fp16 = sl_keymap_match(f->km, "fp16", 4);
+	struct sl_key_case mc[] = {
+		{.when = scalar(f, "A", SL_V_STR, 0, false), .to = scalar(f, "org/a", SL_V_STR, 0, false)},
+		{.when = scalar(f, "B", SL_V_STR, 0, false), .to = scalar(f, "org/b", SL_V_STR, 0, false)},
+		{.when = scalar(f, "C", SL_V_STR, 0, false), .unknown = "a value computed at run time"},
+	};
+	struct sl_key_rule *kind = sl_key_rule_program(f->a, model, "the program maps it to model_name_or_path", mc, 3);
+	assert_int_equal(kind->role, SL_ROLE_MODEL);
+	assert_string_equal(sl_key_rule_describe(f->a, kind), "the program maps it to model_name_or_path");
+	struct sl_role_value v;
+	const char *why = NULL;
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_MODEL, kind, mc[1].when, &v, &why), 0);
+	assert_string_equal(v.s, "org/b");
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_MODEL, kind, mc[2].when, &v, &why), -SL_EPARSE);
+	assert_non_null(strstr(why, "not known (a value computed at run time)"));
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_MODEL, kind, scalar(f, "D", SL_V_STR, 0, false), &v,
+						 &why),
+			 -SL_EPARSE);
+	assert_non_null(strstr(why, "maps no model for D"));
+	/* typed: the string "1" is not the integer 1, true is not 1 */
+	struct sl_key_case ic[] = {{.when = scalar(f, "1", SL_V_INT, 1, false), .to = scalar(f, "x", SL_V_STR, 0, false)}};
+	struct sl_key_rule *n = sl_key_rule_program(f->a, model, "by", ic, 1);
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_MODEL, n, scalar(f, "1", SL_V_STR, 0, false), &v, &why),
+			 -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_MODEL, n, scalar(f, "true", SL_V_BOOL, 0, true), &v, &why),
+			 -SL_EPARSE);
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_MODEL, n, scalar(f, "1", SL_V_INT, 1, false), &v, &why), 0);
+	/* a guard: use_lora true -> fp16 (the base rule's if_true then applies), false -> unset */
+	struct sl_key_case gc[] = {
+		{.when = scalar(f, "true", SL_V_BOOL, 0, true), .to = scalar(f, "True", SL_V_BOOL, 0, true)},
+		{.when = scalar(f, "false", SL_V_BOOL, 0, false)},
+	};
+	struct sl_key_rule *g = sl_key_rule_program(f->a, fp16, "the program maps it to fp16", gc, 2);
+	struct sl_settings s;
+	sl_settings_default(&s);
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_AMP, g, gc[0].when, &v, &why), 0);
+	assert_false(v.unset);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_FP16);
+	assert_int_equal(sl_role_value_from_node(f->a, SL_ROLE_AMP, g, gc[1].when, &v, &why), 0);
+	assert_true(v.unset);
+	sl_settings_apply(&s, &v, true);
+	assert_int_equal(s.amp, SL_AMP_FP16); /* nothing changed */
+	/* the program's rule keeps the base rule's role and translation, not its pattern or origin */
+	assert_null(kind->origin);
+	assert_null(kind->code);
+}
+
 /* FSDP (issue 14): the keys of HF TrainingArguments, accelerate, Lightning and torchtune, and their values */
 static void test_fsdp(void **state)
 {
@@ -715,6 +787,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prepend_overrides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_value_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fsdp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peft_method, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rl_roles, setup, teardown),
