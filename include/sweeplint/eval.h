@@ -183,6 +183,13 @@ struct sl_eval_opts {
 	 * whatever the parameter's name, with the program's value map when it has one */
 	const struct sl_param_role *param_roles;
 	size_t nparam_roles;
+	/* the sweep's values never reach the runs (program.h reaches == 0): why; its parameters are no
+	 * memory axes then, and the program's own settings are judged (NULL: they reach) */
+	const char *sweep_unread;
+	/* sweep parameters the program never reads (no ${args}, and wandb.config read for others only): their
+	 * runs train the program's own value: not memory axes */
+	const char *const *unread_params;
+	size_t nunread_params;
 };
 
 /*

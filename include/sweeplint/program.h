@@ -285,6 +285,10 @@ struct sl_program {
 	 */
 	int reaches;
 	const char *reach_why;      /* with reaches == 0: "its command has no ${args} and ..." */
+	/* with reaches == 1 through wandb.config alone (no ${args}): the sweep parameters the program never
+	 * reads there (their runs train the program's own value) */
+	const char **unread_params;
+	size_t nunread_params;
 };
 
 /*

@@ -970,6 +970,23 @@ static void add_sweep_params(struct sl_eval_builder *B)
 		 * in the grid size: it must not zero the memory counts of the parameters that are valid */
 		if (p->dist == SL_DIST_NONE)
 			cnt = (struct sl_count){.value = 1};
+		if (B->o->sweep_unread) {
+			sl_eval_add_note(B, p->path, "sweep", -1,
+					 sl_arena_printf(B->a, "never reaches the runs (%s): the program's own settings are judged",
+							 B->o->sweep_unread));
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
+		bool unread = false;
+		for (size_t k = 0; k < B->o->nunread_params; k++)
+			unread |= strcmp(B->o->unread_params[k], p->path) == 0;
+		if (unread) {
+			sl_eval_add_note(B, p->path, "sweep", -1,
+					 sl_arena_printf(B->a, "never reaches the runs: the command passes no ${args} and the "
+							       "program reads no wandb.config.%s (its own value is judged)", p->path));
+			ev->others = sl_count_mul(ev->others, cnt);
+			continue;
+		}
 		if (module_param(B, p->path))
 			continue; /* a size of the program's custom module: its model axis (build_modules_axis) */
 		const char *ignored = NULL;

@@ -647,11 +647,41 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 		p->reaches = 1;
 		return;
 	}
+	if (r->nwandb_reads) {
+		p->reaches = 1;
+		/* only through wandb.config: a parameter the program never reads there does not reach its runs */
+		bool all = false;
+		for (size_t i = 0; i < r->nwandb_reads; i++)
+			all |= strcmp(r->wandb_reads[i], "*") == 0;
+		for (size_t i = 0; i < r->nwandb_maybe; i++)
+			all |= strcmp(r->wandb_maybe[i], "*") == 0;
+		if (all || r->error || !r->complete)
+			return;
+		for (size_t i = 0; i < sw->nparams; i++) {
+			const struct sl_param *q = &sw->params[i];
+			if (q->is_dict)
+				continue;
+			size_t top = strcspn(q->path, ".");
+			bool read = false;
+			for (size_t k = 0; k < r->nwandb_reads + r->nwandb_maybe && !read; k++) {
+				const char *w = k < r->nwandb_reads ? r->wandb_reads[k] : r->wandb_maybe[k - r->nwandb_reads];
+				read = strcmp(w, q->path) == 0 || (strlen(w) == top && strncmp(w, q->path, top) == 0);
+			}
+			if (read)
+				continue;
+			p->unread_params = sl_arena_grow(F->a, p->unread_params, p->nunread_params, p->nunread_params + 1,
+							 sizeof *p->unread_params);
+			p->unread_params[p->nunread_params++] = q->path;
+		}
+		return;
+	}
 	if (r->error || !r->complete || r->nwandb_maybe || sw->nparams == 0)
 		return;
 	p->reaches = 0;
 	p->reach_why = F->o->in_process ? "the function wandb.agent runs reads no wandb.config"
 					: "its command has no ${args} and the program reads no wandb.config";
+	note(F, sl_arena_printf(F->a, "the sweep's values never reach the runs: %s (the program's own settings are "
+				      "judged)", p->reach_why));
 }
 
 struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o)

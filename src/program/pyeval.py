@@ -97,6 +97,7 @@ class Ctx(object):
         self.total_bytes = 0
         self.mods = {}         # absolute path -> Mod
         self.sys_path = []     # folders sys.path.append adds (inside the root)
+        self.ext_attrs = {}    # (module, name) -> the value the program assigned to an external module's name
         self.funcs = []        # every Func defined in a program file, for the pass over what no call reaches
         self.classes = []
         self.phase = 2         # 2: code a call reaches from the program's top; 1: a function no call reaches
@@ -524,6 +525,9 @@ class Evaluator(object):
             store[name] = v
         elif isinstance(obj, WandbConfig):
             obj.assign(name, v)
+        elif isinstance(obj, Ext) and not obj.made:
+            # a module's attribute replaced (wandb.config = json.load(f)): read back as assigned
+            self.c.ext_attrs[(obj.qual, name)] = v
 
     def guarded(self, guard, new, old):
         """new in the runs guard holds, old in the others."""

@@ -577,6 +577,8 @@ def ext_attr(ev, obj, name, node, fr):
     v = module_ext_attr(obj, name)        # a tokenizer encoding's vocabulary (pymodules.py)
     if v is not None:
         return v
+    if (q, name) in c.ext_attrs:
+        return c.ext_attrs[(q, name)]
     if name == 'config' and (q in ('wandb', 'wandb.run', 'wandb.Run') or (obj.made and q == 'wandb.Run')):
         return wandb_of(ev)
     if q == 'sys' and name == 'argv':

@@ -164,6 +164,11 @@ static json_t *program_json(struct sl_arena *a, const struct sl_file *f)
 	if (p->ref.how)
 		set(jp, "found_by", jstr(a, p->ref.how));
 	set(jp, "trains", p->trains < 0 ? json_null() : json_boolean(p->trains == 1));
+	/* whether the sweep's values reach the runs (false: the command passes no ${args} and the program
+	 * reads no wandb.config), and why not */
+	set(jp, "reaches", p->reaches < 0 ? json_null() : json_boolean(p->reaches == 1));
+	if (p->reaches == 0 && p->reach_why)
+		set(jp, "reach_why", jstr(a, p->reach_why));
 	json_t *ss = json_array();
 	set(jp, "settings", ss);
 	const struct sl_eval *ev = f->eval;

@@ -380,6 +380,9 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.ignore_why = f->ignore_why,
 		.param_roles = f->program ? f->program->roles : NULL,
 		.nparam_roles = f->program ? f->program->nroles : 0,
+		.sweep_unread = f->program && f->program->reaches == 0 ? f->program->reach_why : NULL,
+		.unread_params = f->program ? (const char *const *)f->program->unread_params : NULL,
+		.nunread_params = f->program ? f->program->nunread_params : 0,
 		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;

@@ -35,6 +35,7 @@ int sl_check_value_is_list(struct sl_check *cx);
 int sl_check_grid_size(struct sl_check *cx);
 int sl_check_missing_run_cap(struct sl_check *cx);
 int sl_check_not_a_sweep(struct sl_check *cx);
+int sl_check_sweep_unread(struct sl_check *cx);
 int sl_check_too_many_combinations(struct sl_check *cx);
 
 #endif

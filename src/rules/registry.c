@@ -46,6 +46,7 @@ const struct sl_rule sl_rules[] = {
 	{"grid-size", "SL406", SL_SEV_INFO, sl_check_grid_size},
 	{"missing-run-cap", "SL407", SL_SEV_INFO, sl_check_missing_run_cap},
 	{"not-a-sweep", "SL408", SL_SEV_WARNING, sl_check_not_a_sweep},
+	{"sweep-unread", "SL409", SL_SEV_WARNING, sl_check_sweep_unread},
 	{"config", "SL900", SL_SEV_ERROR, NULL},
 	{"bad-suppression", "SL901", SL_SEV_WARNING, NULL},
 	{"too-many-combinations", "SL902", SL_SEV_WARNING, sl_check_too_many_combinations},

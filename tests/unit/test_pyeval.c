@@ -378,6 +378,49 @@ static void test_roles_and_value_maps(void **state)
 	expect(p, "model_name_or_path", "org/a", "one.py", "'org/a'", NULL);
 }
 
+/* ---- whether the sweep reaches the run ------------------------------------------------------------- */
+
+static void test_sweep_reach(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("plain.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--bs', default=8)\n"
+			       "args = p.parse_args()\nloss.backward()\n");
+	write_file("reads.py", "import wandb\nwandb.init()\nbs = wandb.config.bs\nloss.backward()\n");
+	write_file("flag.py", "import argparse, wandb\np = argparse.ArgumentParser()\n"
+			      "p.add_argument('--sweep', action='store_true')\nargs = p.parse_args()\n"
+			      "if args.sweep:\n    cfg = dict(wandb.config)\nloss.backward()\n");
+	write_file("maybe.py", "import wandb\ndef train():\n    return wandb.config.lr\nloss.backward()\n");
+	const char *params = "parameters:\n  bs: {values: [1, 2]}\n";
+	/* no ${args} and no wandb.config read: the values never reach the runs */
+	struct sl_program *p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, plain.py]\n%s", params));
+	assert_int_equal(p->reaches, 0);
+	assert_non_null(strstr(p->reach_why, "no ${args}"));
+	/* the default command passes ${args} */
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: plain.py\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* ${args_no_hyphens} passes them too */
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, plain.py, '${args_no_hyphens}']\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* wandb.config read where the run goes: they reach */
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, reads.py]\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* read only behind a flag the command does not set: they never reach */
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, flag.py]\n%s", params));
+	assert_int_equal(p->reaches, 0);
+	/* the command sets the flag: the read runs */
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, flag.py, --sweep]\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* read in a function no call reaches (a framework may call it): not known, never claimed */
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, maybe.py]\n%s", params));
+	assert_int_equal(p->reaches, -1);
+	/* a local module the program imports does not parse: not known either */
+	write_file("broken.py", "def f(:\n");
+	write_file("imp.py", "import broken\nloss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, imp.py]\n%s", params));
+	assert_int_equal(p->reaches, -1);
+}
+
 /* ---- hostile programs ------------------------------------------------------------------------------ */
 
 static double cpu_of(const struct rusage *ru)
@@ -543,6 +586,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_stays_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kwargs_and_hydra, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_roles_and_value_maps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_reach, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entry_and_in_process, setup, teardown),
 	};

@@ -1,0 +1,41 @@
+/*
+ * sweep-unread: the sweep's values never reach its runs. The command passes no ${args} (nor
+ * ${args_no_hyphens} / ${args_json}) and the program, evaluated whole (src/program/), reads no
+ * wandb.config where a call reaches (or only behind a flag that is false): every run trains the
+ * program's own settings, whatever the sweep says. The evaluation then judges those settings
+ * (axes.c leaves the sweep's parameters out); this finding names the cause, at the command. When
+ * the program reads wandb.config but not some parameters, each of those gets the finding at its key.
+ */
+#include "checks.h"
+#include "sweeplint/arena.h"
+#include "sweeplint/program.h"
+#include "sweeplint/run.h"
+#include "sweeplint/sweep.h"
+#include "sweeplint/ydoc.h"
+
+int sl_check_sweep_unread(struct sl_check *cx)
+{
+	const struct sl_sweep *s = cx->sweep;
+	const struct sl_program *p = cx->file ? cx->file->program : NULL;
+	if (!s || !s->is_sweep || !p || !p->ref.path)
+		return 0;
+	/* some parameters only: the program reads wandb.config, but not theirs */
+	for (size_t i = 0; p->reaches == 1 && i < p->nunread_params; i++) {
+		const struct sl_param *q = sl_sweep_param(s, p->unread_params[i]);
+		if (!q)
+			continue;
+		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' never reaches %s: its command has no ${args} and the "
+							      "program reads no wandb.config.%s; every run trains the "
+							      "program's own value",
+						  q->path, p->ref.path, q->path);
+		d->hint = "add ${args} to the command (or read it from wandb.config in the program)";
+	}
+	if (p->reaches != 0)
+		return 0;
+	const struct sl_node *at = s->command ? s->command : s->program;
+	struct sl_diag *d = sl_check_emit(cx, at, "the sweep's values never reach %s: %s; every run trains the "
+						  "program's own settings",
+					  p->ref.path, p->reach_why ? p->reach_why : "the program does not read them");
+	d->hint = "add ${args} to the command (or read wandb.config in the program)";
+	return 0;
+}
