@@ -125,7 +125,16 @@ struct sl_eval_axis {
 	 * share their cells
 	 */
 	uint64_t cell_stride;
+	/* the axis applies only where axis only_axis (>= 0) has a value with only_mask[value] set (a setting
+	 * the program makes from this parameter under a guard on that one: only_param has one of only_values);
+	 * -1: always */
+	int only_axis;
+	const bool *only_mask;
+	const struct sl_param *only_param;
+	const struct sl_node *const *only_values;
+	size_t nonly;
 };
+
 
 /* A key that was read (or skipped) for -v. */
 struct sl_eval_note {
@@ -190,6 +199,7 @@ struct sl_eval_opts {
 	 * runs train the program's own value: not memory axes */
 	const char *const *unread_params;
 	size_t nunread_params;
+	const char *args_why;            /* why the command line carries none of them ("its command has no ${args}") */
 };
 
 /*
@@ -279,6 +289,9 @@ struct sl_eval {
  */
 int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
 		struct sl_diags *diags, struct sl_eval **out, const char **why);
+
+/* Whether axis i takes part in combination idx (its condition, only_axis, holds). */
+bool sl_eval_axis_applies(const struct sl_eval *ev, size_t i, const uint32_t *idx);
 
 /*
  * The settings and model of one combination (idx: a value index per axis).

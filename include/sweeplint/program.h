@@ -43,6 +43,8 @@ struct sl_program_ref {
 	const char *how;            /* "program: train.py", "command: python -m pkg.train", "run.sh:12" */
 	const char *root;           /* the project folder its imports are looked up from */
 	const char *shown;          /* the program as shown, when path is a copy of it (a notebook's code), or NULL */
+	bool by_agent;              /* a script that runs the sweep with wandb.agent(function=...): the function
+	                             * runs in-process, with no command line (only wandb.config carries the values) */
 };
 
 /* A YAML/JSON file a program loads by a literal name (open("cfg.yaml"), an argparse default of --config). */
@@ -85,6 +87,11 @@ struct sl_param_role {
 	const char *chain;            /* how the parameter's value got there ("name = args.enc at train.py:10"), or NULL */
 	const struct sl_param_case *cases; /* a value map (NULL: the parameter's value is the setting's) */
 	size_t ncases;
+	/* the setting holds only in the runs where another sweep parameter has one of some values (the
+	 * program reads this one under a guard on that one: a quantization used only for some models) */
+	const char *only_param;
+	const struct sl_node **only_values;
+	size_t nonly;
 };
 
 /* The settings read from one Python program and the local modules it imports (one evaluation). */
@@ -120,6 +127,7 @@ struct sl_pyread {
 	const char **wandb_maybe;
 	size_t nwandb_maybe;
 	bool complete;              /* every local module it imports was read and the evaluation ran to its end */
+	bool reads_argv;            /* some file of it may read the command line (argparse, sys.argv, a CLI library) */
 };
 
 struct json_t;
@@ -168,7 +176,13 @@ struct sl_program_opts {
 	bool in_process;            /* the runs execute in this process (wandb.agent(function=...)): no command line,
 	                             * no ${args}: the sweep's values reach the program through wandb.config only */
 	bool hp_search;             /* Trainer.hyperparameter_search: the values also reach trainer.args */
+	struct sl_program_memo *memo; /* what a run's sweeps share in finding their programs (NULL: none) */
 };
+
+/* What a run's sweeps share in finding their programs (find.c: the folders searched for a script that runs
+ * a sweep with wandb.agent, so that split's 1,000 parts look once); in the run's arena a. */
+struct sl_program_memo;
+struct sl_program_memo *sl_program_memo_new(struct sl_arena *a);
 
 /*
  * The parse cache (src/program/cache.c): one evaluation of one program -> its answer, keyed by the
@@ -280,11 +294,15 @@ struct sl_program {
 	size_t nroles;
 	/*
 	 * Whether the sweep's values reach the runs: 0 when the command passes no ${args} (nor
-	 * ${args_no_hyphens} / ${args_json}) and the program, read whole, reads no wandb.config (or reads
+	 * ${args_no_hyphens} / ${args_json}), or passes it to a program that reads no command line
+	 * (pyread.py scan_argv, argv_unknown), and the program, read whole, reads no wandb.config (or reads
 	 * it only in code no call reaches: behind a flag that is false); 1 when they do; -1 when not known.
 	 */
 	int reaches;
 	const char *reach_why;      /* with reaches == 0: "its command has no ${args} and ..." */
+	const char *args_why;       /* why the command line carries none of the sweep's values: "its command has
+	                             * no ${args}", "train.py reads no command-line arguments" (NULL: it may) */
+	bool args_passed;           /* the command passes ${args} (or ${args_no_hyphens} / ${args_json}) */
 	/* with reaches == 1 through wandb.config alone (no ${args}): the sweep parameters the program never
 	 * reads there (their runs train the program's own value) */
 	const char **unread_params;

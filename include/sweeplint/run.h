@@ -104,6 +104,7 @@ struct sl_run {
 	                                     * server sets its own, kept across edits */
 	long long program_budget_ms;     /* time left for python3 parses (SL_PROGRAM_BUDGET_MS at start) */
 	struct sl_config_memo *config_memo; /* the configs programs load and Hydra files, parsed once per run */
+	struct sl_program_memo *program_memo; /* program.h: what the sweeps share in finding their programs */
 };
 
 /* How many combinations of a sweep's grid fit, OOM, or were not evaluated. */

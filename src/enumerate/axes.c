@@ -75,6 +75,7 @@ static struct sl_eval_axis *new_axis(struct sl_eval_builder *B, enum sl_axis_ori
 	ax->src = src;
 	ax->values = sl_arena_array(B->a, nvalues ? nvalues : 1, sizeof *ax->values);
 	ax->n = 0;
+	ax->only_axis = -1;
 	/* a custom module's layer list is the model (fill_value builds it) */
 	if (role == SL_ROLE_MODULES)
 		ax->role = SL_ROLE_MODEL;
@@ -855,7 +856,34 @@ static void mark_module_shapes(struct sl_eval_builder *B)
 
 /* ---- the program's rules for sweep parameters (their values reach its sinks) ---- */
 
-#define MAX_PROGRAM_RULES 8
+void sl_eval_resolve_only(struct sl_eval_builder *B)
+{
+	struct sl_eval *ev = B->ev;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		struct sl_eval_axis *ax = &ev->axes[i];
+		ax->only_axis = -1;
+		if (!ax->only_param)
+			continue;
+		for (size_t g = 0; g < ev->naxes; g++) {
+			const struct sl_eval_axis *ga = &ev->axes[g];
+			if (g == i || ga->param != ax->only_param)
+				continue;
+			bool *mask = sl_arena_array(B->a, ga->n ? ga->n : 1, sizeof *mask);
+			for (size_t j = 0; j < ga->n; j++)
+				for (size_t k = 0; k < ax->nonly && !mask[j]; k++)
+					mask[j] = ga->values[j].node && sl_node_same_value(ax->only_values[k], ga->values[j].node);
+			ax->only_axis = (int)g;
+			ax->only_mask = mask;
+			sl_eval_add_note(B, ax->key, "sweep", (int)ax->role,
+					 sl_arena_printf(B->a, "applies only where %s is one of %zu of its values (the program "
+							       "reads it under a condition on %s)",
+							 ga->key, ax->nonly, ga->key));
+			break;
+		}
+	}
+}
+
+#define MAX_PROGRAM_RULES 32
 
 /* "A -> org/a, B -> org/b" of a value map, for its note (at most 4 cases shown). */
 static const char *cases_text(struct sl_arena *a, const struct sl_param_role *pr)
@@ -873,14 +901,16 @@ static const char *cases_text(struct sl_arena *a, const struct sl_param_role *pr
 }
 
 /*
- * The rules the followed program makes for sweep parameter p (one per role, the first sink of each
- * role), in out; their count. None when the program makes one rule that the parameter's own name
+ * The rules the followed program makes for sweep parameter p (in the order the program makes them:
+ * applied in that order, a later one of a role over an earlier), in out; their count. None when the program makes one rule that the parameter's own name
  * (named) already gives, without a value map.
  */
 static size_t program_rules(struct sl_eval_builder *B, const struct sl_param *p, const struct sl_key_rule *named,
-			    const struct sl_key_rule **out)
+			    const struct sl_key_rule **out, const struct sl_param_role **only)
 {
 	size_t n = 0;
+	bool mixed = false;
+	*only = NULL;
 	for (size_t i = 0; i < B->o->nparam_roles && n < MAX_PROGRAM_RULES; i++) {
 		const struct sl_param_role *pr = &B->o->param_roles[i];
 		if (strcmp(pr->param, p->path) != 0)
@@ -888,11 +918,7 @@ static size_t program_rules(struct sl_eval_builder *B, const struct sl_param *p,
 		const struct sl_key_rule *base = match_key(B, pr->key, NULL, NULL);
 		if (!base || base->role == SL_ROLE_DEEPSPEED || sl_role_is_shape(base->role))
 			continue;
-		bool dup = false;
-		for (size_t k = 0; k < n; k++)
-			dup |= out[k]->role == base->role;
-		if (dup)
-			continue;
+		/* several settings of one role (load_in_8bit, load_in_4bit) apply in order, as configs' keys do */
 		struct sl_key_case *cases = NULL;
 		if (pr->ncases) {
 			cases = sl_arena_array(B->a, pr->ncases, sizeof *cases);
@@ -904,9 +930,18 @@ static size_t program_rules(struct sl_eval_builder *B, const struct sl_param *p,
 			? sl_arena_printf(B->a, "the program maps it to %s: %s (%s)", pr->key, cases_text(B->a, pr), pr->how)
 			: sl_arena_printf(B->a, "the program passes it to %s%s%s", pr->how, pr->chain ? ": " : "",
 					  pr->chain ? pr->chain : "");
+		/* a condition on another parameter holds for the axis when every rule has the same one */
+		if (n == 0)
+			*only = pr->only_param ? pr : NULL;
+		else if (!*only != !pr->only_param || (*only && strcmp((*only)->only_param, pr->only_param) != 0))
+			mixed = true;
 		out[n++] = sl_key_rule_program(B->a, base, by, cases, pr->ncases);
 	}
-	if (n == 1 && named && named->role == out[0]->role && !out[0]->ncases)
+	if (mixed)
+		*only = NULL; /* different conditions: read as the literal reader did, in every run */
+	if (*only && !sl_sweep_param(B->ev->sweep, (*only)->only_param))
+		*only = NULL;
+	if (n == 1 && named && named->role == out[0]->role && !out[0]->ncases && !*only)
 		return 0;
 	return n;
 }
@@ -982,8 +1017,9 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			unread |= strcmp(B->o->unread_params[k], p->path) == 0;
 		if (unread) {
 			sl_eval_add_note(B, p->path, "sweep", -1,
-					 sl_arena_printf(B->a, "never reaches the runs: the command passes no ${args} and the "
-							       "program reads no wandb.config.%s (its own value is judged)", p->path));
+					 sl_arena_printf(B->a, "never reaches the runs: %s and the program reads no wandb.config.%s "
+							       "(its own value is judged)",
+							 B->o->args_why ? B->o->args_why : "its command has no ${args}", p->path));
 			ev->others = sl_count_mul(ev->others, cnt);
 			continue;
 		}
@@ -1002,7 +1038,8 @@ static void add_sweep_params(struct sl_eval_builder *B)
 		}
 		const struct sl_key_rule *rule = match_key(B, p->path, sw->doc->src, p->key);
 		const struct sl_key_rule *prog[MAX_PROGRAM_RULES];
-		size_t nprog = program_rules(B, p, rule, prog);
+		const struct sl_param_role *only = NULL;
+		size_t nprog = program_rules(B, p, rule, prog, &only);
 		const struct sl_param_role *other = !nprog && rule && rule->role == SL_ROLE_MODEL
 							    ? other_program_role(B, p, SL_ROLE_MODEL) : NULL;
 		if (other) {
@@ -1102,6 +1139,11 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			continue;
 		}
 		ax->param = p;
+		if (only) {
+			ax->only_param = sl_sweep_param(sw, only->only_param);
+			ax->only_values = only->only_values;
+			ax->nonly = only->nonly;
+		}
 		if (r == SL_ROLE_DEEPSPEED && !ax->bounds)
 			for (size_t j = 0; j < ax->n; j++)
 				read_swept_deepspeed(B, &ax->values[j], sw->doc->src);

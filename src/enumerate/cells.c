@@ -171,6 +171,9 @@ static bool plan_order(struct sl_eval_builder *B, struct order *O)
 	struct sl_eval *ev = B->ev;
 	size_t n = ev->naxes;
 	O->axis = sl_arena_array(B->a, n ? n : 1, sizeof *O->axis);
+	for (size_t i = 0; i < n; i++)
+		if (ev->axes[i].only_axis >= 0)
+			return false; /* a setting that holds under another axis's values: no field has one axis */
 	bool *dyn = sl_arena_array(B->a, n ? n : 1, sizeof *dyn);
 	bool *len = sl_arena_array(B->a, n ? n : 1, sizeof *len);
 	for (int f = 0; f < F__COUNT; f++) {
@@ -198,7 +201,7 @@ static bool plan_order(struct sl_eval_builder *B, struct order *O)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
-		dyn[i] = ax->n > 1 && ax->role != SL_ROLE_MODEL;
+		dyn[i] = ax->n > 1 && ax->role != SL_ROLE_MODEL && ax->only_axis < 0;
 		for (size_t j = 0; j < ax->n && dyn[i]; j++)
 			for (size_t k = 0; ax->values[j].ok && k < ax->values[j].nrv; k++)
 				if (field_of(ax->values[j].rv[k].role) < 0)

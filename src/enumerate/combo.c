@@ -11,6 +11,16 @@
 
 /* ---- one combination ------------------------------------------------------------------ */
 
+bool sl_eval_axis_applies(const struct sl_eval *ev, size_t i, const uint32_t *idx)
+{
+	const struct sl_eval_axis *ax = &ev->axes[i];
+	if (ax->only_axis < 0 || (size_t)ax->only_axis >= ev->naxes)
+		return true;
+	const struct sl_eval_axis *g = &ev->axes[ax->only_axis];
+	uint32_t j = g->n == 1 || !idx ? 0 : idx[ax->only_axis];
+	return ax->only_mask[j];
+}
+
 bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
 			      const struct sl_model **model, bool *adapter_assumed)
 {
@@ -27,6 +37,8 @@ bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, str
 		const struct sl_eval_value *v = &ax->values[ax->n == 1 ? 0 : idx[i]];
 		if (sl_role_is_shape(ax->role))
 			continue; /* the shape went into the model (add_shape_model); never a setting */
+		if (!sl_eval_axis_applies(ev, i, idx))
+			continue; /* the program makes this setting only under another parameter's guard */
 		if (!v->ok) {
 			known = false;
 			continue;

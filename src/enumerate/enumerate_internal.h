@@ -73,6 +73,9 @@ struct sl_eval_builder {
 
 /* axes.c: the axes of the sweep (configs, command, parameters, --set, shape); < 0 with *why on a bad --set. */
 int sl_eval_build_axes(struct sl_eval_builder *B, const char **why);
+/* axes.c: the axes whose setting holds under another axis's values: that axis and its values (after the
+ * axes are final: their indices). */
+void sl_eval_resolve_only(struct sl_eval_builder *B);
 /* axes.c: a note on a key (role -1: none) — where it came from and what it did. */
 void sl_eval_add_note(struct sl_eval_builder *B, const char *key, const char *where, int role, const char *detail);
 /* combo.c: the cell of a combination (held axes count nothing). */

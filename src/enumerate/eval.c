@@ -59,6 +59,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 		return 0;
 	}
 	sl_eval_limit_axes(&B, o->max_combos ? o->max_combos : sl_eval_bound(ev));
+	sl_eval_resolve_only(&B);
 	if (!ev->cat || !ev->gpu || ev->too_many)
 		return 0; /* nothing to estimate against: the caller counts every combination unknown */
 	sl_eval_enumerate(&B);

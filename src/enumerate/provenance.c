@@ -71,6 +71,8 @@ void sl_eval_origin(const struct sl_eval *ev, const uint32_t *idx, enum sl_role 
 	for (size_t i = ev->naxes; i-- > 0;) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		const struct sl_eval_value *v = value_at(ax, idx, i);
+		if (!sl_eval_axis_applies(ev, i, idx))
+			continue;
 		if (ax->role == SL_ROLE_MODEL && model_axis == SIZE_MAX && v->ok) {
 			model = v->model;
 			model_axis = i;
@@ -159,7 +161,8 @@ unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx)
 {
 	unsigned stated = 0;
 	for (size_t i = 0; i < ev->naxes; i++)
-		stated |= value_needs(&ev->axes[i], value_at(&ev->axes[i], idx, i));
+		if (sl_eval_axis_applies(ev, i, idx))
+			stated |= value_needs(&ev->axes[i], value_at(&ev->axes[i], idx, i));
 	unsigned own = settings_needs(ev, idx);
 	/* vLLM sizes its start-up with max_num_batched_tokens and max_model_len (vLLM's defaults, the
 	 * model's context: what the engine provably takes), never the batch or the prompt's length */

@@ -12,10 +12,14 @@
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sweeplint/arena.h"
 #include "sweeplint/source.h"
@@ -374,6 +378,124 @@ static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_pr
 	return false;
 }
 
+#define MAX_AGENT_FILES 200 /* Python files looked at for the one that runs the sweep with wandb.agent */
+#define MAX_AGENT_MEMO 256  /* searches a run remembers */
+
+/* One search for the script that runs a sweep: its folder and file name -> the script (NULL: none). */
+struct agent_seen {
+	const char *dir, *base, *path, *root;
+};
+
+struct sl_program_memo {
+	struct sl_arena *a;
+	struct agent_seen *v;
+	size_t n;
+};
+
+struct sl_program_memo *sl_program_memo_new(struct sl_arena *a)
+{
+	struct sl_program_memo *m = sl_arena_alloc(a, sizeof *m);
+	m->a = a;
+	m->v = sl_arena_array(a, MAX_AGENT_MEMO, sizeof *m->v);
+	return m;
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * Whether the regular file at path (not a link) holds both words in its first MAX_SHELL_BYTES bytes, read
+ * in chunks (no line table: a split of 1,000 parts looks at the same files once per part).
+ */
+static bool holds_both(const char *path, const char *w1, const char *w2)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	size_t l1 = strlen(w1), l2 = strlen(w2), keep = (l1 > l2 ? l1 : l2) - 1;
+	char buf[16384];
+	size_t have = 0, total = 0;
+	bool f1 = false, f2 = false;
+	while (!(f1 && f2) && total < MAX_SHELL_BYTES && keep < sizeof buf / 2) {
+		ssize_t r = read(fd, buf + have, sizeof buf - have);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		total += (size_t)r;
+		f1 = f1 || memmem(buf, have, w1, l1);
+		f2 = f2 || memmem(buf, have, w2, l2);
+		/* keep the tail a word may straddle */
+		size_t k = have < keep ? have : keep;
+		memmove(buf, buf + have - k, k);
+		have = k;
+	}
+	close(fd);
+	return f1 && f2;
+}
+
+/*
+ * A sweep with neither program: nor command: is often run by a script of its own: it names the sweep's
+ * file (wandb.sweep(yaml.safe_load(open("sweep.yaml")))) and runs wandb.agent(sweep_id, function=train).
+ * The first such .py file (by name) in the sweep's folder or its parents up to the project root; at most
+ * MAX_AGENT_FILES files of at most MAX_SHELL_BYTES are looked at. NULL: none.
+ */
+static const char *agent_search(struct sl_arena *a, const char *base, const struct search *s, const char **root);
+
+static const char *agent_script(struct sl_arena *a, const struct sl_sweep *sw, const struct search *s,
+				struct sl_program_memo *memo, const char **root)
+{
+	const char *sweep_path = sw->doc && sw->doc->src ? sw->doc->src->path : NULL;
+	if (!sweep_path || strcmp(sweep_path, "-") == 0 || s->n == 0)
+		return NULL;
+	const char *base = strrchr(sweep_path, '/') ? strrchr(sweep_path, '/') + 1 : sweep_path;
+	for (size_t i = 0; memo && i < memo->n; i++) {
+		const struct agent_seen *e = &memo->v[i];
+		if (strcmp(e->dir, s->dirs[0]) == 0 && strcmp(e->base, base) == 0) {
+			*root = e->root ? sl_arena_strdup(a, e->root) : NULL;
+			return e->path ? sl_arena_strdup(a, e->path) : NULL;
+		}
+	}
+	const char *p = agent_search(a, base, s, root);
+	if (memo && memo->n < MAX_AGENT_MEMO)
+		memo->v[memo->n++] = (struct agent_seen){
+			sl_arena_strdup(memo->a, s->dirs[0]), sl_arena_strdup(memo->a, base),
+			p ? sl_arena_strdup(memo->a, p) : NULL, p && *root ? sl_arena_strdup(memo->a, *root) : NULL};
+	return p;
+}
+
+static const char *agent_search(struct sl_arena *a, const char *base, const struct search *s, const char **root)
+{
+	size_t looked = 0;
+	for (size_t d = 0; d < s->n && looked < MAX_AGENT_FILES; d++) {
+		DIR *dir = opendir(s->dirs[d]);
+		if (!dir)
+			continue;
+		const char *names[MAX_AGENT_FILES];
+		size_t n = 0;
+		struct dirent *e;
+		while ((e = readdir(dir)) && n < MAX_AGENT_FILES)
+			if (ends_with(e->d_name, ".py"))
+				names[n++] = sl_arena_strdup(a, e->d_name);
+		closedir(dir);
+		qsort(names, n, sizeof *names, by_name);
+		for (size_t i = 0; i < n && looked < MAX_AGENT_FILES; i++, looked++) {
+			const char *path = sl_arena_printf(a, "%s/%s", s->dirs[d], names[i]);
+			if (holds_both(path, base, "wandb.agent")) {
+				*root = s->dirs[s->n - 1];
+				return path;
+			}
+		}
+	}
+	return NULL;
+}
+
 bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o,
 		     struct sl_program_ref *ref)
 {
@@ -431,8 +553,15 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 			}
 		}
 	}
-	if (n == 0)
+	if (n == 0) {
+		const char *p = !program && !sw->command ? agent_script(a, sw, &s, o->memo, &root) : NULL;
+		if (p && found(a, p, root, sl_arena_printf(a, "%s runs it with wandb.agent", sl_path_tidy(a, p)), o, ref,
+			       0)) {
+			ref->by_agent = true;
+			return true;
+		}
 		return false;
+	}
 	if (from_words(a, w, n, &s, sw->default_command || !sw->cmd ? "program:" : "command:", o, ref, 0))
 		return true;
 	if (ref->how)

@@ -135,6 +135,14 @@ static const char *find_config(struct follow *F, const char *path, const char *f
 /* The config in file, read once (NULL with *why when it cannot be read, or is outside the project). */
 static struct sl_trainer *read_config(struct follow *F, const char *file, const char **why)
 {
+	/* wandb.sweep(yaml.safe_load(open("sweep.yaml"))): the sweep's definition, not the run's settings */
+	const char *sweep_file = F->sw->doc && F->sw->doc->src ? F->sw->doc->src->path : NULL;
+	struct stat a, b;
+	if (sweep_file && stat(sweep_file, &a) == 0 && stat(file, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		*why = "the sweep's own file (the program hands it to wandb.sweep): not a config of the run";
+		return NULL;
+	}
 	for (size_t i = 0; i < F->nread; i++)
 		if (strcmp(F->read_path[i], file) == 0) {
 			if (!F->read_cfg[i])
@@ -154,6 +162,93 @@ static struct sl_trainer *read_config(struct follow *F, const char *file, const 
 	return t;
 }
 
+/* Keys by which a config names others it builds on (mmcv _base_, include/includes, extends, inherit, and a
+ * defaults list outside Hydra): their values first, this file's over them. */
+static const char *const INCLUDE_KEYS[] = {"include", "includes", "_include_", "_base_", "base", "extends", "inherit",
+					   "defaults"};
+
+#define MAX_INCLUDE_DEPTH 4
+#define MAX_CHAIN 16
+
+static bool include_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof INCLUDE_KEYS / sizeof INCLUDE_KEYS[0]; i++)
+		if (strcmp(key, INCLUDE_KEYS[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The file an include entry names, beside the including file ("base" -> base.yaml), or NULL. */
+static const char *include_file(struct follow *F, const char *name, const char *dir)
+{
+	size_t n = strlen(name);
+	bool suffixed = (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
+			(n > 5 && strcmp(name + n - 5, ".json") == 0);
+	const char *cand = join(F->a, dir, suffixed ? name : sl_arena_printf(F->a, "%s.yaml", name));
+	if (!is_file(cand))
+		return NULL;
+	cand = sl_path_tidy(F->a, cand);
+	return F->io.root && !inside_root(F->a, F->io.root, cand) ? NULL : cand;
+}
+
+/*
+ * The configs file builds on, then file itself without its include keys: out[0..return), lowest first
+ * (each its own trainer: every value keeps its own file:line:col). An include of a file already in the
+ * chain (a config that includes itself, two that include each other) is a note, not read again.
+ */
+static size_t read_chain(struct follow *F, const char *file, const struct sl_trainer **out, size_t max,
+			 const char **chain, size_t depth, const char **why)
+{
+	struct sl_trainer *t = read_config(F, file, why);
+	if (!t)
+		return 0;
+	size_t n = 0;
+	chain[depth] = file;
+	bool includes = false;
+	for (size_t i = 0; i < t->n; i++)
+		includes |= !strchr(t->entries[i].key, '.') && include_key(t->entries[i].key);
+	if (!includes) {
+		out[n++] = t;
+		return n;
+	}
+	for (size_t i = 0; i < t->n && n < max; i++) {
+		const struct sl_cfg_entry *e = &t->entries[i];
+		if (strchr(e->key, '.') || !include_key(e->key))
+			continue;
+		size_t m = e->node->kind == SL_NODE_SEQ ? e->node->n : 1;
+		for (size_t k = 0; k < m && n < max; k++) {
+			const struct sl_node *it = e->node->kind == SL_NODE_SEQ ? e->node->items[k] : e->node;
+			if (it->kind != SL_NODE_SCALAR || !it->text_len)
+				continue;
+			const char *inc = include_file(F, it->text, sl_path_dir(F->a, file));
+			if (!inc)
+				continue;
+			bool cycle = false;
+			for (size_t c = 0; c <= depth; c++)
+				cycle |= strcmp(chain[c], inc) == 0;
+			if (cycle || depth + 1 >= MAX_INCLUDE_DEPTH) {
+				note(F, sl_arena_printf(F->a, "config %s: %s %s: %s", file, e->key, it->text,
+							cycle ? "includes a config already included (a cycle): not read again"
+							      : "includes nested too deep: not read"));
+				continue;
+			}
+			const char *inc_why = NULL;
+			n += read_chain(F, inc, out + n, max - n, chain, depth + 1, &inc_why);
+		}
+	}
+	/* the file itself, without the keys that named the others */
+	struct sl_trainer *own = sl_arena_alloc(F->a, sizeof *own);
+	*own = *t;
+	own->entries = sl_arena_array(F->a, t->n ? t->n : 1, sizeof *own->entries);
+	own->n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (strchr(t->entries[i].key, '.') || !include_key(t->entries[i].key))
+			own->entries[own->n++] = t->entries[i];
+	if (n < max)
+		out[n++] = own;
+	return n;
+}
+
 static void load_config(struct follow *F, const char *path, const char *from_dir, const char *why)
 {
 	const char *refused = NULL;
@@ -171,22 +266,29 @@ static void load_config(struct follow *F, const char *path, const char *from_dir
 		return;
 	F->loaded[F->nloaded++] = file;
 	const char *bad = NULL;
-	const struct sl_trainer *t = read_config(F, file, &bad);
-	if (!t) {
+	const struct sl_trainer *ts[MAX_CHAIN];
+	const char *chain[MAX_INCLUDE_DEPTH];
+	size_t nt = read_chain(F, file, ts, MAX_CHAIN, chain, 0, &bad);
+	if (!nt) {
 		note(F, sl_arena_printf(F->a, "config %s (%s) not read: %s", file, why, bad));
 		return;
 	}
-	note(F, sl_arena_printf(F->a, "config %s (%s): %zu value%s", file, why, t->n, t->n == 1 ? "" : "s"));
-	/* each value says how the program came to read it */
-	struct sl_trainer *c = sl_arena_alloc(F->a, sizeof *c);
-	*c = *t;
-	struct sl_cfg_entry *es = sl_arena_array(F->a, t->n ? t->n : 1, sizeof *es);
-	for (size_t i = 0; i < t->n; i++) {
-		es[i] = t->entries[i];
-		es[i].how = why;
+	for (size_t k = 0; k < nt; k++) {
+		const struct sl_trainer *t = ts[k];
+		note(F, k + 1 < nt ? sl_arena_printf(F->a, "config %s (included by %s): %zu value%s", t->src->display, file,
+						     t->n, t->n == 1 ? "" : "s")
+				   : sl_arena_printf(F->a, "config %s (%s): %zu value%s", file, why, t->n, t->n == 1 ? "" : "s"));
+		/* each value says how the program came to read it */
+		struct sl_trainer *c = sl_arena_alloc(F->a, sizeof *c);
+		*c = *t;
+		struct sl_cfg_entry *es = sl_arena_array(F->a, t->n ? t->n : 1, sizeof *es);
+		for (size_t i = 0; i < t->n; i++) {
+			es[i] = t->entries[i];
+			es[i].how = why;
+		}
+		c->entries = es;
+		add_settings(F, c);
 	}
-	c->entries = es;
-	add_settings(F, c);
 }
 
 /* The config files one Python file loads by a literal name; an argparse default the sweep replaces is not. */
@@ -472,14 +574,24 @@ static json_t *answer(void *ctx, const char *kind, const json_t *req)
 			return json_pack("{s:s}", "error",
 					 refused ? sl_path_refusal(F->a, refused, F->root) : "not found");
 		const char *why = NULL;
-		struct sl_trainer *t = read_config(F, file, &why);
-		if (!t)
+		const struct sl_trainer *ts[MAX_CHAIN];
+		const char *chain[MAX_INCLUDE_DEPTH];
+		size_t nt = read_chain(F, file, ts, MAX_CHAIN, chain, 0, &why);
+		if (!nt)
 			return json_pack("{s:s}", "error", why ? why : "not read");
-		if (F->served_values + t->n > MAX_SERVED_VALUES)
+		size_t total = 0;
+		for (size_t k = 0; k < nt; k++)
+			total += ts[k]->n;
+		if (F->served_values + total > MAX_SERVED_VALUES)
 			return json_pack("{s:s}", "error", "too large for the evaluator: its values are not followed");
-		F->served_values += t->n;
-		serve(F, t);
-		return json_pack("{s:[o]}", "configs", config_json(t));
+		F->served_values += total;
+		/* the configs it builds on first: the evaluator merges them in this order */
+		json_t *cs = json_array();
+		for (size_t k = 0; k < nt; k++) {
+			serve(F, (struct sl_trainer *)ts[k]);
+			json_array_append_new(cs, config_json(ts[k]));
+		}
+		return json_pack("{s:o}", "configs", cs);
 	}
 	if (strcmp(kind, "hydra") == 0) {
 		const char *name = json_string_value(json_object_get(req, "config_name"));
@@ -549,6 +661,12 @@ static void add_argv(struct follow *F, json_t *argv, const char *key, const char
 	json_array_append_new(argv, item);
 }
 
+/* The same for this program: a script that runs the sweep with wandb.agent(function=...) has no command line. */
+static const char *run_args_mode(const struct follow *F)
+{
+	return F->p->ref.by_agent || F->o->in_process ? NULL : args_mode(F->sw);
+}
+
 /* The request: the project root, the sweep's parameters and how they reach the program, the command's options. */
 static const char *build_request(struct follow *F, unsigned long budget)
 {
@@ -590,7 +708,7 @@ static const char *build_request(struct follow *F, unsigned long budget)
 		json_object_set_new(req, "entry", entry);
 	}
 	/* run in this process (wandb.agent(function=...)): the command line is not the sweep's */
-	const char *mode = F->o->in_process ? NULL : args_mode(sw);
+	const char *mode = run_args_mode(F);
 	json_object_set_new(req, "args", mode ? json_string(mode) : json_null());
 	json_t *argv = json_array();
 	for (size_t i = 0; i < sw->ncmd; i++) {
@@ -643,10 +761,16 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 	struct sl_program *p = F->p;
 	const struct sl_sweep *sw = F->sw;
 	p->reaches = -1;
-	if ((!F->o->in_process && args_mode(sw)) || r->nwandb_reads || F->o->hp_search) {
+	p->args_passed = run_args_mode(F);
+	/* the command line carries the values only to a program that reads it */
+	if ((p->args_passed && r->reads_argv) || F->o->hp_search) {
 		p->reaches = 1;
 		return;
 	}
+	p->args_why = F->o->in_process ? "wandb.agent runs it in this process (no command line)"
+		      : p->ref.by_agent ? sl_arena_printf(F->a, "%s runs it with wandb.agent (no command line)", p->ref.path)
+		      : p->args_passed ? sl_arena_printf(F->a, "%s reads no command-line arguments", p->ref.path)
+				       : "its command has no ${args}";
 	if (r->nwandb_reads) {
 		p->reaches = 1;
 		/* only through wandb.config: a parameter the program never reads there does not reach its runs */
@@ -679,7 +803,7 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 		return;
 	p->reaches = 0;
 	p->reach_why = F->o->in_process ? "the function wandb.agent runs reads no wandb.config"
-					: "its command has no ${args} and the program reads no wandb.config";
+					: sl_arena_printf(F->a, "%s and the program reads no wandb.config", p->args_why);
 	note(F, sl_arena_printf(F->a, "the sweep's values never reach the runs: %s (the program's own settings are "
 				      "judged)", p->reach_why));
 }

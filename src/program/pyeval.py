@@ -82,7 +82,10 @@ class Ctx(object):
     def __init__(self, req, reply):
         self.req = req
         self.reply = reply     # (kind, payload) -> the C side's answer (pyread.py)
-        self.root = os.path.realpath(req.get('root') or '/')
+        # the project root as the C side judges containment (path.h): absent (None) is no bound, '' is no
+        # project (nothing is inside)
+        root = req.get('root')
+        self.root = os.path.realpath(root) if root else ('' if root == '' else '/')
         self.params = Params(req.get('params') or {})
         self.args_mode = req.get('args')     # 'hyphens' / 'no_hyphens' / 'json' / None: how ${args} passes them
         self.argv = req.get('argv') or []    # literal options of the command / shell line: [[key, value, at]]
@@ -189,7 +192,7 @@ class Ctx(object):
             real = os.path.realpath(path)
         except (OSError, ValueError):
             return None
-        if real == self.root or real.startswith(self.root.rstrip('/') + '/'):
+        if self.root and (real == self.root or real.startswith(self.root.rstrip('/') + '/')):
             return real
         return None
 
@@ -295,16 +298,26 @@ class Evaluator(object):
         else:
             path = self.module_file(dotted, self.import_dirs(fr))
         if path is None:
-            return self.namespace_package(dotted, fr) if not level else None
+            ns = self.namespace_package(dotted, fr) if not level else None
+            if ns is not None:
+                return ns
+            # not the project's (a library), or the project's but not here (a relative import): whether it
+            # reads the command line is not known from here (pyread.py argv_unknown)
+            rel = dotted.replace('.', '/')
+            if level or not any(d and os.path.isdir(os.path.join(d, rel)) for d in self.import_dirs(fr)):
+                c.out.ext_imports.add('.' if level else dotted.split('.')[0])   # (a folder: a namespace package)
+            return None
         real = c.inside(path)
         if real is None:
             c.note('module %s (%s): outside the project folder: not read' % (dotted, path))
+            c.out.ext_imports.add('.')
             return None
         if real in c.mods:
             return c.mods[real]     # an import cycle gets the module as far as it is evaluated, as Python does
         tree, err = c.read_source(real)
         if tree is None:
             c.note('module %s not read: %s' % (dotted, err))
+            c.out.ext_imports.add('.')
             c.mods[real] = None
             return None
         fid = len(c.files) - 1
@@ -1261,6 +1274,8 @@ class Evaluator(object):
                 return Ext('%s.%s' % (obj.cls.node.name, name), True)
             return UNK
         if isinstance(obj, Cls):
+            if name == '__name__':
+                return K(obj.node.name)
             v = self.class_attr(obj, name)
             if isinstance(v, Func) and v.mkind == 'classmethod':
                 return Bound(obj, v)
@@ -1522,6 +1537,15 @@ class Evaluator(object):
                     return K(True) if any(t is True for t in ts) else K(False) if all(t is False for t in ts) else UNK
                 return K(False) if any(t is False for t in ts) else K(True) if all(t is True for t in ts) else UNK
             return lift(anyall, *xs) if len(xs) <= MAX_UNROLL else UNK
+        if n == 'type' and len(a) == 1:
+            x = a[0]
+            if isinstance(x, Inst):
+                return x.cls
+            if isinstance(x, Cls) or (isinstance(x, M) and all(isinstance(x.at(y), Cls) for y in x.xs)):
+                return Ext('builtins.type', True)     # a class's type is type: type(cls).__name__ == 'type'
+            if isinstance(x, K):
+                return Ext('builtins.' + type(x.v).__name__)
+            return UNK
         if n in ('issubclass', 'isinstance') and len(a) == 2:
             def sub(x, y):
                 if isinstance(x, Inst) and n == 'isinstance':

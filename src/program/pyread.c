@@ -598,6 +598,20 @@ static void read_roles(struct reading *R, const json_t *params, const json_t *ma
 					  : sl_arena_strdup(a, how),
 				.chain = chain_text(a, json_object_get(p, "chain")),
 			};
+			const json_t *only = json_object_get(p, "only");
+			const char *only_param = json_string_value(json_object_get(only, "param"));
+			const json_t *only_vals = json_object_get(only, "values");
+			if (only_param && json_is_array(only_vals) && json_array_size(only_vals)) {
+				role->only_param = sl_arena_strdup(a, only_param);
+				role->only_values = sl_arena_array(a, json_array_size(only_vals), sizeof *role->only_values);
+				size_t k;
+				json_t *w;
+				json_array_foreach(only_vals, k, w) {
+					const struct sl_node *wn = when_node(R, w);
+					if (wn)
+						role->only_values[role->nonly++] = wn;
+				}
+			}
 			const json_t *cases = json_object_get(p, "cases");
 			if (pass == 1) {
 				if (!json_is_array(cases) || !json_array_size(cases))
@@ -754,6 +768,7 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 	r->wandb_reads = strings_of(a, json_object_get(w, "reads"), &r->nwandb_reads);
 	r->wandb_maybe = strings_of(a, json_object_get(w, "maybe"), &r->nwandb_maybe);
 	r->complete = json_is_null(json_object_get(j, "stopped"));
+	r->reads_argv = !json_is_false(json_object_get(j, "reads_argv"));
 	for (size_t k = 0; k < r->nnotes && r->complete; k++)
 		if (strstr(r->notes[k], "module ") == r->notes[k] && strstr(r->notes[k], " not read"))
 			r->complete = false;

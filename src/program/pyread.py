@@ -146,6 +146,50 @@ TRAINS_WORDS = re.compile(r'optim|backward|fit|Trainer|Adam|SGD|Adafactor|Lion|R
                           r'TrainingArguments|Config|step|generate|LLM|SamplingParams|vllm')
 
 
+ARGV_WORDS = re.compile(r'ArgumentParser|argv|parse_args|parse_known_args|Fire\b|docopt|\bclick\b|\btyper\b|'
+                        r'\btyro\b|\babsl\b|simple_parsing|jsonargparse|hydra|from_cli|LightningCLI|TrlParser|'
+                        r'HfArgumentParser|optparse|getopt|fileinput|ArgParser|FLAGS|automain|sacred|'
+                        r'import_module|__import__|runpy|\bexec\(')
+
+
+def scan_argv(text, out):
+    """Whether the file may read the command line (argparse, sys.argv, a CLI library, Hydra): a program
+    none of whose files does ignores the ${args} the sweep passes."""
+    if ARGV_WORDS.search(text):
+        out.reads_argv = True
+
+
+def project_names(root, limit=5000):
+    """The names of the project's packages and modules (folders and .py files, 4 levels down; hidden
+    folders, virtual environments and site-packages left out), listed, never read."""
+    names, seen = set(), 0
+    skip = {'node_modules', 'site-packages', 'venv', 'env', '__pycache__', 'build', 'dist'}
+    base = root.rstrip(os.sep).count(os.sep)
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith('.') and x not in skip]
+        if d.count(os.sep) - base >= 4:
+            dirs[:] = []
+        names.update(dirs)
+        names.update(f[:-3] for f in files if f.endswith('.py'))
+        seen += len(dirs) + len(files)
+        if seen > limit:
+            break
+    return names
+
+
+def argv_unknown(out, root):
+    """Whether an import may read the command line where sweeplint does not see it: a module of the project
+    not read (missing from where Python would look, outside the project, unreadable; a package of the
+    project installed from another folder of it). A library's own command-line reader (absl, fire, typer,
+    click, tyro, sacred, Hydra ...) is named in the program that uses it, so ARGV_WORDS finds it there."""
+    if '.' in out.ext_imports:
+        return True
+    ext = out.ext_imports - getattr(sys, 'stdlib_module_names', frozenset())
+    if not ext:
+        return False
+    return root in ('', '/') or bool(ext & project_names(root))
+
+
 def scan_trains(tree, text, out, fid=0):
     """Whether the file trains (an optimizer, a trainer, backward, fit) or only generates: read from the
     whole text, reached or not, as the literal reader did (a file with none of the words is not walked)."""
@@ -317,6 +361,9 @@ def main():
         for fid, (t, text) in enumerate(zip(ctx.trees, ctx.texts)):
             scan_trains(t, text, ctx.out, fid)
             scan_usage(t, text, ctx.out, fid, ctx)
+            scan_argv(text, ctx.out)
+        if not ctx.out.reads_argv and argv_unknown(ctx.out, ctx.root):
+            ctx.out.reads_argv = True
         if not ctx.out.trains and ctx.out.infers:
             for fid, t in enumerate(ctx.trees):
                 generation_batch(t, ctx.out, fid, ctx)

@@ -58,6 +58,8 @@ class Out(object):
         self.model_seen = set()
         self.objects = []      # LoraConfig / BitsAndBytesConfig objects, emitted when applied (or at the end)
         self.wandb_reads = {}  # name (or '*') -> 2 when code a call reaches reads it, 1 when only unreached code
+        self.reads_argv = False  # some file may read the command line (pyread.py scan_argv)
+        self.ext_imports = set()  # imports that are not the project's modules read here (top-level names)
         self.seq = 0
         self.infer_at = None   # (fid, node) of the first generating call (generate, LLM, SamplingParams)
         self.generation = []   # generate()'s settings, read when the program only generates
@@ -118,8 +120,14 @@ class Out(object):
             v = ev.guarded(g, v, UNSET)
         self.emit(ev, key, v, how, node, fr.fid)
 
-    def emit(self, ev, key, v, how, node, fid):
+    def emit(self, ev, key, v, how, node, fid, only=None):
         c = self.c
+        if only and isinstance(v, K):
+            # a constant in the runs where the other parameter has those values: a map over that one
+            xs = (c.params.get(only['param']) or {}).get('values') or only['values']
+            keys = set(pkey(x) for x in only['values'])
+            v = M(only['param'], xs, dict((pkey(x), v if pkey(x) in keys else UNSET) for x in xs))
+            only = None
         rank = c.phase
         if isinstance(v, OneOf):
             if all(isinstance(o, K) for o in v.opts) and len(set(const_key(o) for o in v.opts)) == 1:
@@ -139,6 +147,8 @@ class Out(object):
             return
         if isinstance(v, P):
             rec = {'param': v.name, 'key': key, 'how': how, 'rank': rank}
+            if only:
+                rec['only'] = only
             if node is not None:
                 rec['file'], rec['line'] = fid, node.lineno
             if v.why:
@@ -146,16 +156,26 @@ class Out(object):
             self.params.append(rec)
             return
         if isinstance(v, M) and any(not isinstance(v.at(x), (K, _Unset, U, OneOf)) for x in v.xs):
-            # a value of another sweep parameter under this one's guard: two parameters are no map; read
-            # as an undecided guard is (applied as if unconditional)
+            # a value of another sweep parameter q in the runs where this one (p) has some values (a guard
+            # on p around r=args.rank, a quantization chosen only for some models): q's setting holds only
+            # when p is one of those values, a condition on q's role (only); else read as an undecided
+            # guard is (as if unconditional)
             set_vals = [v.at(x) for x in v.xs if v.at(x) is not UNSET]
+            inner = [x for x in set_vals if isinstance(x, (P, M))]
+            keys = set(('p', x.name) if isinstance(x, P) else ('m', x.param, repr(sorted((k, const_key(c))
+                                                                                          for k, c in x.cases.items())))
+                       for x in inner)
+            if inner and len(inner) == len(set_vals) and len(keys) == 1 and not only:
+                when = [x for x in v.xs if v.at(x) is not UNSET]
+                self.emit(ev, key, inner[0], how, node, fid, only={'param': v.param, 'values': when})
+                return
             if len(set(const_key(x) if not isinstance(x, P) else ('p', x.name) for x in set_vals)) == 1:
                 self.emit(ev, key, set_vals[0], how, node, fid)
             return
         if isinstance(v, M) and v.xs and all(isinstance(v.at(x), K) and pkey(v.at(x).v) == pkey(x) for x in v.xs):
             # every value is the parameter's own (the same name passed down per value): the parameter is it
             spec = c.params.get(v.param) or {'values': v.xs}
-            self.emit(ev, key, P(v.param, spec, None, v.at(v.xs[0]).why[:-1]), how, node, fid)
+            self.emit(ev, key, P(v.param, spec, None, v.at(v.xs[0]).why[:-1]), how, node, fid, only)
             return
         if isinstance(v, M):
             cases = []
@@ -181,9 +201,11 @@ class Out(object):
             if all(cs.get('unset') for cs in cases):
                 return
             if len(set(vals)) == 1 and 'value' in cases[0]:
-                self.emit(ev, key, v.at(v.xs[0]), how, node, fid)
+                self.emit(ev, key, v.at(v.xs[0]), how, node, fid, only)
                 return
             rec = {'param': v.param, 'key': key, 'how': how, 'cases': cases, 'rank': rank}
+            if only:
+                rec['only'] = only
             if v.cond:
                 rec['cond'] = v.cond
             if node is not None:
@@ -260,6 +282,53 @@ class Out(object):
         else:
             c.note('several models (%s): the model is not read from the program' % ', '.join(names[:4]))
 
+    def merged_maps(self):
+        """Maps of one (parameter, setting) merged: a call made per value of the parameter (a class chosen
+        by a model name) makes one map per value, each unset for the others; for each value the last map
+        that sets it wins, as the later call would."""
+        out = []
+        index = {}
+        for m in self.maps:
+            only = m.get('only')
+            k = (m['param'], m['key'], only['param'] if only else None,
+                 json.dumps([(c['when'], c.get('value'), c.get('unset')) for c in m['cases']], sort_keys=True)
+                 if only else None)
+            if only and k in index:
+                # the same map under another value of the guarding parameter: one map, its values joined
+                into = out[index[k]]
+                into['only'] = dict(into['only'], values=into['only']['values'] +
+                                    [x for x in only['values'] if x not in into['only']['values']])
+                continue
+            if k not in index:
+                index[k] = len(out)
+                out.append(dict(m, cases=[dict(c) for c in m['cases']]))
+                continue
+            into = out[index[k]]
+            by_when = dict((json.dumps(c['when'], sort_keys=True), i) for i, c in enumerate(into['cases']))
+            for c in m['cases']:
+                i = by_when.get(json.dumps(c['when'], sort_keys=True))
+                if i is None:
+                    into['cases'].append(dict(c))
+                elif not c.get('unset'):
+                    into['cases'][i] = dict(c)
+        return out
+
+    def merged_params(self):
+        """Parameter roles under another parameter's values: one per (parameter, setting, guard), values joined."""
+        out = []
+        index = {}
+        for r in self.params:
+            only = r.get('only')
+            k = (r['param'], r['key'], only['param'] if only else id(r))
+            if only and k in index:
+                into = out[index[k]]
+                into['only'] = dict(into['only'], values=into['only']['values'] +
+                                    [x for x in only['values'] if x not in into['only']['values']])
+                continue
+            index[k] = len(out)
+            out.append(dict(r))
+        return out
+
     def to_json(self):
         c = self.c
         recs = sorted(self.records, key=lambda r: (r['rank'], r['seq']))
@@ -267,7 +336,7 @@ class Out(object):
             del r['seq']
         reads = self.wandb_reads
         return {
-            'settings': recs, 'params': self.params, 'maps': self.maps, 'notes': self.notes,
+            'settings': recs, 'params': self.merged_params(), 'maps': self.merged_maps(), 'notes': self.notes,
             'trains': True if self.trains else (False if self.infers else None),
             'imports': sorted(set(self.imports)), 'configs': self.configs,
             'hydra': self.hydra, 'refs': self.refs,
@@ -275,6 +344,7 @@ class Out(object):
             'modules': [{'name': n, 'file': f} for n, f in self.modules],
             'wandb': {'reads': sorted(k for k, p in reads.items() if p == 2),
                       'maybe': sorted(k for k, p in reads.items() if p == 1)},
+            'reads_argv': self.reads_argv,
             'stopped': c.stopped, 'steps': c.ops,
             'used_params': ['*'] if '*' in c.params.used else sorted(c.params.used),
         }
@@ -612,6 +682,18 @@ def gradient_checkpointing(ev, name, base, args, kwargs, node, fr, made):
     return None
 
 
+def kbit_training(ev, name, base, args, kwargs, node, fr, made):
+    """peft's prepare_model_for_kbit_training(model, use_gradient_checkpointing=True): it turns gradient
+    checkpointing on unless told not to (peft/utils/other.py: use_gradient_checkpointing defaults to True)."""
+    c = ev.c
+    gc = kwargs.get('use_gradient_checkpointing') or (args[1] if len(args) > 1 else None)
+    value = gc[1] if gc is not None else K(True, c.site(fr.fid, node))
+    c.out.sink(ev, 'gradient_checkpointing',
+               lift(lambda x: x if isinstance(x, K) and isinstance(x.v, bool) else UNK, value),
+               'prepare_model_for_kbit_training(use_gradient_checkpointing=...)', gc[0] if gc else node, fr)
+    return None
+
+
 def dataloader(ev, name, base, args, kwargs, node, fr, made):
     """DataLoader(dataset, batch_size=...): the training batch when the loader shuffles or its dataset is
     named for training; the evaluation batch when named for evaluation; else not read."""
@@ -726,6 +808,7 @@ SINKS = {
     'get_peft_model': get_peft_model,
     'gradient_checkpointing_enable': gradient_checkpointing,
     'DataLoader': dataloader,
+    'prepare_model_for_kbit_training': kbit_training,
     'FSDPStrategy': fsdp_strategy,
     'Fabric': trainer,
     'InputExample': input_example,

@@ -583,6 +583,10 @@ def ext_attr(ev, obj, name, node, fr):
         return wandb_of(ev)
     if q == 'sys' and name == 'argv':
         return L([K(os.path.basename(c.files[0]))] + [K(w) for w in c.words])
+    if q == 'builtins.type' and obj.made and name == '__name__':
+        return K('type')
+    if q.startswith('builtins.') and not obj.made and name == '__name__':
+        return K(q[9:])
     if q in ('torch', 'th') and name in DTYPES:
         return K(name, c.site(fr.fid, node))
     if q == 'pathlib.Path()' and isinstance(obj.data, str):

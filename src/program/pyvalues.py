@@ -286,7 +286,7 @@ def param_values(v):
 def at_param(v, name, x):
     """v in the runs where sweep parameter `name` is x."""
     if isinstance(v, M):
-        return v.at(x) if v.param == name else UNK
+        return v.at(x) if v.param == name else v   # another parameter's map: it still depends on that one
     if isinstance(v, P):
         if v.name == name:
             return K(x, None, v.why + (('param', name, x),))

@@ -383,6 +383,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.sweep_unread = f->program && f->program->reaches == 0 ? f->program->reach_why : NULL,
 		.unread_params = f->program ? (const char *const *)f->program->unread_params : NULL,
 		.nunread_params = f->program ? f->program->nunread_params : 0,
+		.args_why = f->program ? f->program->args_why : NULL,
 		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;
@@ -724,6 +725,9 @@ static void follow_program(struct sl_run *run, struct sl_file *f)
 		po.in_process = true;
 		po.hp_search = ps->hp_space;
 	}
+	if (!run->program_memo)
+		run->program_memo = sl_program_memo_new(run->arena);
+	po.memo = run->program_memo;
 	f->program = sl_program_follow(a, f->sweep, &po);
 	if (!f->program || !f->program->nsettings)
 		return;

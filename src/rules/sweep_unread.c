@@ -1,6 +1,6 @@
 /*
  * sweep-unread: the sweep's values never reach its runs. The command passes no ${args} (nor
- * ${args_no_hyphens} / ${args_json}) and the program, evaluated whole (src/program/), reads no
+ * ${args_no_hyphens} / ${args_json}), or passes it to a program that reads no command line, and the program, evaluated whole (src/program/), reads no
  * wandb.config where a call reaches (or only behind a flag that is false): every run trains the
  * program's own settings, whatever the sweep says. The evaluation then judges those settings
  * (axes.c leaves the sweep's parameters out); this finding names the cause, at the command. When
@@ -24,11 +24,14 @@ int sl_check_sweep_unread(struct sl_check *cx)
 		const struct sl_param *q = sl_sweep_param(s, p->unread_params[i]);
 		if (!q)
 			continue;
-		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' never reaches %s: its command has no ${args} and the "
-							      "program reads no wandb.config.%s; every run trains the "
-							      "program's own value",
-						  q->path, p->ref.path, q->path);
-		d->hint = "add ${args} to the command (or read it from wandb.config in the program)";
+		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' never reaches %s: %s and the program reads no "
+							      "wandb.config.%s; every run trains the program's own value",
+						  q->path, p->ref.path, p->args_why ? p->args_why : "its command has no ${args}",
+						  q->path);
+		d->hint = p->ref.by_agent ? "read it from wandb.config in the function wandb.agent runs"
+			  : p->args_passed ? "parse the command line in the program (${args} passes --KEY=VALUE flags) or read "
+					     "it from wandb.config"
+					   : "add ${args} to the command (or read it from wandb.config in the program)";
 	}
 	if (p->reaches != 0)
 		return 0;
@@ -36,6 +39,9 @@ int sl_check_sweep_unread(struct sl_check *cx)
 	struct sl_diag *d = sl_check_emit(cx, at, "the sweep's values never reach %s: %s; every run trains the "
 						  "program's own settings",
 					  p->ref.path, p->reach_why ? p->reach_why : "the program does not read them");
-	d->hint = "add ${args} to the command (or read wandb.config in the program)";
+	d->hint = p->ref.by_agent ? "read wandb.config in the function wandb.agent runs"
+		  : p->args_passed ? "parse the command line in the program (${args} passes --KEY=VALUE flags) or read "
+				     "wandb.config"
+				   : "add ${args} to the command (or read wandb.config in the program)";
 	return 0;
 }

@@ -269,6 +269,16 @@ static void test_kwargs_and_hydra(void **state)
 	expect(p, "max_length", "384", "conf/enc.yaml", "384", NULL);
 	expect(p, "per_device_train_batch_size", "8", "conf/enc.yaml", "8\n  gradient", "TrainingArguments");
 	expect(p, "gradient_checkpointing", "true", "conf/enc.yaml", "true", NULL);
+	/* a config that builds on others (include:, _base_:): theirs first, its own over them */
+	write_file("conf/base.yaml", "model:\n  name: bert-base-uncased\n  max_len: 128\n");
+	write_file("conf/mid.yaml", "_base_: base.yaml\nmodel:\n  max_len: 256\n");
+	write_file("conf/run.yaml", "include: [mid.yaml]\ntrain:\n  batch: 4\n");
+	write_file("inc.py", "import yaml\ncfg = yaml.safe_load(open('conf/run.yaml'))\n"
+			     "m = AutoModel.from_pretrained(cfg['model']['name'])\n"
+			     "tok(x, padding='max_length', max_length=cfg['model']['max_len'])\nloss.backward()\n");
+	p = follow("program: inc.py\n");
+	expect(p, "model_name_or_path", "bert-base-uncased", "conf/base.yaml", "bert-base-uncased", NULL);
+	expect(p, "max_length", "256", "conf/mid.yaml", "256", NULL);
 	/* a Hydra program: main() gets the composed config; the sweep's override of one key is its value */
 	write_file("hconf/config.yaml", "defaults:\n  - model: small\n  - _self_\ntrain:\n  batch: 16\n");
 	write_file("hconf/model/small.yaml", "name: bert-base-uncased\nmax_len: 256\n");
@@ -372,6 +382,74 @@ static void test_roles_and_value_maps(void **state)
 	assert_string_equal(case_of(r, "A"), "org/a");
 	assert_string_equal(case_of(r, "B"), "org/b");
 	assert_string_equal(case_of(r, "C"), "unknown");
+	/* no program: and no command: the script that names the sweep and runs wandb.agent is the program */
+	write_file("run_sweep.py", "import wandb, yaml\n"
+				   "def train():\n"
+				   "    run = wandb.init()\n"
+				   "    m = AutoModel.from_pretrained(run.config.model)\n"
+				   "    loss.backward()\n"
+				   "sweep_id = wandb.sweep(yaml.safe_load(open('sweep.yaml')), project='p')\n"
+				   "wandb.agent(sweep_id, function=train, count=4)\n");
+	const char *agent_text = "method: grid\nparameters:\n  model: {values: [bert-base-uncased, bert-large-uncased]}\n";
+	write_file("sweep.yaml", agent_text);
+	p = follow(agent_text);
+	assert_non_null(p->ref.path);
+	assert_non_null(strstr(p->ref.path, "run_sweep.py"));
+	assert_non_null(strstr(p->ref.how, "wandb.agent"));
+	assert_non_null(role_of(p, "model", "model_name_or_path"));
+	assert_int_equal(p->reaches, 1);
+	/* the agent calls the function in-process: no command line carries the values */
+	assert_true(p->ref.by_agent);
+	assert_false(p->args_passed);
+	/* the sweep's own file handed to wandb.sweep is not a config of the run */
+	assert_true(noted(p, "the sweep's own file"));
+	unlink(sl_arena_printf(A, "%s/sweep.yaml", dir));
+	/* a run's sweeps share the search (split's parts): the second finds it in the memo, the same script */
+	struct sl_program_memo *memo = sl_program_memo_new(A);
+	struct sl_program_opts mo = {.sweep_dir = dir, .memo = memo};
+	struct sl_program_ref r1, r2;
+	const char *agent_sweep = "method: grid\nparameters:\n  model: {values: [bert-base-uncased]}\n";
+	assert_true(sl_program_find(A, sweep_of(agent_sweep), &mo, &r1));
+	unlink(sl_arena_printf(A, "%s/run_sweep.py", dir));
+	assert_true(sl_program_find(A, sweep_of(agent_sweep), &mo, &r2));
+	assert_string_equal(r1.path, r2.path);
+	/* without the memo the script (now gone) is looked for again */
+	assert_false(sl_program_find(A, sweep_of(agent_sweep), &(struct sl_program_opts){.sweep_dir = dir}, &r2));
+	/* a class chosen by the model name, its classmethod quantizing with another parameter's value: the
+	 * quantization holds only for the models that take that branch (two parameters) */
+	write_file("two.py", "import argparse\n"
+			     "from transformers import T5ForConditionalGeneration, BitsAndBytesConfig\n"
+			     "from peft import prepare_model_for_kbit_training\n"
+			     "class Big:\n"
+			     "    @classmethod\n"
+			     "    def load(cls, name, q):\n"
+			     "        bnb = BitsAndBytesConfig(load_in_8bit=q == '8bit', load_in_4bit=q == '4bit')\n"
+			     "        m = T5ForConditionalGeneration.from_pretrained(name, quantization_config=bnb)\n"
+			     "        return cls(prepare_model_for_kbit_training(m))\n"
+			     "    def __init__(self, m):\n        self.m = m\n"
+			     "class Small(Big):\n"
+			     "    @classmethod\n"
+			     "    def load(cls, name, q):\n"
+			     "        return cls(T5ForConditionalGeneration.from_pretrained(name, torch_dtype='bfloat16'))\n"
+			     "p = argparse.ArgumentParser()\np.add_argument('--model', default='t5-small')\n"
+			     "p.add_argument('--q', default='8bit')\nargs = p.parse_args()\n"
+			     "kind = Big if '11b' in args.model else Small\n"
+			     "if type(kind).__name__ == 'Big':\n    raise SystemExit(1)\n"
+			     "t = kind.load(args.model, args.q)\nloss.backward()\n");
+	p = follow("program: two.py\nmethod: grid\nparameters:\n  model: {values: [t5-11b, t5-large]}\n"
+		   "  q: {values: [4bit, 8bit]}\n");
+	r = role_of(p, "q", "load_in_4bit");
+	assert_non_null(r);
+	assert_string_equal(r->only_param, "model");
+	assert_int_equal(r->nonly, 1);
+	assert_string_equal(r->only_values[0]->text, "t5-11b");
+	assert_string_equal(case_of(r, "4bit"), "True");
+	r = role_of(p, "model", "gradient_checkpointing");
+	assert_non_null(r);
+	assert_string_equal(case_of(r, "t5-11b"), "True");
+	assert_string_equal(case_of(r, "t5-large"), "unset");
+	r = role_of(p, "model", "torch_dtype");
+	assert_string_equal(case_of(r, "t5-large"), "bfloat16");
 	/* the command passes no ${args}: argparse keeps its defaults, the branch is decided (A) */
 	p = follow("program: one.py\nmethod: grid\ncommand: [python, one.py]\nparameters:\n  kind: {values: [A, B]}\n");
 	assert_null(role_of(p, "kind", "model_name_or_path"));
@@ -419,6 +497,35 @@ static void test_sweep_reach(void **state)
 	write_file("imp.py", "import broken\nloss.backward()\n");
 	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, imp.py]\n%s", params));
 	assert_int_equal(p->reaches, -1);
+	/* ${args} passed to a program that parses no command line (its libraries read none) and reads no
+	 * wandb.config: they never reach, and the cause says so */
+	write_file("fixed.py", "import torch\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('gpt2')\n"
+			       "loss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: fixed.py\n%s", params));
+	assert_int_equal(p->reaches, 0);
+	assert_true(p->args_passed);
+	assert_non_null(strstr(p->reach_why, "fixed.py reads no command-line arguments"));
+	/* a library not in the project: its own command-line reader would be named in the program (absl, fire,
+	 * typer, sacred ...), and this one names none */
+	write_file("lib.py", "import torch\nfrom myproject.cli import setup\nsetup()\nloss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: lib.py\n%s", params));
+	assert_int_equal(p->reaches, 0);
+	/* the project's own package, installed from another folder of it (src/myproject): it may parse it */
+	write_file("src/myproject/cli.py", "def setup():\n    pass\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: lib.py\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* a library that reads it by itself, named in the program */
+	write_file("absl_prog.py", "from absl import app, flags\nFLAGS = flags.FLAGS\nloss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: absl_prog.py\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* a relative import the project does not hold: not known, so it may */
+	write_file("rel.py", "from .options import opts\nloss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: rel.py\n%s", params));
+	assert_int_equal(p->reaches, 1);
+	/* sys.argv read directly */
+	write_file("argv.py", "import sys\nbs = int(sys.argv[1])\nloss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: argv.py\n%s", params));
+	assert_int_equal(p->reaches, 1);
 }
 
 /* ---- hostile programs ------------------------------------------------------------------------------ */
@@ -516,6 +623,16 @@ static void test_hostile_programs(void **state)
 			 "m = AutoModel.from_pretrained('gpt2')\n",
 			 &secs, &kb);
 	assert_true(noted(p, "the evaluation stopped after"));
+	assert_true(secs < 2.0 && kb < 64 * 1024);
+	/* a config that includes itself, and two that include each other: a note, each read once */
+	write_file("conf/self.yaml", "include: self.yaml\nmodel: gpt2\n");
+	write_file("conf/a.yaml", "include: b.yaml\nx: 1\n");
+	write_file("conf/b.yaml", "include: a.yaml\ny: 2\n");
+	p = follow_timed("import yaml\nc = yaml.safe_load(open('conf/self.yaml'))\nd = yaml.safe_load(open('conf/a.yaml'))\n"
+			 "m = AutoModel.from_pretrained(c['model'])\n",
+			 &secs, &kb);
+	assert_true(noted(p, "a cycle): not read again"));
+	expect(p, "model_name_or_path", "gpt2", "conf/self.yaml", "gpt2", NULL);
 	assert_true(secs < 2.0 && kb < 64 * 1024);
 	/* a self-referential mapping merged into itself, and a huge literal: notes, no crash */
 	p = follow_timed("from omegaconf import OmegaConf\ncfg = {}\ncfg['self'] = cfg\n"
