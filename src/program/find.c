@@ -406,10 +406,29 @@ static int by_name(const void *x, const void *y)
 }
 
 /*
- * Whether the regular file at path (not a link) holds both words in its first MAX_SHELL_BYTES bytes, read
- * in chunks (no line table: a split of 1,000 parts looks at the same files once per part).
+ * Whether buf[0..n) holds name as the end of a string literal: "name" or 'name', or a path ending in it
+ * ("sweeps/name", f"{d}/name"); a mention in a comment or a docstring's prose does not count.
  */
-static bool holds_both(const char *path, const char *w1, const char *w2)
+static bool names_in_string(const char *buf, size_t n, const char *name, size_t l)
+{
+	for (const char *p = buf; (p = memmem(p, n - (size_t)(p - buf), name, l)); p++) {
+		size_t at = (size_t)(p - buf);
+		if (at == 0 || at + l >= n)
+			continue;
+		char before = buf[at - 1], after = buf[at + l];
+		if ((after == '"' || after == '\'') &&
+		    (before == '"' || before == '\'' || before == '/' || before == '\\' || before == '}'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the regular file at path (not a link) names the file `name` in a string literal and holds
+ * `word`, in its first MAX_SHELL_BYTES bytes, read in chunks (no line table: a split of 1,000 parts looks
+ * at the same files once per part).
+ */
+static bool names_and_holds(const char *path, const char *name, const char *word)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -419,7 +438,8 @@ static bool holds_both(const char *path, const char *w1, const char *w2)
 		close(fd);
 		return false;
 	}
-	size_t l1 = strlen(w1), l2 = strlen(w2), keep = (l1 > l2 ? l1 : l2) - 1;
+	/* the tail kept between chunks holds a straddling name with the character before it, or the word */
+	size_t l1 = strlen(name), l2 = strlen(word), keep = (l1 + 1 > l2 - 1 ? l1 + 1 : l2 - 1);
 	char buf[16384];
 	size_t have = 0, total = 0;
 	bool f1 = false, f2 = false;
@@ -429,9 +449,8 @@ static bool holds_both(const char *path, const char *w1, const char *w2)
 			break;
 		have += (size_t)r;
 		total += (size_t)r;
-		f1 = f1 || memmem(buf, have, w1, l1);
-		f2 = f2 || memmem(buf, have, w2, l2);
-		/* keep the tail a word may straddle */
+		f1 = f1 || names_in_string(buf, have, name, l1);
+		f2 = f2 || memmem(buf, have, word, l2);
 		size_t k = have < keep ? have : keep;
 		memmove(buf, buf + have - k, k);
 		have = k;
@@ -443,6 +462,7 @@ static bool holds_both(const char *path, const char *w1, const char *w2)
 /*
  * A sweep with neither program: nor command: is often run by a script of its own: it names the sweep's
  * file (wandb.sweep(yaml.safe_load(open("sweep.yaml")))) and runs wandb.agent(sweep_id, function=train).
+ * The name must be written in a string literal (a comment naming the file does not count).
  * The first such .py file (by name) in the sweep's folder or its parents up to the project root; at most
  * MAX_AGENT_FILES files of at most MAX_SHELL_BYTES are looked at. NULL: none.
  */
@@ -487,7 +507,7 @@ static const char *agent_search(struct sl_arena *a, const char *base, const stru
 		qsort(names, n, sizeof *names, by_name);
 		for (size_t i = 0; i < n && looked < MAX_AGENT_FILES; i++, looked++) {
 			const char *path = sl_arena_printf(a, "%s/%s", s->dirs[d], names[i]);
-			if (holds_both(path, base, "wandb.agent")) {
+			if (names_and_holds(path, base, "wandb.agent")) {
 				*root = s->dirs[s->n - 1];
 				return path;
 			}

@@ -415,6 +415,17 @@ static void test_roles_and_value_maps(void **state)
 	assert_string_equal(r1.path, r2.path);
 	/* without the memo the script (now gone) is looked for again */
 	assert_false(sl_program_find(A, sweep_of(agent_sweep), &(struct sl_program_opts){.sweep_dir = dir}, &r2));
+	/* a file that names the sweep only in a comment (a Python sweep's YAML twin described) does not run it;
+	 * one that names it in a string, as a path's last part, does */
+	write_file("a_twin.py", "# the YAML twin of this sweep is sweep.yaml\nimport wandb\n"
+				"wandb.agent(wandb.sweep({'method': 'grid'}), function=print)\n");
+	assert_false(sl_program_find(A, sweep_of(agent_sweep), &(struct sl_program_opts){.sweep_dir = dir}, &r2));
+	write_file("b_run.py", "import wandb, yaml\nsid = wandb.sweep(yaml.safe_load(open(f\"{ROOT}/sweep.yaml\")))\n"
+				"wandb.agent(sid, function=print)\n");
+	assert_true(sl_program_find(A, sweep_of(agent_sweep), &(struct sl_program_opts){.sweep_dir = dir}, &r2));
+	assert_non_null(strstr(r2.path, "b_run.py"));
+	unlink(sl_arena_printf(A, "%s/a_twin.py", dir));
+	unlink(sl_arena_printf(A, "%s/b_run.py", dir));
 	/* a class chosen by the model name, its classmethod quantizing with another parameter's value: the
 	 * quantization holds only for the models that take that branch (two parameters) */
 	write_file("two.py", "import argparse\n"
