@@ -128,6 +128,13 @@ struct sl_pyread {
 	size_t nwandb_maybe;
 	bool complete;              /* every local module it imports was read and the evaluation ran to its end */
 	bool reads_argv;            /* some file of it may read the command line (argparse, sys.argv, a CLI library) */
+	/* argv_closed: the command line is read only by argparse parse_args() of sys.argv where a call reaches,
+	 * every flag of its parsers shown by the text: a flag none defines stops the run ("unrecognized
+	 * arguments"); argv_flags are their long options ("--batch_size") */
+	bool argv_closed;
+	const char **argv_flags;
+	size_t nargv_flags;
+	const char *wandb_replaced;  /* "main.py:16" where the program assigns wandb.config (its own mapping), or NULL */
 };
 
 struct json_t;
@@ -306,7 +313,11 @@ struct sl_program {
 	/* with reaches == 1 through wandb.config alone (no ${args}): the sweep parameters the program never
 	 * reads there (their runs train the program's own value) */
 	const char **unread_params;
-	size_t nunread_params;
+	size_t nunread_params;	/* with ${args}: the sweep parameters whose flag the program's argparse parser does not define
+	 * (argv_closed): parse_args() stops every run on them */
+	const char **refused_params;
+	size_t nrefused_params;
+	const char *wandb_replaced;  /* as sl_pyread's */
 };
 
 /*

@@ -756,15 +756,114 @@ static const char *shown_path(struct sl_arena *a, const char *abs)
  * Whether the sweep's values reach the runs (sl_program.reaches): not when the command passes no
  * ${args*} and the program, read whole and to the end, reads no wandb.config where a call reaches.
  */
+/* Whether the long options accept --KEY=...: argparse matches an option or a unique prefix of one
+ * (allow_abbrev); '-' and '_' are taken as one here (fewer claims). A nested parameter (optimizer.lr) is
+ * passed as its top-level key (--optimizer=...). */
+static bool flag_accepts(const struct sl_pyread *r, const char *key)
+{
+	size_t kl = strcspn(key, "."); /* a nested parameter is passed as its top-level key's mapping */
+	for (size_t i = 0; i < r->nargv_flags; i++) {
+		const char *f = r->argv_flags[i] + 2;
+		if (strlen(f) < kl)
+			continue;
+		bool same = true;
+		for (size_t k = 0; k < kl && same; k++)
+			same = f[k] == key[k] || ((f[k] == '-' || f[k] == '_') && (key[k] == '-' || key[k] == '_'));
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * With ${args} (--KEY=VALUE flags) given straight to a Python program whose command line only argparse's
+ * parse_args() reads, every flag its parsers define shown (pyread.py argv_flags): the sweep parameters no
+ * flag accepts. parse_args() exits on them ("unrecognized arguments"), so every run stops there.
+ */
+static void refused_flags(struct follow *F, const struct sl_pyread *r)
+{
+	struct sl_program *p = F->p;
+	const char *mode = run_args_mode(F);
+	if (!r->argv_closed || !mode || strcmp(mode, "hyphens") != 0 || p->ref.shell || !p->ref.how ||
+	    strstr(p->ref.how, "which runs") || r->error || !r->complete)
+		return;
+	const struct sl_sweep *sw = F->sw;
+	for (size_t i = 0; i < sw->nparams; i++) {
+		const struct sl_param *q = &sw->params[i];
+		if (q->is_dict || flag_accepts(r, q->path))
+			continue;
+		p->refused_params = sl_arena_grow(F->a, p->refused_params, p->nrefused_params, p->nrefused_params + 1,
+						  sizeof *p->refused_params);
+		p->refused_params[p->nrefused_params++] = q->path;
+	}
+}
+
+/* Whether wandb.config gives the program q (read there, or read whole). */
+static bool wandb_gives(const struct sl_pyread *r, const char *path)
+{
+	size_t top = strcspn(path, ".");
+	for (size_t k = 0; k < r->nwandb_reads + r->nwandb_maybe; k++) {
+		const char *w = k < r->nwandb_reads ? r->wandb_reads[k] : r->wandb_maybe[k - r->nwandb_reads];
+		if (strcmp(w, "*") == 0 || strcmp(w, path) == 0 || (strlen(w) == top && strncmp(w, path, top) == 0))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Parameters parse_args() refuses stop every run (sweep-unread says so at each). The memory judgement
+ * keeps their values (the runs the sweep means) unless the program provably replaces them: it assigns
+ * wandb.config its own mapping (wandb.config = json.load(f)) and reads them only from there; then they
+ * never reach the runs, and when that is all of them the sweep does not reach the run at all.
+ */
+static void judge_refused(struct follow *F, const struct sl_pyread *r)
+{
+	struct sl_program *p = F->p;
+	const struct sl_sweep *sw = F->sw;
+	p->reaches = 1;
+	if (!p->wandb_replaced)
+		return;
+	p->args_why = sl_arena_printf(F->a, "%s's argparse parser defines no such flag (parse_args() exits on it: "
+					    "unrecognized arguments)", p->ref.path);
+	size_t params = 0;
+	for (size_t i = 0; i < sw->nparams; i++)
+		params += !sw->params[i].is_dict;
+	for (size_t i = 0; i < p->nrefused_params; i++) {
+		if (wandb_gives(r, p->refused_params[i]))
+			continue;
+		p->unread_params = sl_arena_grow(F->a, p->unread_params, p->nunread_params, p->nunread_params + 1,
+						 sizeof *p->unread_params);
+		p->unread_params[p->nunread_params++] = p->refused_params[i];
+	}
+	if (p->nunread_params < params)
+		return;
+	p->reaches = 0;
+	p->reach_why = sl_arena_printf(F->a, "%s's argparse parser defines none of their flags (parse_args() exits on "
+					     "them: unrecognized arguments) and the program replaces wandb.config with its "
+					     "own values (%s)", p->ref.path, p->wandb_replaced);
+	note(F, sl_arena_printf(F->a, "the sweep's values never reach the runs: %s (the program's own settings are "
+				      "judged)", p->reach_why));
+}
+
 static void judge_reach(struct follow *F, const struct sl_pyread *r)
 {
 	struct sl_program *p = F->p;
 	const struct sl_sweep *sw = F->sw;
 	p->reaches = -1;
 	p->args_passed = run_args_mode(F);
+	p->wandb_replaced = r->wandb_replaced;
 	/* the command line carries the values only to a program that reads it */
-	if ((p->args_passed && r->reads_argv) || F->o->hp_search) {
-		p->reaches = 1;
+	if (F->o->hp_search) {
+		p->reaches = 1; /* Trainer.hyperparameter_search: the values reach trainer.args */
+		return;
+	}
+	if (p->args_passed && r->reads_argv) {
+		refused_flags(F, r);
+		if (!p->nrefused_params) {
+			p->reaches = 1;
+			return;
+		}
+		judge_refused(F, r);
 		return;
 	}
 	p->args_why = F->o->in_process ? "wandb.agent runs it in this process (no command line)"

@@ -515,6 +515,9 @@ class Evaluator(object):
                 self.assign(e, x, None, fr)
         elif isinstance(tgt, ast.Attribute):
             obj = self.ev(tgt.value, fr)
+            if isinstance(obj, Ext) and not obj.made and obj.qual == 'wandb' and tgt.attr == 'config' and \
+                    self.c.out.wandb_replaced is None:
+                self.c.out.wandb_replaced = (fr.fid, tgt.lineno)     # wandb.config = json.load(f)
             self.set_attr(obj, tgt.attr, v, fr)
         elif isinstance(tgt, ast.Subscript):
             obj = self.ev(tgt.value, fr)
@@ -1546,6 +1549,10 @@ class Evaluator(object):
             if isinstance(x, K):
                 return Ext('builtins.' + type(x.v).__name__)
             return UNK
+        if n == 'isinstance' and len(a) >= 2:
+            r = module_isinstance(a[0], a[1])    # isinstance(x, nn.Module) (pymodules.py)
+            if r is not None:
+                return r
         if n in ('issubclass', 'isinstance') and len(a) == 2:
             def sub(x, y):
                 if isinstance(x, Inst) and n == 'isinstance':
@@ -1562,10 +1569,6 @@ class Evaluator(object):
             return lift(lambda x: K(len(x.v)) if isinstance(x, K) and isinstance(x.v, (str, list)) else UNK, a[0])
         if n == 'open':
             return source_open(self, a, node, fr)
-        if n == 'isinstance' and len(a) >= 2:
-            r = module_isinstance(a[0], a[1])    # isinstance(x, nn.Module) (pymodules.py)
-            if r is not None:
-                return r
         if n == 'super':
             cls = fr.func.cls if fr.func is not None else None
             me = fr.env.get(fr.func.node.args.args[0].arg) if cls is not None and fr.func.node.args.args else None

@@ -769,6 +769,15 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 	r->wandb_maybe = strings_of(a, json_object_get(w, "maybe"), &r->nwandb_maybe);
 	r->complete = json_is_null(json_object_get(j, "stopped"));
 	r->reads_argv = !json_is_false(json_object_get(j, "reads_argv"));
+	const json_t *flags = json_object_get(j, "argv_flags");
+	r->argv_closed = r->reads_argv && json_is_array(flags);
+	r->argv_flags = strings_of(a, flags, &r->nargv_flags);
+	const json_t *wr = json_object_get(j, "wandb_replaced");
+	if (json_is_object(wr)) {
+		const char *from = display_file(R, json_object_get(wr, "fid"));
+		r->wandb_replaced = sl_arena_printf(a, "%s:%u", from ? from : R->main->display,
+						    (unsigned)json_integer_value(json_object_get(wr, "line")));
+	}
 	for (size_t k = 0; k < r->nnotes && r->complete; k++)
 		if (strstr(r->notes[k], "module ") == r->notes[k] && strstr(r->notes[k], " not read"))
 			r->complete = false;

@@ -155,8 +155,10 @@ ARGV_WORDS = re.compile(r'ArgumentParser|argv|parse_args|parse_known_args|Fire\b
 def scan_argv(text, out):
     """Whether the file may read the command line (argparse, sys.argv, a CLI library, Hydra): a program
     none of whose files does ignores the ${args} the sweep passes."""
-    if ARGV_WORDS.search(text):
+    words = set(m.group(0) for m in ARGV_WORDS.finditer(text))
+    if words:
         out.reads_argv = True
+        out.argv_words |= words
 
 
 def project_names(root, limit=5000):
@@ -362,7 +364,8 @@ def main():
             scan_trains(t, text, ctx.out, fid)
             scan_usage(t, text, ctx.out, fid, ctx)
             scan_argv(text, ctx.out)
-        if not ctx.out.reads_argv and argv_unknown(ctx.out, ctx.root):
+        ctx.out.argv_hidden = argv_unknown(ctx.out, ctx.root)
+        if ctx.out.argv_hidden:
             ctx.out.reads_argv = True
         if not ctx.out.trains and ctx.out.infers:
             for fid, t in enumerate(ctx.trees):

@@ -59,6 +59,11 @@ class Out(object):
         self.objects = []      # LoraConfig / BitsAndBytesConfig objects, emitted when applied (or at the end)
         self.wandb_reads = {}  # name (or '*') -> 2 when code a call reaches reads it, 1 when only unreached code
         self.reads_argv = False  # some file may read the command line (pyread.py scan_argv)
+        self.argv_words = set()  # the words of ARGV_WORDS its files hold
+        self.argv_parsers = []   # argparse parsers whose parse_args() reads sys.argv where a call reaches
+        self.argv_loose = False  # parse_known_args, or parse_args of a list, where a call reaches
+        self.argv_hidden = False  # a module that may read the command line was not read (pyread.py argv_unknown)
+        self.wandb_replaced = None  # (fid, line) of `wandb.config = ...`
         self.ext_imports = set()  # imports that are not the project's modules read here (top-level names)
         self.seq = 0
         self.infer_at = None   # (fid, node) of the first generating call (generate, LLM, SamplingParams)
@@ -329,6 +334,21 @@ class Out(object):
             out.append(dict(r))
         return out
 
+    def argv_flags(self):
+        """The long options the program's command line accepts, when it is read only by argparse parsers
+        whose every flag the text shows (parse_args() of sys.argv, reached): a flag of none of them stops the
+        run ('unrecognized arguments'). None when not known so."""
+        if not self.reads_argv or not self.argv_parsers or self.argv_loose or self.argv_hidden or \
+                self.c.stopped is not None or not self.argv_words <= {'ArgumentParser', 'parse_args'}:
+            return None
+        flags = set()
+        for p in self.argv_parsers:
+            if p.open:
+                return None
+            for fl, _, _ in p.specs.values():
+                flags.update(f for f in fl if f.startswith('--'))
+        return sorted(flags)
+
     def to_json(self):
         c = self.c
         recs = sorted(self.records, key=lambda r: (r['rank'], r['seq']))
@@ -345,6 +365,9 @@ class Out(object):
             'wandb': {'reads': sorted(k for k, p in reads.items() if p == 2),
                       'maybe': sorted(k for k, p in reads.items() if p == 1)},
             'reads_argv': self.reads_argv,
+            'argv_flags': self.argv_flags(),
+            'wandb_replaced': {'fid': self.wandb_replaced[0], 'line': self.wandb_replaced[1]}
+            if self.wandb_replaced else None,
             'stopped': c.stopped, 'steps': c.ops,
             'used_params': ['*'] if '*' in c.params.used else sorted(c.params.used),
         }

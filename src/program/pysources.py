@@ -14,11 +14,13 @@ MAPPING_TYPES = {'SimpleNamespace', 'EasyDict', 'edict', 'ConfigDict', 'AttrDict
 
 
 class Parser(V):
-    """An argparse.ArgumentParser: dest -> (flags, default value, action)."""
-    __slots__ = ('specs',)
+    """An argparse.ArgumentParser: dest -> (flags, default value, action); open when a flag it accepts may be
+    one the text does not show (a computed flag, a parent parser, subcommands, another prefix character)."""
+    __slots__ = ('specs', 'open')
 
-    def __init__(self):
+    def __init__(self, open_=False):
         self.specs = {}
+        self.open = open_
 
 
 class HfParser(V):
@@ -161,13 +163,14 @@ def source_call(ev, name, base, qual, fv, args, kwargs, node, fr):
         # on a parser the evaluation does not show (a function's parameter): its literals are still read
         if last == 'add_argument':
             add_argument(ev, None, node, args, kwargs, fr)
+            c.out.argv_loose = True      # a flag of a parser the evaluation does not show
         else:
             for k, (vn, v) in kwargs.items():
                 if k and isinstance(v, K) and is_setting_value(v.v) and vn is not None:
                     c.out.declare(k, v, 'argparse set_defaults(%s=...)' % k)
         return K(None)
     if last == 'ArgumentParser' or (last == 'ArgParser' and parts[:1] == ['configargparse']):
-        return Parser()
+        return Parser(open_=last != 'ArgumentParser' or any(k in kw for k in ('parents', 'prefix_chars')))
     if last in ('HfArgumentParser', 'TrlParser'):
         classes = a[0] if a else kw.get('dataclass_types')
         items = classes.items if isinstance(classes, L) else [classes] if classes is not None else []
@@ -457,6 +460,8 @@ def parser_call(ev, n, obj, args, kwargs, node, fr):
     kw = dict((k, v) for k, (_, v) in kwargs.items() if k)
     if isinstance(obj, Parser):
         if m in ('add_argument_group', 'add_mutually_exclusive_group', 'add_subparsers', 'add_parser'):
+            if m in ('add_subparsers', 'add_parser'):
+                obj.open = True      # a subcommand's flags
             return obj
         if m == 'add_argument':
             # the Action it returns: its dest and default (a wrapper keeps them: self._args[a.dest] = a.default)
@@ -471,6 +476,12 @@ def parser_call(ev, n, obj, args, kwargs, node, fr):
                 obj.specs[k] = (spec[0] if spec else [], v, spec[2] if spec else None)
             return K(None)
         if m in ('parse_args', 'parse_known_args', 'parse_intermixed_args'):
+            if c.phase == 2:
+                # parse_args() of sys.argv, where a call reaches: it refuses a flag no argument defines
+                if m == 'parse_args' and not a and 'args' not in kw:
+                    c.out.argv_parsers.append(obj)
+                else:
+                    c.out.argv_loose = True
             ns = D(kind='namespace')
             for dest, (flags, default, action) in obj.specs.items():
                 ns.items[dest] = argparse_value(ev, obj.specs, dest, flags, default, action)
@@ -528,13 +539,18 @@ def add_argument(ev, parser, node, args, kwargs, fr):
     """parser.add_argument(...): its default is a declaration (the literal reader's), and the parser's."""
     c = ev.c
     flags = [v.v for _, v in args if isinstance(v, K) and isinstance(v.v, str)]
-    if not flags:
-        return
+    if not flags or len(flags) != len(args):
+        if parser is not None:
+            parser.open = True       # a flag the text does not show
+        if not flags:
+            return
     kw = dict((k, v) for k, v in kwargs.items() if k)
     dest = None
     if 'dest' in kw:
         dv = kw['dest'][1]
         if not (isinstance(dv, K) and isinstance(dv.v, str)):
+            if parser is not None:
+                parser.specs['\0%d' % len(parser.specs)] = (flags, K(None), None)
             return
         dest = dv.v
     if dest is None:

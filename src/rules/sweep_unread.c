@@ -5,6 +5,9 @@
  * program's own settings, whatever the sweep says. The evaluation then judges those settings
  * (axes.c leaves the sweep's parameters out); this finding names the cause, at the command. When
  * the program reads wandb.config but not some parameters, each of those gets the finding at its key.
+ * With ${args} given to a program whose command line only argparse's parse_args() reads (every flag of
+ * its parsers shown), a parameter none of its flags accepts stops every run ("unrecognized arguments"):
+ * the finding says so at the parameter's key (follow.c refused_flags).
  */
 #include "checks.h"
 #include "sweeplint/arena.h"
@@ -12,6 +15,7 @@
 #include "sweeplint/run.h"
 #include "sweeplint/sweep.h"
 #include "sweeplint/ydoc.h"
+#include <string.h>
 
 int sl_check_sweep_unread(struct sl_check *cx)
 {
@@ -19,10 +23,27 @@ int sl_check_sweep_unread(struct sl_check *cx)
 	const struct sl_program *p = cx->file ? cx->file->program : NULL;
 	if (!s || !s->is_sweep || !p || !p->ref.path)
 		return 0;
+	/* parameters whose flag the program's argparse parser does not define: parse_args() stops every run */
+	for (size_t i = 0; i < p->nrefused_params; i++) {
+		const struct sl_param *q = sl_sweep_param(s, p->refused_params[i]);
+		if (!q)
+			continue;
+		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' stops every run of %s: its argparse parser defines no "
+							      "--%s, and parse_args() exits on the --%s=... that ${args} passes "
+							      "(error: unrecognized arguments)",
+						  q->path, p->ref.path, q->path, q->path);
+		d->hint = sl_arena_printf(cx->arena, "add parser.add_argument(\"--%s\", ...) to the program, or parse with "
+						     "parse_known_args() and read it from wandb.config", q->path);
+	}
+	if (p->nrefused_params && p->reaches == 0)
+		return 0;
 	/* some parameters only: the program reads wandb.config, but not theirs */
 	for (size_t i = 0; p->reaches == 1 && i < p->nunread_params; i++) {
 		const struct sl_param *q = sl_sweep_param(s, p->unread_params[i]);
-		if (!q)
+		bool refused = false;
+		for (size_t k = 0; k < p->nrefused_params; k++)
+			refused |= strcmp(p->refused_params[k], p->unread_params[i]) == 0;
+		if (!q || refused)
 			continue;
 		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' never reaches %s: %s and the program reads no "
 							      "wandb.config.%s; every run trains the program's own value",

@@ -537,6 +537,54 @@ static void test_sweep_reach(void **state)
 	write_file("argv.py", "import sys\nbs = int(sys.argv[1])\nloss.backward()\n");
 	p = follow(sl_arena_printf(A, "method: grid\nprogram: argv.py\n%s", params));
 	assert_int_equal(p->reaches, 1);
+	assert_int_equal(p->nrefused_params, 0);
+	/* ${args} given to a program whose only command-line reader is argparse's parse_args(), every flag
+	 * shown: a parameter no flag accepts stops every run (unrecognized arguments); its values stay judged
+	 * (the runs the sweep means) unless the program replaces wandb.config with its own mapping: then they
+	 * never reach, and when that is every parameter the sweep does not reach the run */
+	const char *two = "parameters:\n  bs: {values: [1, 2]}\n  lr: {values: [0.1]}\n";
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: plain.py\n%s", two));
+	assert_int_equal(p->nrefused_params, 1);
+	assert_string_equal(p->refused_params[0], "lr");
+	assert_int_equal(p->reaches, 1);
+	assert_int_equal(p->nunread_params, 0);
+	write_file("none.py", "import argparse, json, wandb\np = argparse.ArgumentParser()\n"
+			      "p.add_argument('--epochs', type=int, default=3)\nargs = p.parse_args()\nwandb.init()\n"
+			      "wandb.config = json.load(open('c.json'))\nbs = wandb.config['bs']\nloss.backward()\n");
+	p = follow(sl_arena_printf(A, "method: grid\nprogram: none.py\n%s", two));
+	assert_int_equal(p->nrefused_params, 2);
+	assert_int_equal(p->reaches, 0);
+	assert_non_null(strstr(p->reach_why, "replaces wandb.config with its own values ("));
+	assert_non_null(strstr(p->reach_why, "none.py:6)"));
+	/* a unique prefix of a flag is accepted (argparse's allow_abbrev), and '-' for '_' is not claimed;
+	 * a nested parameter is passed as its top-level key */
+	write_file("pre.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--bs-per-device')\n"
+			     "p.add_argument('--lr_max')\np.add_argument('--opt', type=str)\nargs = p.parse_args()\n"
+			     "loss.backward()\n");
+	p = follow("method: grid\nprogram: pre.py\nparameters:\n  bs_per: {values: [1]}\n  lr: {values: [1]}\n"
+		   "  opt:\n    parameters:\n      beta: {values: [0.9]}\n");
+	assert_int_equal(p->nrefused_params, 0);
+	/* refused only when every flag is known: parse_known_args, a computed flag, a parent parser, sys.argv,
+	 * another command-line library, a parser the evaluation does not show */
+	const char *opens[] = {
+		"import argparse\np = argparse.ArgumentParser()\nargs, rest = p.parse_known_args()\nloss.backward()\n",
+		"import argparse\np = argparse.ArgumentParser()\nfor k in KEYS:\n    p.add_argument('--' + k)\n"
+		"args = p.parse_args()\nloss.backward()\n",
+		"import argparse\nbase = argparse.ArgumentParser(add_help=False)\n"
+		"p = argparse.ArgumentParser(parents=[base])\nargs = p.parse_args()\nloss.backward()\n",
+		"import argparse, sys\np = argparse.ArgumentParser()\nargs = p.parse_args()\nx = sys.argv\nloss.backward()\n",
+		"import argparse\ndef add(p):\n    p.add_argument('--lr')\np = argparse.ArgumentParser()\n"
+		"args = p.parse_args()\nadd(get_parser())\nloss.backward()\n",
+		"import argparse\np = argparse.ArgumentParser()\nargs = p.parse_args(['--x'])\nloss.backward()\n",
+	};
+	for (size_t i = 0; i < sizeof opens / sizeof *opens; i++) {
+		write_file("open.py", opens[i]);
+		p = follow(sl_arena_printf(A, "method: grid\nprogram: open.py\n%s", two));
+		assert_int_equal(p->nrefused_params, 0);
+	}
+	/* ${args} through a shell script, or no ${args} at all: nothing refused */
+	p = follow(sl_arena_printf(A, "method: grid\ncommand: [python, plain.py]\n%s", two));
+	assert_int_equal(p->nrefused_params, 0);
 }
 
 /* ---- hostile programs ------------------------------------------------------------------------------ */
