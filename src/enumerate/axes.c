@@ -984,7 +984,10 @@ static void fill_program_value(struct sl_eval_builder *B, struct sl_eval_value *
 			continue; /* the program makes no such setting in these runs */
 		v->rv[v->nrv++] = rv;
 		if (rules[k]->role == SL_ROLE_MODEL) {
-			v->model = resolve_model(B, rv.s);
+			const char *refused = NULL;
+			v->model = resolve_model(B, rv.s, &refused);
+			if (!v->model && refused)
+				v->why = refused; /* a local path outside the project: unknown, and the note says why */
 			if (rules[k]->ncases)
 				v->text = rv.s; /* the model the program loads for this value */
 		}

@@ -188,7 +188,7 @@ static const char *include_file(struct follow *F, const char *name, const char *
 	if (!is_file(cand))
 		return NULL;
 	cand = sl_path_tidy(F->a, cand);
-	return F->io.root && !inside_root(F->a, F->io.root, cand) ? NULL : cand;
+	return sl_path_contain(F->a, F->root, cand, NULL) == SL_CONTAIN_INSIDE ? cand : NULL;
 }
 
 /*
