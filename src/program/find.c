@@ -379,25 +379,90 @@ static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_pr
 }
 
 #define MAX_AGENT_FILES 200 /* Python files looked at for the one that runs the sweep with wandb.agent */
-#define MAX_AGENT_MEMO 256  /* searches a run remembers */
 
-/* One search for the script that runs a sweep: its folder and file name -> the script (NULL: none). */
-struct agent_seen {
-	const char *dir, *base, *path, *root;
+/*
+ * What a run's sweeps share in that search (a check of n sweeps in one folder listed the folder once per
+ * sweep: n^2): each folder's listing, read once per run — its first MAX_AGENT_FILES .py files (in readdir's
+ * order, then sorted by name), each with whether it holds "wandb.agent" at all, so a sweep's search opens
+ * only those — and each search's answer by folder and sweep file name (split's parts search once).
+ */
+struct agent_dir {
+	const char **names;
+	bool *agent;
+	size_t n;
+};
+
+struct agent_found {
+	const char *path, *root; /* path NULL: none */
+};
+
+/* One entry of the memo's hash table: a folder ("D") or a search ("S" folder NUL base). */
+struct memo_item {
+	const char *key;
+	size_t len;
+	void *val;
+	struct memo_item *next;
 };
 
 struct sl_program_memo {
 	struct sl_arena *a;
-	struct agent_seen *v;
-	size_t n;
+	struct memo_item **buckets;
+	size_t nbuckets, n;
 };
 
 struct sl_program_memo *sl_program_memo_new(struct sl_arena *a)
 {
 	struct sl_program_memo *m = sl_arena_alloc(a, sizeof *m);
 	m->a = a;
-	m->v = sl_arena_array(a, MAX_AGENT_MEMO, sizeof *m->v);
+	m->nbuckets = 64;
+	m->buckets = sl_arena_array(a, m->nbuckets, sizeof *m->buckets);
 	return m;
+}
+
+static size_t hash_bytes(const char *s, size_t n)
+{
+	size_t h = (size_t)1469598103934665603u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211u;
+	return h;
+}
+
+static void *memo_get(const struct sl_program_memo *m, const char *key, size_t len)
+{
+	if (!m)
+		return NULL;
+	for (const struct memo_item *e = m->buckets[hash_bytes(key, len) % m->nbuckets]; e; e = e->next)
+		if (e->len == len && memcmp(e->key, key, len) == 0)
+			return e->val;
+	return NULL;
+}
+
+static void memo_put(struct sl_program_memo *m, const char *key, size_t len, void *val)
+{
+	if (m->n >= m->nbuckets) {
+		/* grow: rehash into twice the buckets */
+		size_t nb = m->nbuckets * 2;
+		struct memo_item **b = sl_arena_array(m->a, nb, sizeof *b);
+		for (size_t i = 0; i < m->nbuckets; i++)
+			for (struct memo_item *x = m->buckets[i], *next; x; x = next) {
+				next = x->next;
+				size_t k = hash_bytes(x->key, x->len) % nb;
+				x->next = b[k];
+				b[k] = x;
+			}
+		m->buckets = b;
+		m->nbuckets = nb;
+	}
+	struct memo_item *e = sl_arena_alloc(m->a, sizeof *e);
+	char *k = sl_arena_alloc(m->a, len + 1); /* a search's key holds a NUL: copied whole */
+	memcpy(k, key, len);
+	e->key = k;
+	e->len = len;
+	e->val = val;
+	size_t at = hash_bytes(key, len) % m->nbuckets;
+	e->next = m->buckets[at];
+	m->buckets[at] = e;
+	m->n++;
 }
 
 static int by_name(const void *x, const void *y)
@@ -424,8 +489,8 @@ static bool names_in_string(const char *buf, size_t n, const char *name, size_t 
 }
 
 /*
- * Whether the regular file at path (not a link) names the file `name` in a string literal and holds
- * `word`, in its first MAX_SHELL_BYTES bytes, read in chunks (no line table: a split of 1,000 parts looks
+ * Whether the regular file at path (not a link) names the file `name` in a string literal (NULL: any) and
+ * holds `word`, in its first MAX_SHELL_BYTES bytes, read in chunks (no line table: a split of 1,000 parts looks
  * at the same files once per part).
  */
 static bool names_and_holds(const char *path, const char *name, const char *word)
@@ -439,10 +504,10 @@ static bool names_and_holds(const char *path, const char *name, const char *word
 		return false;
 	}
 	/* the tail kept between chunks holds a straddling name with the character before it, or the word */
-	size_t l1 = strlen(name), l2 = strlen(word), keep = (l1 + 1 > l2 - 1 ? l1 + 1 : l2 - 1);
+	size_t l1 = name ? strlen(name) : 0, l2 = strlen(word), keep = (l1 + 1 > l2 - 1 ? l1 + 1 : l2 - 1);
 	char buf[16384];
 	size_t have = 0, total = 0;
-	bool f1 = false, f2 = false;
+	bool f1 = !name, f2 = false;
 	while (!(f1 && f2) && total < MAX_SHELL_BYTES && keep < sizeof buf / 2) {
 		ssize_t r = read(fd, buf + have, sizeof buf - have);
 		if (r <= 0)
@@ -466,7 +531,52 @@ static bool names_and_holds(const char *path, const char *name, const char *word
  * The first such .py file (by name) in the sweep's folder or its parents up to the project root; at most
  * MAX_AGENT_FILES files of at most MAX_SHELL_BYTES are looked at. NULL: none.
  */
-static const char *agent_search(struct sl_arena *a, const char *base, const struct search *s, const char **root);
+/* The folder's listing: from the memo, else read (into the memo's arena when there is one, else a). */
+static const struct agent_dir *agent_dir(struct sl_arena *a, struct sl_program_memo *memo, const char *path)
+{
+	const char *key = sl_arena_printf(a, "D%s", path);
+	struct agent_dir *e = memo_get(memo, key, strlen(key));
+	if (e)
+		return e;
+	struct sl_arena *into = memo ? memo->a : a;
+	e = sl_arena_alloc(into, sizeof *e);
+	DIR *dir = opendir(path);
+	if (dir) {
+		e->names = sl_arena_array(into, MAX_AGENT_FILES, sizeof *e->names);
+		struct dirent *d;
+		while ((d = readdir(dir)) && e->n < MAX_AGENT_FILES)
+			if (ends_with(d->d_name, ".py"))
+				e->names[e->n++] = sl_arena_strdup(into, d->d_name);
+		closedir(dir);
+		qsort(e->names, e->n, sizeof *e->names, by_name);
+		e->agent = sl_arena_array(into, e->n ? e->n : 1, sizeof *e->agent);
+		for (size_t i = 0; i < e->n; i++)
+			e->agent[i] = names_and_holds(sl_arena_printf(a, "%s/%s", path, e->names[i]), NULL, "wandb.agent");
+	}
+	if (memo)
+		memo_put(memo, key, strlen(key), e);
+	return e;
+}
+
+static const char *agent_search(struct sl_arena *a, const char *base, const struct search *s,
+				struct sl_program_memo *memo, const char **root, bool *opened)
+{
+	size_t looked = 0;
+	for (size_t d = 0; d < s->n && looked < MAX_AGENT_FILES; d++) {
+		const struct agent_dir *e = agent_dir(a, memo, s->dirs[d]);
+		for (size_t i = 0; i < e->n && looked < MAX_AGENT_FILES; i++, looked++) {
+			if (!e->agent[i])
+				continue;
+			const char *path = sl_arena_printf(a, "%s/%s", s->dirs[d], e->names[i]);
+			*opened = true;
+			if (names_and_holds(path, base, "wandb.agent")) {
+				*root = s->dirs[s->n - 1];
+				return path;
+			}
+		}
+	}
+	return NULL;
+}
 
 static const char *agent_script(struct sl_arena *a, const struct sl_sweep *sw, const struct search *s,
 				struct sl_program_memo *memo, const char **root)
@@ -475,45 +585,27 @@ static const char *agent_script(struct sl_arena *a, const struct sl_sweep *sw, c
 	if (!sweep_path || strcmp(sweep_path, "-") == 0 || s->n == 0)
 		return NULL;
 	const char *base = strrchr(sweep_path, '/') ? strrchr(sweep_path, '/') + 1 : sweep_path;
-	for (size_t i = 0; memo && i < memo->n; i++) {
-		const struct agent_seen *e = &memo->v[i];
-		if (strcmp(e->dir, s->dirs[0]) == 0 && strcmp(e->base, base) == 0) {
-			*root = e->root ? sl_arena_strdup(a, e->root) : NULL;
-			return e->path ? sl_arena_strdup(a, e->path) : NULL;
-		}
+	/* the search's key: "S" folder NUL file name */
+	size_t ld = strlen(s->dirs[0]), lb = strlen(base);
+	char *key = sl_arena_alloc(a, ld + lb + 3);
+	key[0] = 'S';
+	memcpy(key + 1, s->dirs[0], ld);
+	memcpy(key + 2 + ld, base, lb);
+	size_t klen = ld + lb + 2;
+	const struct agent_found *f = memo_get(memo, key, klen);
+	if (f) {
+		*root = f->root ? sl_arena_strdup(a, f->root) : NULL;
+		return f->path ? sl_arena_strdup(a, f->path) : NULL;
 	}
-	const char *p = agent_search(a, base, s, root);
-	if (memo && memo->n < MAX_AGENT_MEMO)
-		memo->v[memo->n++] = (struct agent_seen){
-			sl_arena_strdup(memo->a, s->dirs[0]), sl_arena_strdup(memo->a, base),
-			p ? sl_arena_strdup(memo->a, p) : NULL, p && *root ? sl_arena_strdup(memo->a, *root) : NULL};
+	bool opened = false;
+	const char *p = agent_search(a, base, s, memo, root, &opened);
+	if (memo && opened) { /* a search that opened no file costs no more than the memo: not kept */
+		struct agent_found *n = sl_arena_alloc(memo->a, sizeof *n);
+		n->path = p ? sl_arena_strdup(memo->a, p) : NULL;
+		n->root = p && *root ? sl_arena_strdup(memo->a, *root) : NULL;
+		memo_put(memo, key, klen, n);
+	}
 	return p;
-}
-
-static const char *agent_search(struct sl_arena *a, const char *base, const struct search *s, const char **root)
-{
-	size_t looked = 0;
-	for (size_t d = 0; d < s->n && looked < MAX_AGENT_FILES; d++) {
-		DIR *dir = opendir(s->dirs[d]);
-		if (!dir)
-			continue;
-		const char *names[MAX_AGENT_FILES];
-		size_t n = 0;
-		struct dirent *e;
-		while ((e = readdir(dir)) && n < MAX_AGENT_FILES)
-			if (ends_with(e->d_name, ".py"))
-				names[n++] = sl_arena_strdup(a, e->d_name);
-		closedir(dir);
-		qsort(names, n, sizeof *names, by_name);
-		for (size_t i = 0; i < n && looked < MAX_AGENT_FILES; i++, looked++) {
-			const char *path = sl_arena_printf(a, "%s/%s", s->dirs[d], names[i]);
-			if (names_and_holds(path, base, "wandb.agent")) {
-				*root = s->dirs[s->n - 1];
-				return path;
-			}
-		}
-	}
-	return NULL;
 }
 
 bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o,

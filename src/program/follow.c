@@ -900,6 +900,13 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 	}
 	if (r->error || !r->complete || r->nwandb_maybe || sw->nparams == 0)
 		return;
+	if (r->trains < 0) {
+		/* it neither trains nor generates where the text shows it (a train() that only calls wandb.init()):
+		 * no settings of its own to judge instead, and no claim that the sweep is lost on it */
+		note(F, sl_arena_printf(F->a, "%s and the program reads no wandb.config, but it shows no training or "
+					      "generation of its own: the sweep's values are judged", p->args_why));
+		return;
+	}
 	p->reaches = 0;
 	p->reach_why = F->o->in_process ? "the function wandb.agent runs reads no wandb.config"
 					: sl_arena_printf(F->a, "%s and the program reads no wandb.config", p->args_why);

@@ -1458,6 +1458,14 @@ class Evaluator(object):
         r = sink_call(self, name, base, qual, fv, args, kwargs, node, fr, None)
         if r is not None:
             return r
+        if name == 'hyperparameter_search' and isinstance(fv, Ext):
+            # Trainer.hyperparameter_search(backend="wandb"): its _hp_search_setup sets trainer.args from the
+            # W&B run's config, every key (transformers trainer.py); another or an unknown backend: not known
+            b = kwargs.get('backend', (None, None))[1]
+            if isinstance(b, K) and isinstance(b.v, str) and b.v.lower() == 'wandb':
+                wandb_of(self).read_all(self, 'hyperparameter_search(backend="wandb")')
+            elif not isinstance(b, K):
+                c.out.wandb_bound = max(c.out.wandb_bound, c.phase)
         if isinstance(fv, Ext):
             # arguments handed to external code: a wandb.config given to it may be read there
             for _, v in args:

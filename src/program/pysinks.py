@@ -58,6 +58,7 @@ class Out(object):
         self.model_seen = set()
         self.objects = []      # LoraConfig / BitsAndBytesConfig objects, emitted when applied (or at the end)
         self.wandb_reads = {}  # name (or '*') -> 2 when code a call reaches reads it, 1 when only unreached code
+        self.wandb_bound = 0   # 2 / 1: such code takes wandb.config itself (config = wandb.config), read or not
         self.reads_argv = False  # some file may read the command line (pyread.py scan_argv)
         self.argv_words = set()  # the words of ARGV_WORDS its files hold
         self.argv_parsers = []   # argparse parsers whose parse_args() reads sys.argv where a call reaches
@@ -354,7 +355,11 @@ class Out(object):
         recs = sorted(self.records, key=lambda r: (r['rank'], r['seq']))
         for r in recs:
             del r['seq']
-        reads = self.wandb_reads
+        reads = dict(self.wandb_reads)
+        if self.wandb_bound and not reads:
+            # wandb.config taken and no key of it read (a train() that binds it and hands it on to what the
+            # text does not show): whether the sweep reaches the run is not decided, not refused
+            reads['*'] = 1
         return {
             'settings': recs, 'params': self.merged_params(), 'maps': self.merged_maps(), 'notes': self.notes,
             'trains': True if self.trains else (False if self.infers else None),

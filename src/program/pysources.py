@@ -596,6 +596,7 @@ def ext_attr(ev, obj, name, node, fr):
     if (q, name) in c.ext_attrs:
         return c.ext_attrs[(q, name)]
     if name == 'config' and (q in ('wandb', 'wandb.run', 'wandb.Run') or (obj.made and q == 'wandb.Run')):
+        c.out.wandb_bound = max(c.out.wandb_bound, c.phase)
         return wandb_of(ev)
     if q == 'sys' and name == 'argv':
         return L([K(os.path.basename(c.files[0]))] + [K(w) for w in c.words])

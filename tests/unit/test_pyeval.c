@@ -415,6 +415,18 @@ static void test_roles_and_value_maps(void **state)
 	assert_string_equal(r1.path, r2.path);
 	/* without the memo the script (now gone) is looked for again */
 	assert_false(sl_program_find(A, sweep_of(agent_sweep), &(struct sl_program_opts){.sweep_dir = dir}, &r2));
+	/* the folder is listed once per run, whatever the sweep (n sweeps in one folder listed it n times: n^2):
+	 * a script written after the listing is not seen through the memo, and is without it */
+	write_file("c_run.py", "import wandb\nwandb.agent(wandb.sweep(open('other.yaml')), function=print)\n");
+	struct sl_source *other = sl_source_from_bytes(A, sl_arena_printf(A, "%s/other.yaml", dir), agent_sweep,
+						       strlen(agent_sweep));
+	struct sl_diags dg;
+	sl_diags_init(&dg, A);
+	struct sl_sweep *osw = sl_sweep_load(A, sl_ydoc_parse(A, other, NULL, &dg));
+	assert_false(sl_program_find(A, osw, &mo, &r2));
+	assert_true(sl_program_find(A, osw, &(struct sl_program_opts){.sweep_dir = dir}, &r2));
+	assert_non_null(strstr(r2.path, "c_run.py"));
+	unlink(sl_arena_printf(A, "%s/c_run.py", dir));
 	/* a file that names the sweep only in a comment (a Python sweep's YAML twin described) does not run it;
 	 * one that names it in a string, as a path's last part, does */
 	write_file("a_twin.py", "# the YAML twin of this sweep is sweep.yaml\nimport wandb\n"
@@ -733,16 +745,42 @@ static void test_entry_and_in_process(void **state)
 	expect(p, "per_device_train_batch_size", "4", "tune.py", "4)", "argparse default");
 	assert_int_equal(p->reaches, 1); /* hyperparameter_search sets trainer.args */
 
-	/* wandb.agent's function reads no wandb.config: the sweep's values never reach the runs */
+	/* wandb.agent's function reads no wandb.config and trains with its own settings: the sweep's values
+	 * never reach the runs */
 	code = write_file("agent.py", "import wandb\n"
+				      "from transformers import TrainingArguments\n"
 				      "def train():\n"
 				      "    wandb.init()\n"
+				      "    args = TrainingArguments('out', per_device_train_batch_size=8)\n"
 				      "    wandb.log({'loss': 1.0})\n");
 	const char *entry2[] = {"train", NULL};
 	struct sl_program_opts o2 = {.sweep_dir = dir, .code = code, .entry = entry2, .in_process = true};
 	p = sl_program_follow(A, sw, &o2);
 	assert_int_equal(p->reaches, 0);
 	assert_string_equal(p->reach_why, "the function wandb.agent runs reads no wandb.config");
+	/* one that shows no training or generation (a skeleton: wandb.init() only) has no settings of its own
+	 * to judge instead: not decided, a note says why */
+	code = write_file("agent0.py", "import wandb\n"
+				       "def train():\n"
+				       "    wandb.init()\n"
+				       "    wandb.log({'loss': 1.0})\n");
+	o2.code = code;
+	p = sl_program_follow(A, sw, &o2);
+	assert_int_equal(p->reaches, -1);
+	assert_true(noted(p, "shows no training or generation of its own: the sweep's values are judged"));
+	/* wandb.config taken whole and handed on to code the text does not show (W&B's quickstart:
+	 * config = wandb.config): not refused, no key is known unread */
+	code = write_file("agent1.py", "import wandb\n"
+				       "from transformers import Trainer\n"
+				       "def train(config=None):\n"
+				       "    with wandb.init(config=config):\n"
+				       "        config = wandb.config\n"
+				       "        trainer = Trainer()\n"
+				       "        trainer.train()\n");
+	o2.code = code;
+	p = sl_program_follow(A, sw, &o2);
+	assert_int_equal(p->reaches, -1);
+	assert_int_equal(p->nunread_params, 0);
 	/* the same program reading wandb.config: they do */
 	code = write_file("agent2.py", "import wandb\n"
 				       "def train():\n"
@@ -751,6 +789,27 @@ static void test_entry_and_in_process(void **state)
 	o2.code = code;
 	p = sl_program_follow(A, sw, &o2);
 	assert_int_equal(p->reaches, 1);
+	/* a program (not in process: program: hp.py, ${args}) that reads no command line but runs
+	 * Trainer.hyperparameter_search(backend="wandb"): _hp_search_setup sets trainer.args from the run's
+	 * wandb.config, every key; another backend does not read it */
+	const char *hp = write_file("hp.py", "from transformers import Trainer, TrainingArguments\n"
+					     "def model_init(trial):\n"
+					     "    return AutoModelForSequenceClassification.from_pretrained('roberta-large')\n"
+					     "trainer = Trainer(model_init=model_init, args=TrainingArguments('out'))\n"
+					     "trainer.hyperparameter_search(backend='wandb', n_trials=4)\n");
+	struct sl_sweep *sw_hp = sweep_of("program: hp.py\nmethod: grid\n"
+					  "parameters:\n  per_device_train_batch_size: {values: [64]}\n");
+	struct sl_program_opts o3 = {.sweep_dir = dir};
+	p = sl_program_follow(A, sw_hp, &o3);
+	assert_non_null(p);
+	assert_string_equal(p->ref.path, hp);
+	assert_int_equal(p->reaches, 1);
+	assert_int_equal(p->nunread_params, 0);
+	write_file("hp.py", "from transformers import Trainer, TrainingArguments\n"
+			    "trainer = Trainer(args=TrainingArguments('out'))\n"
+			    "trainer.hyperparameter_search(backend='optuna', n_trials=4)\n");
+	p = sl_program_follow(A, sw_hp, &o3);
+	assert_int_equal(p->reaches, 0);
 }
 
 int main(void)
