@@ -310,6 +310,7 @@ struct sl_program {
 	const char *args_why;       /* why the command line carries none of the sweep's values: "its command has
 	                             * no ${args}", "train.py reads no command-line arguments" (NULL: it may) */
 	bool args_passed;           /* the command passes ${args} (or ${args_no_hyphens} / ${args_json}) */
+	bool in_process;            /* run in the process that defines the sweep (sl_program_opts.in_process) */
 	/* with reaches == 1 through wandb.config alone (no ${args}): the sweep parameters the program never
 	 * reads there (their runs train the program's own value) */
 	const char **unread_params;

@@ -851,6 +851,7 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 	const struct sl_sweep *sw = F->sw;
 	p->reaches = -1;
 	p->args_passed = run_args_mode(F);
+	p->in_process = F->o->in_process;
 	p->wandb_replaced = r->wandb_replaced;
 	/* the command line carries the values only to a program that reads it */
 	if (F->o->hp_search) {

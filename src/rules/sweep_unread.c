@@ -23,6 +23,9 @@ int sl_check_sweep_unread(struct sl_check *cx)
 	const struct sl_program *p = cx->file ? cx->file->program : NULL;
 	if (!s || !s->is_sweep || !p || !p->ref.path)
 		return 0;
+	/* the program as shown: a notebook's cells, not the temporary .py copy its code is read from */
+	const char *prog = p->ref.shown ? p->ref.shown : p->ref.path;
+	bool agent = p->ref.by_agent || p->in_process; /* a function wandb.agent runs: no command line */
 	/* parameters whose flag the program's argparse parser does not define: parse_args() stops every run */
 	for (size_t i = 0; i < p->nrefused_params; i++) {
 		const struct sl_param *q = sl_sweep_param(s, p->refused_params[i]);
@@ -31,7 +34,7 @@ int sl_check_sweep_unread(struct sl_check *cx)
 		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' stops every run of %s: its argparse parser defines no "
 							      "--%s, and parse_args() exits on the --%s=... that ${args} passes "
 							      "(error: unrecognized arguments)",
-						  q->path, p->ref.path, q->path, q->path);
+						  q->path, prog, q->path, q->path);
 		d->hint = sl_arena_printf(cx->arena, "add parser.add_argument(\"--%s\", ...) to the program, or parse with "
 						     "parse_known_args() and read it from wandb.config", q->path);
 	}
@@ -47,9 +50,9 @@ int sl_check_sweep_unread(struct sl_check *cx)
 			continue;
 		struct sl_diag *d = sl_check_emit(cx, q->key, "'%s' never reaches %s: %s and the program reads no "
 							      "wandb.config.%s; every run trains the program's own value",
-						  q->path, p->ref.path, p->args_why ? p->args_why : "its command has no ${args}",
+						  q->path, prog, p->args_why ? p->args_why : "its command has no ${args}",
 						  q->path);
-		d->hint = p->ref.by_agent ? "read it from wandb.config in the function wandb.agent runs"
+		d->hint = agent ? "read it from wandb.config in the function wandb.agent runs"
 			  : p->args_passed ? "parse the command line in the program (${args} passes --KEY=VALUE flags) or read "
 					     "it from wandb.config"
 					   : "add ${args} to the command (or read it from wandb.config in the program)";
@@ -59,8 +62,8 @@ int sl_check_sweep_unread(struct sl_check *cx)
 	const struct sl_node *at = s->command ? s->command : s->program;
 	struct sl_diag *d = sl_check_emit(cx, at, "the sweep's values never reach %s: %s; every run trains the "
 						  "program's own settings",
-					  p->ref.path, p->reach_why ? p->reach_why : "the program does not read them");
-	d->hint = p->ref.by_agent ? "read wandb.config in the function wandb.agent runs"
+					  prog, p->reach_why ? p->reach_why : "the program does not read them");
+	d->hint = agent ? "read wandb.config in the function wandb.agent runs"
 		  : p->args_passed ? "parse the command line in the program (${args} passes --KEY=VALUE flags) or read "
 				     "wandb.config"
 				   : "add ${args} to the command (or read wandb.config in the program)";
