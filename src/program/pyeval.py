@@ -1151,7 +1151,9 @@ class Evaluator(object):
             f = Func(fd, fr.mod, None if fr.env is fr.glob else (fr.env, fr.closure))
             f.defaults = [self.ev(d, fr) for d in node.args.defaults]
             f.kw_defaults = [self.ev(d, fr) if d is not None else None for d in node.args.kw_defaults]
-            f.called = True      # not one of the functions no call reaches: it has no name to be called by
+            # a lambda handed to a library (ds.map(lambda b: tok(..., max_length=N))) is called by it: when no
+            # evaluated call reaches it, it runs once with unknown arguments like any unreached function
+            c.funcs.append(f)
             return f
         if t is ast.ListComp:
             r = repeat_of(self, node, fr)       # [Block() for _ in range(n)] (pymodules.py)

@@ -752,6 +752,18 @@ def st_loss(ev, name, base, args, kwargs, node, fr, made):
     return None
 
 
+def st_fit(ev, name, base, args, kwargs, node, fr, made):
+    """sentence-transformers' model.fit(train_objectives=..., use_amp=True): since v3 it builds
+    TrainingArguments(fp16=use_amp) for a SentenceTransformerTrainer (sentence_transformers/fit_mixin.py
+    @ 07ec204d; before, torch.cuda.amp autocast in fp16): use_amp is the run's fp16 mixed precision. Other
+    fit()s (Keras, Lightning's Trainer.fit) take no use_amp."""
+    if 'use_amp' not in kwargs:
+        return None
+    kn, kv = kwargs['use_amp']
+    ev.c.out.sink(ev, 'fp16', kv, 'fit(use_amp=...)', kn, fr)
+    return None
+
+
 def input_example(ev, name, base, args, kwargs, node, fr, made):
     """InputExample(texts=[q, p, n]): texts per example, the list's length (the longest seen)."""
     c = ev.c
@@ -803,6 +815,8 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
     if pad is None:
         return None
     pv = pad[1]
+    # tokenizer(text_target=...) alone tokenizes the labels: its length is the decoder's (a seq2seq target)
+    key = 'max_target_length' if 'text_target' in kwargs and not args and 'text' not in kwargs else 'max_length'
     if isinstance(pv, K) and (pv.v is True or pv.v == 'longest') and name != 'DataCollatorWithPadding':
         # dynamic padding: each batch as long as its longest example, at most max_length (issue #28)
         c = ev.c
@@ -810,14 +824,14 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
                    '%s(padding=%r)' % (name, pv.v), pad[0], fr)
         if 'max_length' in kwargs:
             kn, kv = kwargs['max_length']
-            c.out.sink(ev, 'max_length', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
+            c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
                                               not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P)
                        else kv, 'tokenizer(max_length=..., padding=%r): a bound' % pv.v, kn, fr)
         return None
     if 'max_length' not in kwargs or not (isinstance(pv, K) and pv.v == 'max_length'):
         return None
     kn, kv = kwargs['max_length']
-    ev.c.out.sink(ev, 'max_length', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
+    ev.c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
                                          not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P) else kv,
                   'tokenizer(max_length=..., padding="max_length")', kn, fr)
     return None
@@ -840,6 +854,7 @@ SINKS = {
     'FSDPStrategy': fsdp_strategy,
     'Fabric': trainer,
     'InputExample': input_example,
+    'fit': st_fit,
     'generate': generate,
     'get_encoder': get_encoder,
     'DataCollatorWithPadding': collator_padding,

@@ -229,6 +229,33 @@ static void test_config_accessors_and_rebinding(void **state)
 	expect(p, "max_length", "384", "conf/retriever.json", "384", NULL);
 }
 
+/*
+ * Settings written where a library calls back: a lambda handed to ds.map runs (once, like a function no
+ * evaluated call reaches); a labels-only tokenizer call (text_target=) is the seq2seq target's length, not
+ * the source's; sentence-transformers' fit(use_amp=True) is TrainingArguments(fp16=use_amp).
+ */
+static void test_library_callbacks_and_targets(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "from datasets import load_dataset\n"
+			       "from transformers import AutoTokenizer, AutoModelForSeq2SeqLM\n"
+			       "from sentence_transformers import SentenceTransformer\n"
+			       "SRC = 384\n"
+			       "TGT = 96\n"
+			       "tok = AutoTokenizer.from_pretrained('t5-small')\n"
+			       "model = AutoModelForSeq2SeqLM.from_pretrained('t5-small')\n"
+			       "ds = load_dataset('x')\n"
+			       "ds = ds.map(lambda b: tok(b['doc'], truncation=True, max_length=SRC, padding='max_length'))\n"
+			       "ds = ds.map(lambda b: tok(text_target=b['sum'], max_length=TGT, padding='max_length'))\n"
+			       "st = SentenceTransformer('all-MiniLM-L6-v2')\n"
+			       "st.fit(train_objectives=[(loader, loss)], epochs=1, use_amp=True)\n");
+	struct sl_program *p = follow("program: train.py\n");
+	expect(p, "max_length", "384", "train.py", "384", "tokenizer(max_length=");
+	expect(p, "max_target_length", "96", "train.py", "96", "tokenizer(max_length=");
+	expect(p, "fp16", "True", "train.py", "True)", "fit(use_amp=");
+}
+
 static void test_unknown_stays_unknown(void **state)
 {
 	(void)state;
@@ -824,6 +851,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_reach, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entry_and_in_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_library_callbacks_and_targets, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
