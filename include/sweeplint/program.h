@@ -54,6 +54,10 @@ struct sl_pyconfig {
 	const char *how;            /* "OmegaConf.load(\"conf.yaml\")", "argparse default of --config" */
 	const char *dest;           /* the argparse dest that names it (a sweep value replaces it), or NULL */
 	const char *from;           /* the Python file naming it (its folder is searched first) */
+	/* the dotted keys the program takes of it (a value or a sub-mapping read there: all under it);
+	 * NULL: all of it (taken whole, nothing seen taken, or the evaluation did not end) */
+	const char **reads;
+	size_t nreads;
 };
 
 /* A keyword whose value a program reads from a config object: from_pretrained(cfg.model.name). */

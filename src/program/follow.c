@@ -249,7 +249,50 @@ static size_t read_chain(struct follow *F, const char *file, const struct sl_tra
 	return n;
 }
 
-static void load_config(struct follow *F, const char *path, const char *from_dir, const char *why)
+/* Whether key is prefix or under it (prefix.x). */
+static bool under(const char *key, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(key, prefix, n) == 0 && (key[n] == '\0' || key[n] == '.');
+}
+
+/*
+ * Whether the program takes the config's key: under a key it reads (pc->reads: a value or a sub-mapping
+ * read there) or one a keyword of it reads from an object the evaluation does not show (r->refs), resolved
+ * against the configs. pc NULL or pc->reads NULL: all of it.
+ */
+static bool taken(const char *key, const struct sl_pyconfig *pc, const struct sl_pyread *r)
+{
+	if (!pc || !pc->reads)
+		return true;
+	for (size_t i = 0; i < pc->nreads; i++)
+		if (under(key, pc->reads[i]))
+			return true;
+	for (size_t i = 0; r && i < r->nrefs; i++)
+		if (under(key, r->refs[i].path) || under(r->refs[i].path, key))
+			return true;
+	return false;
+}
+
+/* "retriever, tokenizer.name" (the first few keys the program takes), for a note. */
+static const char *reads_shown(struct sl_arena *a, const struct sl_pyconfig *pc)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	size_t shown = 0;
+	for (size_t i = 0; i < pc->nreads && shown < 6; i++) {
+		bool inner = false; /* retriever.model under retriever: retriever says it */
+		for (size_t k = 0; k < pc->nreads && !inner; k++)
+			inner = k != i && under(pc->reads[i], pc->reads[k]) && strcmp(pc->reads[i], pc->reads[k]) != 0;
+		if (inner)
+			continue;
+		sl_buf_addf(&b, "%s%s", shown++ ? ", " : "", pc->reads[i]);
+	}
+	return b.buf;
+}
+
+static void load_config(struct follow *F, const char *path, const char *from_dir, const char *why,
+			const struct sl_pyconfig *pc, const struct sl_pyread *r)
 {
 	const char *refused = NULL;
 	const char *file = find_config(F, path, from_dir, &refused);
@@ -275,18 +318,25 @@ static void load_config(struct follow *F, const char *path, const char *from_dir
 	}
 	for (size_t k = 0; k < nt; k++) {
 		const struct sl_trainer *t = ts[k];
-		note(F, k + 1 < nt ? sl_arena_printf(F->a, "config %s (included by %s): %zu value%s", t->src->display, file,
-						     t->n, t->n == 1 ? "" : "s")
-				   : sl_arena_printf(F->a, "config %s (%s): %zu value%s", file, why, t->n, t->n == 1 ? "" : "s"));
-		/* each value says how the program came to read it */
+		/* each value says how the program came to read it; only the subtrees it takes are mapped (a second
+		 * model or length elsewhere in the file must not win: the program never reads it) */
 		struct sl_trainer *c = sl_arena_alloc(F->a, sizeof *c);
 		*c = *t;
 		struct sl_cfg_entry *es = sl_arena_array(F->a, t->n ? t->n : 1, sizeof *es);
+		size_t n = 0;
 		for (size_t i = 0; i < t->n; i++) {
-			es[i] = t->entries[i];
-			es[i].how = why;
+			if (!taken(t->entries[i].key, pc, r))
+				continue;
+			es[n] = t->entries[i];
+			es[n++].how = why;
 		}
 		c->entries = es;
+		c->n = n;
+		const char *head = k + 1 < nt ? sl_arena_printf(F->a, "config %s (included by %s)", t->src->display, file)
+					      : sl_arena_printf(F->a, "config %s (%s)", file, why);
+		note(F, n == t->n ? sl_arena_printf(F->a, "%s: %zu value%s", head, t->n, t->n == 1 ? "" : "s")
+				  : sl_arena_printf(F->a, "%s: %zu value%s, %zu mapped: the program takes only %s", head,
+						    t->n, t->n == 1 ? "" : "s", n, reads_shown(F->a, pc)));
 		add_settings(F, c);
 	}
 }
@@ -300,7 +350,7 @@ static void load_named_configs(struct follow *F, const struct sl_pyread *r, cons
 			continue; /* the sweep's value names the file (load_sweep_configs) */
 		const char *from = c->from ? c->from : file;
 		load_config(F, c->path, sl_path_dir(F->a, from),
-			    sl_arena_printf(F->a, "%s at %s:%u", c->how, from, c->line));
+			    sl_arena_printf(F->a, "%s at %s:%u", c->how, from, c->line), c, r);
 	}
 }
 
@@ -323,7 +373,7 @@ static void load_sweep_configs(struct follow *F)
 			    (n > 5 && strcmp(v->text + n - 5, ".json") == 0)))
 			continue;
 		load_config(F, v->text, NULL,
-			    sl_arena_printf(F->a, "named by the sweep's %s at line %u", p->path, v->span.line));
+			    sl_arena_printf(F->a, "named by the sweep's %s at line %u", p->path, v->span.line), NULL, NULL);
 	}
 }
 
@@ -352,7 +402,8 @@ static void load_command_configs(struct follow *F)
 		const char *v = command_config(&sw->cmd[i]);
 		if (v)
 			load_config(F, v, NULL,
-				    sl_arena_printf(F->a, "named by the command at line %u", sw->cmd[i].node->span.line));
+				    sl_arena_printf(F->a, "named by the command at line %u", sw->cmd[i].node->span.line), NULL,
+				    NULL);
 	}
 }
 

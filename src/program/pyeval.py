@@ -106,6 +106,7 @@ class Ctx(object):
         self.phase = 2         # 2: code a call reaches from the program's top; 1: a function no call reaches
         self.configs = []      # the config files the C side served, in order: a K's site ('cfg', i, key)
         self.config_cache = {}
+        self.config_reads = {}  # a served config's index -> the CfgReads of the load that asked for it
         self.out = None        # the Out of pysinks.py
         self.wandb_defaults = D(kind='wandb-defaults')
         self.stopped = None
@@ -1242,6 +1243,7 @@ class Evaluator(object):
             sub = self.load_module(obj.name + '.' + name, fr) if obj.name != '__main__' else None
             return sub if sub is not None else U('%s.%s is not set' % (obj.name, name))
         if isinstance(obj, D):
+            cfg_key(obj, name)
             if name in obj.items:
                 return self.read_item(obj, name, node, fr)
             if name == '__dict__' and obj.kind in ('namespace', 'ns'):
@@ -1344,9 +1346,13 @@ class Evaluator(object):
 
     def index_const(self, o, k, node, fr):
         if not isinstance(k, K):
+            cfg_took(self, o)                 # a key not known: any of it
             return UNK
         if isinstance(o, D):
             kk = k.v if isinstance(k.v, str) else str(k.v) if is_scalar(k.v) else None
+            if kk is None:
+                cfg_took(self, o)
+            cfg_key(o, kk)
             if kk in o.items:
                 v = o.items[kk]
                 return with_why(v, ('idx', k.v, fr.fid, node))
@@ -1383,6 +1389,7 @@ class Evaluator(object):
             # **mapping: its known keys are keywords of the call, each with its own value
             if isinstance(v, WandbConfig):
                 v = v.as_dict(self, node, fr)
+            cfg_took(self, v)                 # f(**cfg.train): every key of it
             if isinstance(v, D):
                 for kk, vv in v.items.items():
                     kwargs.setdefault(kk, (None, vv))
@@ -1444,6 +1451,13 @@ class Evaluator(object):
         c = self.c
         name, base = callee_name(node.func) if node is not None else (None, None)
         qual = fv.qual if isinstance(fv, Ext) else None
+        if name not in CFG_BLIND and not (name == 'init' and (base == 'wandb' or qual == 'wandb.init')):
+            # a loaded config handed to code the text does not show may be read there whole
+            # (wandb.init(config=cfg) only logs it: its reads through wandb.config are recorded there)
+            for _, v in args:
+                cfg_took(self, v)
+            for k, (_, v) in kwargs.items():
+                cfg_took(self, v)
         if made is not None and isinstance(fv, Ext):
             # a subclass of an external class: the base's name is what the sinks know, unless the class
             # is a trainer of its own name (a project's copy of TRL's PPOTrainer on trl's BaseTrainer:
@@ -1486,6 +1500,9 @@ class Evaluator(object):
         a = [v for _, v in args]
         kw = dict((k, v) for k, (_, v) in kwargs.items() if k)
         obj = fv.self_
+        if n not in CFG_BLIND_BUILTINS and not n.startswith('dict.'):
+            for x in a + list(kw.values()):
+                cfg_took(self, x)             # dict(cfg), list(cfg), str(cfg): all of it
         if n == 'getattr' and len(a) >= 2:
             o, key = a[0], a[1]
             if isinstance(key, K) and isinstance(key.v, str):
@@ -1625,6 +1642,13 @@ class Evaluator(object):
             if not a:
                 return UNK
             return lift(lambda k: self.dict_get(d, k, a[1] if len(a) > 1 else K(None), node, fr), a[0])
+        if m in ('setdefault', 'pop') and a and isinstance(a[0], K) and isinstance(a[0].v, str):
+            cfg_key(d, a[0].v)
+        elif m != 'update':
+            cfg_took(self, d)                 # items(), values(), copy(), merge_with(): all of it
+        if m == 'update':
+            for x in a:
+                cfg_took(self, x)             # other.update(cfg): every key of cfg
         if m == 'update':
             if a and isinstance(a[0], WandbConfig):
                 src = a[0].as_dict(self, node, fr)
@@ -1670,7 +1694,9 @@ class Evaluator(object):
 
     def dict_get(self, d, k, default, node, fr):
         if not isinstance(k, K) or not isinstance(k.v, str):
+            cfg_took(self, d)
             return UNK
+        cfg_key(d, k.v)
         if k.v in d.items:
             return with_why(d.items[k.v], ('get', k.v, fr.fid, node))
         if d.open:
@@ -1756,6 +1782,13 @@ class Evaluator(object):
 
     def hydra_config(self, info):
         return self.c.out.hydra_values(self, info)
+
+
+# calls that read no value of a config handed to them (printing and logging it)
+CFG_BLIND = {'print', 'pprint', 'info', 'debug', 'warning', 'warn', 'log', 'isinstance', 'len', 'type'}
+# builtins that read only the key they are given (getattr, hasattr: recorded where the key is read)
+CFG_BLIND_BUILTINS = {'getattr', 'hasattr', 'isinstance', 'issubclass', 'type', 'len', 'print', 'id',
+                      'callable', 'super'}
 
 
 def callee_name(f):

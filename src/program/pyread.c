@@ -727,13 +727,28 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 				continue;
 			const char *dest = json_string_value(json_object_get(c, "dest"));
 			const char *from = display_file(R, json_object_get(c, "file"));
-			r->configs[r->nconfigs++] = (struct sl_pyconfig){
+			struct sl_pyconfig *pc = &r->configs[r->nconfigs++];
+			*pc = (struct sl_pyconfig){
 				.path = sl_arena_strdup(a, path),
 				.line = (unsigned)json_integer_value(json_object_get(c, "line")),
 				.how = sl_arena_strdup(a, how),
 				.dest = dest ? sl_arena_strdup(a, dest) : NULL,
 				.from = from ? from : R->main->display,
 			};
+			const json_t *rd = json_object_get(c, "reads");
+			size_t k;
+			const json_t *x;
+			if (json_is_array(rd) && json_array_size(rd)) {
+				pc->reads = sl_arena_array(a, json_array_size(rd), sizeof *pc->reads);
+				json_array_foreach(rd, k, x) {
+					if (!json_is_string(x)) { /* not what the evaluator writes: all of it */
+						pc->reads = NULL;
+						pc->nreads = 0;
+						break;
+					}
+					pc->reads[pc->nreads++] = sl_arena_strdup(a, json_string_value(x));
+				}
+			}
 		}
 	}
 	const json_t *rf = json_object_get(j, "refs");

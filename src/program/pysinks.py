@@ -50,6 +50,8 @@ class Out(object):
         self.imports = []
         self.modules = []      # (dotted name, file index) of the local modules evaluated
         self.configs = []
+        self.config_tracks = {}  # (path, dest) -> the CfgReads of its loads
+        self.config_whole = False  # a value too deep or wide to look into was handed on: every config whole
         self.hydra = None
         self.refs = []
         self.trains = False
@@ -106,6 +108,24 @@ class Out(object):
         if any(cf['path'] == path and cf['dest'] == dest for cf in self.configs):
             return
         self.configs.append({'path': path, 'line': line, 'how': how, 'dest': dest, 'file': fid})
+
+    def config_reads(self, path, dest, reads):
+        """What the program takes of a config it loads (CfgReads), for the C side to map only that."""
+        self.config_tracks.setdefault((path, dest), []).append(reads)
+
+    def configs_json(self):
+        out = []
+        for cf in self.configs:
+            keys = set()
+            tracks = self.config_tracks.get((cf['path'], cf['dest']), [])
+            for t in tracks:
+                keys |= t.keys
+            # null: map it whole (taken whole, nothing seen taken, or the evaluation stopped before its end)
+            whole = not tracks or not keys or '' in keys or self.c.stopped is not None or self.config_whole or \
+                not all(isinstance(k, str) and '\x00' not in k and
+                        not any('\ud800' <= ch <= '\udfff' for ch in k) for k in keys)
+            out.append(dict(cf, reads=None if whole else sorted(keys)))
+        return out
 
     def hydra_call(self, info):
         h = self.hydra or {'config_path': None, 'config_name': None, 'line': info.get('line'), 'fid': info.get('fid')}
@@ -363,7 +383,7 @@ class Out(object):
         return {
             'settings': recs, 'params': self.merged_params(), 'maps': self.merged_maps(), 'notes': self.notes,
             'trains': True if self.trains else (False if self.infers else None),
-            'imports': sorted(set(self.imports)), 'configs': self.configs,
+            'imports': sorted(set(self.imports)), 'configs': self.configs_json(),
             'hydra': self.hydra, 'refs': self.refs,
             'files': c.files, 'config_files': c.configs,
             'modules': [{'name': n, 'file': f} for n, f in self.modules],

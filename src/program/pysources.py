@@ -45,6 +45,7 @@ class WandbConfig(V):
 
     def read_all(self, ev, how):
         self.read(ev, '*', how)
+        cfg_took(ev, self.defaults)          # a loaded config given to wandb.init(config=...), every key
 
     def param(self, ev, name, default):
         c = ev.c
@@ -79,6 +80,7 @@ class WandbConfig(V):
         if v is not None:
             return v
         if d is not None:
+            cfg_took(ev, d)                  # a loaded config given to wandb.init(config=...)
             return with_why(d, 'wandb.config.%s (the sweep does not set it)' % name)
         if fallback is not None:
             return with_why(fallback, 'wandb.config.%s falls back (the sweep does not set it)' % name)
@@ -383,12 +385,56 @@ def load_config(ev, pathv, how, node, fr, dest=None):
     if key in c.config_cache:
         return c.config_cache[key]
     reply = c.reply('config', {'path': path, 'from': c.files[fr.fid]})
-    d = config_from_reply(ev, reply, '%s at %s' % (how, where))
+    reads = CfgReads()
+    c.out.config_reads(path, dest, reads)
+    d = config_from_reply(ev, reply, '%s at %s' % (how, where), reads)
     c.config_cache[key] = d
     return d
 
 
-def config_from_reply(ev, reply, how):
+class CfgReads:
+    """The keys of one loaded config the program takes (docs/program.md "Configs the program loads"): every
+    dotted key it reads a value or a sub-mapping at, '' when it takes the mapping whole (hands it to code the
+    text does not show, iterates it, copies it, expands it with **)."""
+    __slots__ = ('keys',)
+
+    def __init__(self):
+        self.keys = set()
+
+
+def tag_config(d, reads, prefix=''):
+    d.tag = (reads, prefix)
+    for k, v in d.items.items():
+        if isinstance(v, D) and v.tag is None:
+            tag_config(v, reads, prefix + '.' + k if prefix else k)
+
+
+def cfg_took(ev, v, depth=0):
+    """v taken whole: a loaded config's mapping (its key and everything under it) or one of its values."""
+    if isinstance(v, D) and v.tag is not None:
+        v.tag[0].keys.add(v.tag[1])
+    elif isinstance(v, K) and v.site is not None and v.site[0] == 'cfg':
+        r = ev.c.config_reads.get(v.site[1])
+        if r is not None:
+            r.keys.add(v.site[2])
+    elif isinstance(v, (L, OneOf, D)) and ev.c.config_reads:
+        # a list or mapping of the program's that may hold one: looked into 3 levels deep, 64 items each
+        # (bounded per call); past that, every config counts as taken whole
+        xs = v.items if isinstance(v, L) else v.opts if isinstance(v, OneOf) else v.items
+        if depth >= 3 or len(xs) > 64:
+            ev.c.out.config_whole = True
+            return
+        for x in (xs.values() if isinstance(xs, dict) else xs):
+            cfg_took(ev, x, depth + 1)
+
+
+def cfg_key(d, key):
+    """The key of a loaded config's mapping d read: its dotted key recorded."""
+    if d.tag is not None and isinstance(key, str):
+        d.tag[0].keys.add(d.tag[1] + '.' + key if d.tag[1] else key)
+
+
+def config_from_reply(ev, reply, how, reads=None):
     c = ev.c
     if not reply or reply.get('error') or not reply.get('configs'):
         return U((reply or {}).get('error') or 'not read')
@@ -396,12 +442,16 @@ def config_from_reply(ev, reply, how):
     for cf in reply['configs']:
         cid = len(c.configs)
         c.configs.append(cf.get('display') or '?')
+        if reads is not None:
+            c.config_reads[cid] = reads
         for key, val in cf.get('values') or []:
             if not isinstance(key, str):
                 continue
             v = K(val, ('cfg', cid, key), ('%s in %s (%s)' % (key, cf.get('display') or '?', how),)) \
                 if is_scalar(val) or isinstance(val, list) else U('a nested value')
             put_path(d, key, v)
+    if reads is not None:
+        tag_config(d, reads)
     return d
 
 

@@ -116,13 +116,14 @@ class M(V):
 
 class D(V):
     """A mapping of names to values: a dict literal, a loaded config, a namespace, a ConfigDict."""
-    __slots__ = ('items', 'kind', 'site', 'open')
+    __slots__ = ('items', 'kind', 'site', 'open', 'tag')
 
     def __init__(self, items=None, kind='dict', site=None, open_=False):
         self.items = items if items is not None else {}
         self.kind = kind
         self.site = site
         self.open = open_      # keys may exist that are not listed (a missing key is unknown, not absent)
+        self.tag = None        # a loaded config's mapping: (CfgReads, its dotted key, '' at the top)
 
     def __repr__(self):
         return 'D(%s, %r)' % (self.kind, list(self.items)[:8])

@@ -227,6 +227,45 @@ static void test_config_accessors_and_rebinding(void **state)
 	expect(p, "model_name_or_path", "bert-large-uncased", "conf/retriever.json", "\"bert-large-uncased\"",
 	       "model.py:5");
 	expect(p, "max_length", "384", "conf/retriever.json", "384", NULL);
+	/* the file mapped as the program reads it: the subtree it takes (retriever, whole), not the teacher's */
+	assert_non_null(setting(p, "retriever.max_len", NULL));
+	assert_null(setting(p, "teacher.model_name", NULL));
+	assert_true(noted(p, "3 values, 2 mapped: the program takes only retriever"));
+	/* a config handed whole to code the text does not show may be read there whole: all of it mapped */
+	write_file("train.py", "import json\n"
+			       "from transformers import AutoModel\n"
+			       "cfg = json.load(open('conf/retriever.json'))\n"
+			       "m = AutoModel.from_pretrained(cfg['retriever']['encoder']['name'])\n"
+			       "build_everything(cfg)\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_non_null(setting(p, "teacher.model_name", NULL));
+	/* ** of a subtree takes all of it; wandb.init(config=cfg) only logs it (a read through wandb.config
+	 * counts where it reads); a key no known value names takes all of it */
+	write_file("train.py", "import json, wandb\n"
+			       "from transformers import AutoModel, TrainingArguments\n"
+			       "cfg = json.load(open('conf/retriever.json'))\n"
+			       "wandb.init(config=cfg)\n"
+			       "t = TrainingArguments(**cfg['retriever'])\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_non_null(setting(p, "retriever.encoder.name", NULL));
+	assert_null(setting(p, "teacher.model_name", NULL));
+	write_file("train.py", "import json, wandb\n"
+			       "cfg = json.load(open('conf/retriever.json'))\n"
+			       "wandb.init(config=cfg)\n"
+			       "name = wandb.config.teacher['model_name']\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_non_null(setting(p, "teacher.model_name", NULL));
+	assert_null(setting(p, "retriever.max_len", NULL));
+	write_file("train.py", "import json, os\n"
+			       "cfg = json.load(open('conf/retriever.json'))\n"
+			       "part = cfg[os.environ['PART']]\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_non_null(setting(p, "teacher.model_name", NULL));
+	assert_non_null(setting(p, "retriever.max_len", NULL));
 }
 
 /*
