@@ -12,6 +12,7 @@
 #include "sweeplint/path.h"
 #include "sweeplint/program.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -291,7 +292,9 @@ static struct sl_node *word_node(struct sl_arena *a, const struct sl_source *src
 
 /*
  * The literal options a shell line passes after the script: --key value, --key=value, a bare --flag
- * (true). Words holding $ or ` (variables, "$@") are not literals and end nothing: they are skipped.
+ * (true), and argparse's single-dash options (-c conf.yaml, -lr=0.1; the program's parser maps them to
+ * their dest: pysources.py argparse_value). Words holding $ or ` (variables, "$@") are not literals and end
+ * nothing: they are skipped.
  */
 static struct sl_trainer *shell_options(struct sl_arena *a, const struct sl_source *src, uint32_t line,
 					const char *const *w, size_t n, const struct sl_program_opts *o)
@@ -308,10 +311,13 @@ static struct sl_trainer *shell_options(struct sl_arena *a, const struct sl_sour
 	t->entries = sl_arena_array(a, n ? n : 1, sizeof *t->entries);
 	for (; i < n; i++) {
 		const char *word = w[i];
-		if (strncmp(word, "--", 2) != 0 || strchr(word, '$') || strchr(word, '`'))
+		/* --key, or -k (a letter after one dash: not a negative number, not a bare "-") */
+		size_t dashes = strncmp(word, "--", 2) == 0 ? 2 : word[0] == '-' && isalpha((unsigned char)word[1]) ? 1 : 0;
+		if (!dashes || !word[dashes] || strchr(word, '$') || strchr(word, '`'))
 			continue;
 		const char *eq = strchr(word, '=');
-		const char *key = eq ? sl_arena_strndup(a, word + 2, (size_t)(eq - word - 2)) : word + 2;
+		const char *key = eq ? sl_arena_strndup(a, word + dashes, (size_t)(eq - word) - dashes)
+				     : word + dashes;
 		const char *value = NULL;
 		if (eq)
 			value = eq + 1;
@@ -328,7 +334,8 @@ static struct sl_trainer *shell_options(struct sl_arena *a, const struct sl_sour
 		struct sl_cfg_entry *e = &t->entries[t->n++];
 		e->key = k;
 		e->node = word_node(a, src, line, value ? value : "true", res);
-		e->how = sl_arena_printf(a, "%s passes --%s%s", src->display, key, value ? "" : " (a flag)");
+		e->how = sl_arena_printf(a, "%s passes %.*s%s%s", src->display, (int)dashes, "--", key,
+					 value ? "" : " (a flag)");
 	}
 	return t;
 }

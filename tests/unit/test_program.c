@@ -600,6 +600,27 @@ static void test_follow_configs_hydra_shell(void **state)
 	assert_string_equal(sl_trainer_get(last, "bf16")->node->text, "true");
 	assert_null(sl_trainer_get(last, "lr"));
 	assert_int_equal(sl_trainer_get(last, "bf16")->node->span.line, 2);
+	/* a single-dash option on the shell line (-c FILE): the program's parser maps it to its dest, and the
+	 * config it names is the one the program loads (was: only --long options were read, so the default's
+	 * cfg/base.yaml was looked for) */
+	write_file("ap2.py", "import argparse, yaml\np = argparse.ArgumentParser()\n"
+			     "p.add_argument('-c', '--cfg-file', dest='cfg_path', default='cfg/base.yaml')\n"
+			     "args = p.parse_args()\ncfg = yaml.safe_load(open(args.cfg_path))\n"
+			     "t = TrainingArguments('o', per_device_train_batch_size=cfg['per_device_train_batch_size'])\n"
+			     "losses.backward()\n");
+	write_file("run2.sh", "#!/bin/bash\npython ap2.py -c cfg/other.yaml -x=1 -1 \"$@\"\n");
+	p = sl_program_follow(A, sweep_of("program: run2.sh\n"), &o);
+	const struct sl_trainer *in = NULL;
+	const struct sl_cfg_entry *bs = NULL;
+	for (size_t i = p->nsettings; i-- > 0 && !bs;)
+		if ((bs = sl_trainer_get(p->settings[i], "per_device_train_batch_size")))
+			in = p->settings[i];
+	assert_non_null(bs);
+	assert_string_equal(bs->node->text, "32");
+	assert_non_null(strstr(in->src->path, "cfg/other.yaml"));
+	assert_non_null(sl_trainer_get(p->ref.shell, "c"));
+	assert_string_equal(sl_trainer_get(p->ref.shell, "x")->node->text, "1");
+	assert_null(sl_trainer_get(p->ref.shell, "1")); /* a negative number is no option */
 }
 
 /* ---- custom nn.Modules built from hyperparameters (pymodules.py) ----------------------------------- */
