@@ -289,6 +289,10 @@ struct sl_settings {
 	int32_t trainable_layers;  /* freeze: the last N layers train, the first -N when negative; 0: the default 2 */
 	uint32_t trainable_modules;/* freeze: SL_FZ_* bits of what trains in each such layer (0: all) */
 	uint32_t freeze_extra;     /* freeze: SL_FZX_* bits of the modules beside the layers that train */
+	/* a vision-language model's vision tower and its projector frozen in a full fine-tune (LLaMA-Factory's
+	 * freeze_vision_tower and freeze_multi_modal_projector, true by default; docs/memory-model.md) */
+	bool freeze_vision;
+	bool freeze_projector;
 	enum sl_part part;         /* the part of the model that runs */
 	bool separate_encoders;    /* bi-encoder: query and passage encoders with weights of their own */
 	uint64_t query_len;        /* bi-encoder: the length of each example's first text (0: seq_len) */

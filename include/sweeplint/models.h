@@ -394,6 +394,8 @@ enum { SL_FZX_EMBED = 1u << 0, SL_FZX_HEAD = 1u << 1, SL_FZX_NORM = 1u << 2 };
  * 0: not modelled (not a uniform decoder stack; expert ids that the layer ids name too).
  */
 uint64_t sl_arch_freeze_params(const struct sl_arch *a, uint32_t k, uint32_t first_id, uint32_t mods, uint32_t extra);
+/* Parameters of a vision-language model's vision tower with its projector (0: no vision tower). */
+uint64_t sl_arch_vision_params(const struct sl_arch *a);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
 /*

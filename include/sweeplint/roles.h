@@ -101,6 +101,8 @@ enum sl_role {
 	SL_ROLE_TRAINABLE_LAYERS, /* freeze_trainable_layers: the last N layers train (the first -N when negative) */
 	SL_ROLE_TRAINABLE_MODULES,/* freeze_trainable_modules: all, or the modules of each such layer (SL_FZ_*) */
 	SL_ROLE_FREEZE_EXTRA,     /* freeze_extra_modules: embeddings, LM head, final norm (SL_FZX_*) */
+	SL_ROLE_FREEZE_VISION,    /* a vision-language model's vision tower frozen (freeze_vision_tower) */
+	SL_ROLE_FREEZE_PROJECTOR, /* its multi-modal projector frozen (freeze_multi_modal_projector) */
 	/* preference and RL fine-tuning (issue #31; docs/memory-model.md "Preference and RL fine-tuning") */
 	SL_ROLE_ALGORITHM,        /* sft | dpo | orpo | simpo | kto | grpo | rloo | ppo | reward (rules/algorithms.yaml) */
 	SL_ROLE_BETA,             /* the KL coefficient: 0 loads no reference model (GRPO, RLOO) */

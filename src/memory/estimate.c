@@ -1424,6 +1424,14 @@ static void statics(const struct ctx *x, const struct sl_gpu *gpu, struct static
 	if (full && x->frozen)
 		T = x->freeze ? x->T_freeze
 			      : P - (double)sl_arch_frozen_params(a, task, s->part, s->frozen_layers, s->frozen_embeddings);
+	/* a vision tower and its projector frozen (LLaMA-Factory's default; docs/memory-model.md "What
+	 * trains"): no gradients or states; a trained projector beside a frozen tower counts the whole vision
+	 * part as trainable (an upper bound); freeze tuning's count has no vision part anyway */
+	if (full && !x->freeze && s->freeze_vision && s->freeze_projector && s->mode == SL_MODE_TRAIN &&
+	    s->frozen_layers != SL_FROZEN_BACKBONE) {
+		double v = (double)sl_arch_vision_params(a);
+		T -= v < T ? v : T;
+	}
 	double N = s->num_gpus ? s->num_gpus : 1;
 	double pb = x->pb;
 	bool lm = x->vocab;

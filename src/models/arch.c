@@ -1030,6 +1030,11 @@ uint64_t sl_arch_frozen_params(const struct sl_arch *a, enum sl_task t, enum sl_
 	return f < all ? f : all;
 }
 
+uint64_t sl_arch_vision_params(const struct sl_arch *a)
+{
+	return a->kind == SL_ARCH_DECODER && !a->modules ? vision(a) : 0;
+}
+
 /*
  * LLaMA-Factory's freeze tuning (model/adapter.py _setup_freeze_tuning @ff6d4d12): a parameter trains
  * when its name holds ".{i}." of a trainable layer id (with ".{i}.{module}" for named modules) or an

@@ -495,6 +495,8 @@ static const char *role_label(enum sl_role r)
 	case SL_ROLE_FSDP_EMBEDDING_UNITS:
 	case SL_ROLE_BNB_LEGACY:
 	case SL_ROLE_UPCAST_TRAINABLE:
+	case SL_ROLE_FREEZE_VISION:
+	case SL_ROLE_FREEZE_PROJECTOR:
 	case SL_ROLE_SEPARATE_ENCODERS:
 	case SL_ROLE_VLLM_SLEEP:
 		return "a boolean sweeplint knows";

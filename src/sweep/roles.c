@@ -97,6 +97,8 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_TRAINABLE_LAYERS] = "trainable_layers",
 	[SL_ROLE_TRAINABLE_MODULES] = "trainable_modules",
 	[SL_ROLE_FREEZE_EXTRA] = "freeze_extra",
+	[SL_ROLE_FREEZE_VISION] = "freeze_vision",
+	[SL_ROLE_FREEZE_PROJECTOR] = "freeze_projector",
 	[SL_ROLE_ALGORITHM] = "algorithm",
 	[SL_ROLE_BETA] = "beta",
 	[SL_ROLE_NUM_GENERATIONS] = "num_generations",
@@ -887,6 +889,8 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 	case SL_ROLE_KBIT_PREPARE:
 	case SL_ROLE_BNB_LEGACY:
 	case SL_ROLE_UPCAST_TRAINABLE:
+	case SL_ROLE_FREEZE_VISION:
+	case SL_ROLE_FREEZE_PROJECTOR:
 	case SL_ROLE_TORCH_COMPILE:
 	case SL_ROLE_LIGER:
 	case SL_ROLE_PACKING:
@@ -1392,6 +1396,12 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		break;
 	case SL_ROLE_FREEZE_EXTRA:
 		s->freeze_extra = (uint32_t)u;
+		break;
+	case SL_ROLE_FREEZE_VISION:
+		s->freeze_vision = u != 0;
+		break;
+	case SL_ROLE_FREEZE_PROJECTOR:
+		s->freeze_projector = u != 0;
 		break;
 	case SL_ROLE_NUM_VIRTUAL_TOKENS:
 		s->num_virtual_tokens = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;

@@ -823,6 +823,60 @@ static void test_freeze_tuning(void **state)
 	assert_int_not_equal(sl_role_value_from_text(e->a, SL_ROLE_FREEZE_EXTRA, NULL, "classifier", NULL, &bad, &why), 0);
 }
 
+/*
+ * A vision-language model's full fine-tune with the vision tower and projector frozen (LLaMA-Factory's
+ * freeze_vision_tower / freeze_multi_modal_projector defaults, model_utils/visual.py get_forbidden_modules
+ * @ff6d4d12). Qwen2.5-VL-7B's vision part by hand: patch Conv3d 3·2·14·14 → 1280 (no bias); 32 blocks of
+ * two RMSNorms (2·1280), qkv 1280 → 3840 and proj 1280 → 1280 with biases, a gated MLP 1280 → 3420 → 1280
+ * with biases; the merger: ln_q (1280), Linear(5120, 5120) and Linear(5120, 3584) with biases.
+ */
+static void test_frozen_vision(void **state)
+{
+	struct env *e = *state;
+	struct sl_diags dg;
+	sl_diags_init(&dg, e->a);
+	const struct sl_model *m = sl_model_from_config(e->a, "fixtures/configs/qwen2_5_vl", &dg); /* the 7B's */
+	assert_non_null(m);
+	const struct sl_arch *a = &m->arch;
+	const struct sl_gpu *g = gpu(e, "a100-80gb");
+	const struct sl_calib *c = &e->cat->calib;
+	double vh = 1280, I = 3420, w = 4 * vh;
+	double block = 2 * vh + (vh * 3 * vh + 3 * vh) + (vh * vh + vh) + 2 * (vh * I + I) + (I * vh + vh);
+	double merger = vh + (w * w + w) + (w * 3584 + 3584);
+	double vis = 3 * 2 * 14 * 14 * vh + 32 * block + merger;
+	assert_int_equal((uint64_t)vis, 676550144);
+	assert_int_equal(sl_arch_vision_params(a), (uint64_t)vis);
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = m->task;
+	s.batch_size = 1;
+	s.seq_len = 1024;
+	s.dtype = SL_DTYPE_BF16;
+	struct sl_breakdown all, frozen;
+	sl_estimate(a, &s, g, c, &all);
+	double P = (double)sl_arch_params_for_task(a, m->task);
+	assert_int_equal(all.trainable, (uint64_t)P);
+	s.freeze_vision = s.freeze_projector = true;
+	sl_estimate(a, &s, g, c, &frozen);
+	assert_int_equal(frozen.trainable, (uint64_t)(P - vis));
+	assert_int_equal(frozen.params, (uint64_t)P);
+	/* at the optimizer step AdamW's two bf16 states and its _foreach_sqrt temporary per trainable
+	 * parameter: 6 B less for each frozen one */
+	assert_int_equal(all.phase, SL_PHASE_OPTIMIZER);
+	assert_int_equal(frozen.phase, SL_PHASE_OPTIMIZER);
+	assert_int_equal(all.optimizer - frozen.optimizer, (uint64_t)(6 * vis));
+	/* a trained projector beside the frozen tower: the whole vision part counted as trainable */
+	s.freeze_projector = false;
+	sl_estimate(a, &s, g, c, &frozen);
+	assert_int_equal(frozen.trainable, (uint64_t)P);
+	/* a text-only model has no vision part to freeze */
+	const struct sl_model *l = model(e, "llama-2-7b");
+	s.task = l->task;
+	s.freeze_projector = true;
+	sl_estimate(&l->arch, &s, g, c, &frozen);
+	assert_int_equal(frozen.trainable, sl_arch_params_for_task(&l->arch, l->task));
+}
+
 /* An oom that rests on a guess (dynamic padding's bound) is at risk; on stated settings it is sure. */
 static void test_at_risk_counts(void **state)
 {
@@ -884,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_bi_encoder),      cmocka_unit_test(test_vllm),
 		cmocka_unit_test(test_workload_dtype),  cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_at_risk_counts), cmocka_unit_test(test_freeze_tuning),
+		cmocka_unit_test(test_frozen_vision),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
