@@ -200,6 +200,9 @@ struct sl_eval_opts {
 	const char *const *unread_params;
 	size_t nunread_params;
 	const char *args_why;            /* why the command line carries none of them ("its command has no ${args}") */
+	/* the program loads the model with a quantization its text does not decide (program.h quant_open):
+	 * every oom verdict rests on it (SL_NEED_QUANT); NULL: decided */
+	const char *quant_open;
 };
 
 /*
@@ -270,6 +273,7 @@ struct sl_eval {
 	struct sl_eval_note *notes;
 	size_t nnotes;
 	bool has_model;                  /* some axis sets the model */
+	const char *quant_open;          /* sl_eval_opts.quant_open */
 	enum sl_mode mode;               /* the workload when no axis sets `mode` (rules/workload.yaml) */
 	/* known combinations judged on stated settings / on some assumed one (sl_eval_assumed), weighted */
 	struct sl_count stated, assumed;
@@ -319,8 +323,9 @@ enum {
 	SL_NEED_ADAPTER = 1u << 3,
 	SL_NEED_PADDING = 1u << 4,  /* the length is dynamic padding's bound: each batch only as long as its longest */
 	SL_NEED_BOUND = 1u << 5,    /* a custom module's activations are an upper bound (its forward is not read) */
+	SL_NEED_QUANT = 1u << 6,    /* the program's quantization is not decided (sl_eval.quant_open) */
 	SL_NEED__AXES = 7u,
-	SL_NEED__ALL = 63u
+	SL_NEED__ALL = 127u
 };
 unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx);
 /*

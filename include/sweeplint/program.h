@@ -109,6 +109,9 @@ struct sl_pyread {
 	struct sl_param_role *roles; /* sweep parameters that reach a sink */
 	size_t nroles;
 	int trains;                 /* 1: builds an optimizer or trainer; 0: only generate/vLLM; -1: unknown */
+	/* the model loads with a quantization the text does not decide (a table of BitsAndBytesConfigs looked
+	 * up with an unknown key): "train.py:18: quantization_config is one of ..."; NULL: decided or none */
+	const char *quant_open;
 	const char **imports;       /* modules it imports ("pkg.mod") */
 	size_t nimports;
 	const char **modules;       /* the local modules evaluated, as "name (path)" */
@@ -299,6 +302,7 @@ struct sl_program {
 	const char **ignore_params; /* sweep parameters that choose a Hydra group option, not values */
 	size_t nignore_params;
 	int trains;                 /* 1 / 0 / -1 as in sl_pyread */
+	const char *quant_open;     /* as sl_pyread's */
 	const char **notes;         /* for -v: what was found, read, and left unread */
 	size_t nnotes;
 	const struct sl_param_role *roles; /* sweep parameters the program makes a setting of (sinks) */

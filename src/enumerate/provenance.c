@@ -154,6 +154,8 @@ static unsigned settings_needs(const struct sl_eval *ev, const uint32_t *idx)
 		mask |= SL_NEED_PADDING;
 	if (m && m->arch.modules)
 		mask |= SL_NEED_BOUND;
+	if (ev->quant_open && s.mode == SL_MODE_TRAIN && s.quant == SL_QUANT_NONE)
+		mask |= SL_NEED_QUANT; /* it may load 4-bit: no oom is sure unless a 4-bit base runs out too */
 	return mask;
 }
 
@@ -221,6 +223,15 @@ void sl_need_favourable(struct sl_settings *s, unsigned mask)
 		if (s->query_len > 1)
 			s->query_len = 1;
 	}
+	if (mask & SL_NEED_QUANT) { /* the program may pick a 4-bit base: trained through PEFT's least LoRA */
+		s->quant = SL_QUANT_NF4;
+		if (s->peft_method == SL_PEFT_NONE) {
+			s->peft_method = SL_PEFT_LORA;
+			s->lora_r = 1;
+			s->lora_targets = SL_LORA_Q;
+			s->gradient_checkpointing = true;
+		}
+	}
 	if (mask & SL_NEED_BOUND) { /* a custom module's activations at their least: one position */
 		s->batch_size = 1;
 		s->seq_len = 1;
@@ -242,6 +253,8 @@ const char *sl_need_role_name(unsigned bit)
 		return "padding";
 	case SL_NEED_BOUND:
 		return "modules";
+	case SL_NEED_QUANT:
+		return "quant";
 	default:
 		return "?";
 	}
@@ -252,7 +265,7 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	bool gen = mode == SL_MODE_GENERATE;
 	struct sl_settings d;
 	sl_settings_default(&d);
-	const char *part[6]; /* bound: the needs below, at most one part each */
+	const char *part[7]; /* bound: the needs below, at most one part each */
 	size_t n = 0;
 	if (mask & SL_NEED_BATCH)
 		part[n++] = sl_arena_printf(a, "batch_size %llu%s", (unsigned long long)d.batch_size,
@@ -272,6 +285,8 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	if (mask & SL_NEED_BOUND)
 		part[n++] = "an upper bound of a custom module's activations (its layers are counted, its forward is not "
 			    "read)";
+	if (mask & SL_NEED_QUANT)
+		part[n++] = "no quantization, where the program picks one at run time from a table of BitsAndBytesConfigs";
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (size_t i = 0; i < n; i++) {
@@ -365,7 +380,7 @@ void sl_eval_count_assumed(struct sl_arena *a, struct sl_eval *ev)
 	}
 	stated |= always;
 	ev->stated = ev->assumed = (struct sl_count){0};
-	if (uniform && !(SL_NEED__AXES & ~stated) && (may_assume_adapter(ev) || may_bound(ev)))
+	if (uniform && !(SL_NEED__AXES & ~stated) && (may_assume_adapter(ev) || may_bound(ev) || ev->quant_open))
 		uniform = false; /* stated but for the settings' own needs some combinations may assume: look at each */
 	if (uniform) {
 		*((SL_NEED__AXES & ~stated) ? &ev->assumed : &ev->stated) = known;
@@ -443,6 +458,8 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 		struct sl_setting_origin none = {.source = SL_SOURCE_DEFAULT};
 		describe_one(&b, a, "adapter", &none, "PEFT's default LoRA over the quantized base");
 	}
+	if (ev->quant_open)
+		sl_buf_adds(&b, sl_arena_printf(a, "; quantization not decided (%s)", ev->quant_open));
 	return b.buf;
 }
 

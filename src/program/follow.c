@@ -1021,6 +1021,7 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	for (size_t i = 0; i < r->nnotes; i++)
 		note(&F, r->notes[i]);
 	F.p->trains = r->trains;
+	F.p->quant_open = r->quant_open;
 	F.p->roles = r->roles;
 	F.p->nroles = r->nroles;
 	judge_reach(&F, r);

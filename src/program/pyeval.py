@@ -6,6 +6,7 @@
 MAX_DEPTH = 12         # nested calls into the program's own functions
 MAX_MODULES = 32       # local modules evaluated
 MAX_MODULE_BYTES = 256 << 10
+MAX_NS_FILES = 64       # modules of a folder without __init__.py looked through for a name it lacks
 MAX_TOTAL_BYTES = 2 << 20
 MAX_UNROLL = 64        # a loop over a known list longer than this runs its body once, on any item
 DEFAULT_BUDGET = 200000  # evaluation steps; the largest corpus program takes 15,000
@@ -17,6 +18,17 @@ BUILTINS = {'dict', 'getattr', 'setattr', 'hasattr', 'str', 'int', 'float', 'boo
             'list', 'tuple', 'print', 'isinstance', 'range', 'enumerate', 'zip', 'max', 'min', 'super',
             'sorted', 'type', 'repr', 'round', 'abs', 'any', 'all', 'iter', 'next', 'map', 'filter'}
 
+
+
+def defines(st, name):
+    """Whether top-level statement st binds name: a class, a def, or an assignment to it."""
+    if isinstance(st, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return st.name == name
+    if isinstance(st, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in st.targets)
+    if isinstance(st, ast.AnnAssign):
+        return isinstance(st.target, ast.Name) and st.target.id == name
+    return False
 
 class Frame(object):
     __slots__ = ('env', 'glob', 'closure', 'mod', 'guard', 'dead', 'returns', 'fid', 'globals_', 'func')
@@ -353,6 +365,42 @@ class Evaluator(object):
                 return c.mods[key]
         return None
 
+    def namespace_name(self, m, modname, name, fr):
+        """`from pkg import Name` where pkg is a folder with no __init__.py here: Python finds Name only through
+        a package __init__ this checkout lacks (a partial copy of the repository), which re-exports it from
+        one of the folder's modules. The one module of the folder that defines Name at its top level (a
+        class, a def or an assignment) is read for it; none or several: not read."""
+        c = self.c
+        folder = m.file[:-1]
+        try:
+            files = sorted(f for f in os.listdir(folder) if f.endswith('.py'))[:MAX_NS_FILES]
+        except OSError:
+            return None
+        found = []
+        for f in files:
+            real = c.inside(os.path.join(folder, f))
+            if real is None:
+                continue
+            try:
+                with open(real, 'rb') as fh:
+                    text = fh.read(MAX_MODULE_BYTES + 1)
+                if len(text) > MAX_MODULE_BYTES:
+                    continue
+                tree = ast.parse(text)
+            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            if any(defines(st, name) for st in tree.body):
+                found.append(f[:-3])
+        if len(found) != 1:
+            return None
+        dotted = (modname + '.' if modname else '') + found[0]
+        sub = self.load_module(dotted, fr)
+        if not isinstance(sub, Mod) or name not in sub.env:
+            return None
+        c.note('%s has no __init__.py here: %s read from %s, the one module of the folder that defines it'
+               % (modname or '.', name, dotted))
+        return sub.env[name]
+
     def import_value(self, dotted, fr, level=0):
         m = self.load_module(dotted, fr, level) if dotted or level else None
         if m is not None:
@@ -391,6 +439,8 @@ class Evaluator(object):
                 v = m.env.get(a.name)
                 if v is None:
                     sub = self.load_module((modname + '.' if modname else '') + a.name, fr, st.level)
+                    if sub is None and m.file.endswith('/'):
+                        sub = self.namespace_name(m, modname, a.name, fr)
                     v = sub if sub is not None else U('%s is not set in %s' % (a.name, modname or '.'))
                 self.store_name(name, v, fr)
             else:
@@ -1083,6 +1133,13 @@ class Evaluator(object):
                     d.items[kv.v if isinstance(kv.v, str) else str(kv.v)] = self.ev(vn, fr)
                 else:
                     d.open = True
+            objs = [v for v in d.items.values() if choice_object(v)]
+            if len(objs) >= 2 and len(set(choice_object(v) for v in objs)) == 1:
+                # two configs of one kind in one mapping are alternatives: none is a setting until the program
+                # picks one (a lookup decides it; the table is shared by its objects)
+                table = {'picked': False, 'kind': choice_object(objs[0]), 'site': (fr.fid, node)}
+                for o in objs:
+                    o.data['table'] = table
             return d
         if t is ast.IfExp:
             tv = self.truth(self.ev(node.test, fr))
@@ -1347,8 +1404,11 @@ class Evaluator(object):
     def index_const(self, o, k, node, fr):
         if not isinstance(k, K):
             cfg_took(self, o)                 # a key not known: any of it
-            return UNK
+            return self.table_choices(o, [])
         if isinstance(o, D):
+            table = choice_table(o)
+            if table is not None:
+                table['picked'] = True
             kk = k.v if isinstance(k.v, str) else str(k.v) if is_scalar(k.v) else None
             if kk is None:
                 cfg_took(self, o)
@@ -1695,13 +1755,25 @@ class Evaluator(object):
     def dict_get(self, d, k, default, node, fr):
         if not isinstance(k, K) or not isinstance(k.v, str):
             cfg_took(self, d)
-            return UNK
+            return self.table_choices(d, [default])
+        table = choice_table(d)
+        if table is not None:
+            table['picked'] = True
         cfg_key(d, k.v)
         if k.v in d.items:
             return with_why(d.items[k.v], ('get', k.v, fr.fid, node))
         if d.open:
             return UNK
         return default
+
+    def table_choices(self, d, extra):
+        """A table of quantization configs looked up with a key the text does not decide: its entries (and the
+        lookup's default) as possibilities, so the load reads no quantization rather than each entry."""
+        table = choice_table(d)
+        if table is None or table['kind'] != 'bnb' or d.open:
+            return UNK
+        opts = list(d.items.values()) + list(extra)
+        return OneOf(opts) if len(opts) <= MAX_ONEOF else UNK
 
     def str_call(self, m, s, a, node, fr):
         def f(x, *ys):

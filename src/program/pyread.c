@@ -704,6 +704,8 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 	}
 	const json_t *tr = json_object_get(j, "trains");
 	r->trains = json_is_true(tr) ? 1 : json_is_false(tr) ? 0 : -1;
+	const char *qo = json_string_value(json_object_get(j, "quant_open"));
+	r->quant_open = qo ? sl_arena_strdup(a, qo) : NULL;
 	r->imports = strings_of(a, json_object_get(j, "imports"), &r->nimports);
 	read_notes(R, json_object_get(j, "notes"));
 	const json_t *mods = json_object_get(j, "modules");

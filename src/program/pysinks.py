@@ -72,6 +72,8 @@ class Out(object):
         self.infer_at = None   # (fid, node) of the first generating call (generate, LLM, SamplingParams)
         self.generation = []   # generate()'s settings, read when the program only generates
         self.model_classes = []  # (class name, fid, node) of each model loader: the part that runs
+        self.quant_open = None   # "train.py:18: quantization_config is one of ...": the load's quantization is
+        #                          not decided by the text (pysinks.py undecided_choice)
 
     # -- records -------------------------------------------------------------------------------------
     def site_fields(self, rec, v, node, fid):
@@ -251,7 +253,22 @@ class Out(object):
     # -- the end of the evaluation ---------------------------------------------------------------------
     def finish(self, ev):
         c = self.c
+        tables = []
         for o in self.objects:
+            table = o.data.get('table')
+            if not o.data['applied'] and table is not None and (table['picked'] or table['kind'] == 'bnb'):
+                # one of a table's alternatives the program's lookup did not pick (or could not decide); a
+                # table of quantizations no lookup the evaluation reached picks from: which one loads is open
+                if table not in tables:
+                    tables.append(table)
+                    fid, node = table['site']
+                    shown_all = ', '.join(object_shown(x) for x in self.objects if x.data.get('table') is table)
+                    c.note('%s: a table of alternatives: only the one the program looks up is read' % shown_all,
+                           fid, node)
+                    if not table['picked'] and self.quant_open is None:
+                        self.quant_open = '%s: a table of %s that no load the evaluation follows looks up' % (
+                            c.where(fid, node), shown_all)
+                continue
             if not o.data['applied']:
                 fr = Frame({}, {}, None, o.data['fid'], o.data['guard'])
                 c.phase = o.data['phase']
@@ -383,6 +400,7 @@ class Out(object):
         return {
             'settings': recs, 'params': self.merged_params(), 'maps': self.merged_maps(), 'notes': self.notes,
             'trains': True if self.trains else (False if self.infers else None),
+            'quant_open': self.quant_open,
             'imports': sorted(set(self.imports)), 'configs': self.configs_json(),
             'hydra': self.hydra, 'refs': self.refs,
             'files': c.files, 'config_files': c.configs,
@@ -481,14 +499,41 @@ def from_pretrained(ev, name, base, args, kwargs, node, fr, made):
     sink_model(ev, first, node, '%s.from_pretrained%s' % (base or '', '("...")' if literal else ''), fr)
     if base:
         ev.c.out.model_classes.append((base, fr.fid, node))
+    q = kwargs.get('quantization_config')
+    undecided = q is not None and undecided_choice(ev, q[1], q[0], fr)
     for k in FROM_PRETRAINED_KWARGS:
         if k in kwargs:
             kn, kv = kwargs[k]
             ev.c.out.sink(ev, k, dtype_value(kv), 'from_pretrained(%s=...)' % k, kn, fr)
-    q = kwargs.get('quantization_config')
-    if q is not None:
+    if q is not None and not undecided:
         apply_value(ev, q[1], fr, q[0])
     return None
+
+
+def undecided_choice(ev, v, node, fr):
+    """quantization_config=TABLE.get(mode) with a mode the text does not decide (pyeval.py table_choices): a
+    note naming the alternatives, none read (their table is settled: none is read at the end either)."""
+    if not isinstance(v, OneOf) or not any(choice_object(o) for o in v.opts):
+        return False
+    for o in v.opts:
+        if choice_object(o) and o.data.get('table') is not None:
+            o.data['table']['picked'] = True
+    what = 'quantization_config is one of %s, which the program does not decide' % \
+        ', '.join(object_shown(o) for o in v.opts)
+    ev.c.note(what + ': none is read, and a verdict of out of memory rests on it', fr.fid, node)
+    if ev.c.out.quant_open is None:
+        ev.c.out.quant_open = '%s: %s' % (ev.c.where(fr.fid, node), what)
+    return True
+
+
+def object_shown(o):
+    if not choice_object(o):
+        return 'None' if isinstance(o, K) and o.v is None else 'unknown'
+    kws = []
+    for k, (_, kv) in list(o.data['kw'].items())[:3]:
+        kws.append('%s=%s' % (k, repr(kv.v) if isinstance(kv, K) and isinstance(kv.v, (bool, type(None))) else
+                              shown(kv.v) if isinstance(kv, K) else '...'))
+    return '%s(%s)' % (o.data['name'], ', '.join(kws))
 
 
 def dtype_value(v):

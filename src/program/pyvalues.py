@@ -273,6 +273,25 @@ def one_of(vals):
     return UNK
 
 
+def choice_object(v):
+    """A LoraConfig / BitsAndBytesConfig object (pysinks.py make_object): its kind, else None."""
+    if isinstance(v, Ext) and isinstance(v.data, dict):
+        return v.data.get('kind')
+    return None
+
+
+def choice_table(d):
+    """The table a mapping of two or more configs of one kind is ({"4bits": BitsAndBytesConfig(...),
+    "8bits": BitsAndBytesConfig(...)}: alternatives the program picks one of), else None."""
+    if not isinstance(d, D):
+        return None
+    for v in d.items.values():
+        t = v.data.get('table') if choice_object(v) else None
+        if t is not None:
+            return t
+    return None
+
+
 def param_values(v):
     """The (param, values) a value depends on when it is a P with listed values or an M; else None."""
     if isinstance(v, M):

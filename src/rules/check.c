@@ -384,6 +384,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.unread_params = f->program ? (const char *const *)f->program->unread_params : NULL,
 		.nunread_params = f->program ? f->program->nunread_params : 0,
 		.args_why = f->program ? f->program->args_why : NULL,
+		.quant_open = f->program ? f->program->quant_open : NULL,
 		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;

@@ -878,6 +878,89 @@ static void test_entry_and_in_process(void **state)
 	assert_int_equal(p->reaches, 0);
 }
 
+/* ---- a table of quantization configs, and a package this checkout has no __init__.py of ------------- */
+
+static void test_quant_table_picked(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* the lookup's key is known ("full"): no entry is picked, so the load is not quantized (every entry
+	 * of the table was read as applied before: quant from the 8-bit one) */
+	write_file("conf.yaml", "model: Qwen/Qwen2.5-7B\nprecision: full\n");
+	write_file("train.py", "import yaml, torch\n"
+			       "from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n"
+			       "cfg = yaml.safe_load(open('conf.yaml'))\n"
+			       "quant = {\n"
+			       "    '4bits': BitsAndBytesConfig(load_in_4bit=True),\n"
+			       "    '8bits': BitsAndBytesConfig(load_in_8bit=True),\n"
+			       "}.get(cfg['precision'], None)\n"
+			       "m = AutoModelForCausalLM.from_pretrained(cfg['model'], torch_dtype=torch.bfloat16,\n"
+			       "                                         quantization_config=quant)\n");
+	struct sl_program *p = follow("program: train.py\n");
+	assert_null(setting(p, "load_in_4bit", NULL));
+	assert_null(setting(p, "load_in_8bit", NULL));
+	assert_null(p->quant_open);
+	assert_true(noted(p, "a table of alternatives: only the one the program looks up is read"));
+	expect(p, "torch_dtype", "bfloat16", "train.py", "torch.bfloat16", "from_pretrained(torch_dtype=");
+	/* a key that picks one: that entry is the setting */
+	write_file("conf.yaml", "model: Qwen/Qwen2.5-7B\nprecision: 4bits\n");
+	p = follow("program: train.py\n");
+	expect(p, "load_in_4bit", "True", "train.py", "True),\n    '8bits'", "BitsAndBytesConfig(load_in_4bit=");
+	assert_null(setting(p, "load_in_8bit", NULL));
+	assert_null(p->quant_open);
+}
+
+static void test_quant_table_undecided(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* the key comes from the environment: the quantization is open, none of the entries is read, and
+	 * the program says so (the eval then makes no oom sure that a 4-bit base would not also hit) */
+	write_file("train.py", "import os, torch\n"
+			       "from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n"
+			       "QUANT = {'4bit': BitsAndBytesConfig(load_in_4bit=True),\n"
+			       "         '8bit': BitsAndBytesConfig(load_in_8bit=True)}\n"
+			       "m = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-7B', torch_dtype=torch.bfloat16,\n"
+			       "                                         quantization_config=QUANT.get(os.environ['Q']))\n");
+	struct sl_program *p = follow("program: train.py\n");
+	assert_null(setting(p, "load_in_4bit", NULL));
+	assert_null(setting(p, "load_in_8bit", NULL));
+	assert_non_null(p->quant_open);
+	assert_non_null(strstr(p->quant_open, "train.py:6: quantization_config is one of "
+					       "BitsAndBytesConfig(load_in_4bit=True), BitsAndBytesConfig(load_in_8bit=True), None"));
+	/* one config is no table: read where it is made, as before */
+	write_file("train.py", "import os\n"
+			       "from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n"
+			       "kw = {'quantization_config': BitsAndBytesConfig(load_in_4bit=True)}\n"
+			       "m = AutoModelForCausalLM.from_pretrained(os.environ['M'], **kw)\n");
+	p = follow("program: train.py\n");
+	expect(p, "load_in_4bit", "True", "train.py", "True)}", NULL);
+	assert_null(p->quant_open);
+}
+
+static void test_package_without_init(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* `from lib.model import Loader` where lib/model/ has no __init__.py in this copy: the one module of the
+	 * folder that defines Loader is read for it */
+	write_file("lib/model/loader.py", "from transformers import AutoModelForCausalLM\n"
+					  "class Loader:\n"
+					  "    def __init__(self, name):\n"
+					  "        self.m = AutoModelForCausalLM.from_pretrained(name)\n");
+	write_file("lib/model/other.py", "class Other:\n    pass\n");
+	write_file("train.py", "from lib.model import Loader\n"
+			       "NAME = 'gpt2-medium'\n"
+			       "Loader(NAME)\n");
+	struct sl_program *p = follow("program: train.py\n");
+	expect(p, "model_name_or_path", "gpt2-medium", "train.py", "'gpt2-medium'", "from_pretrained");
+	assert_true(noted(p, "lib.model has no __init__.py here: Loader read from lib.model.loader"));
+	/* two modules define it: which one a package __init__ would export is not known */
+	write_file("lib/model/other.py", "class Loader:\n    pass\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "model_name_or_path", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -891,6 +974,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entry_and_in_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_library_callbacks_and_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quant_table_picked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quant_table_undecided, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_package_without_init, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
