@@ -273,9 +273,27 @@ class Out(object):
                 fr = Frame({}, {}, None, o.data['fid'], o.data['guard'])
                 c.phase = o.data['phase']
                 apply_object(ev, o, fr, None)
+        self.drop_adapter_declarations()
         self.finish_models(ev)
         self.finish_part(ev)
         modules_finish(ev)                      # a custom nn.Module as sweeplint_modules (pymodules.py)
+
+    def drop_adapter_declarations(self):
+        """A declaration (an argparse default, a dataclass field) a LoraConfig keyword takes its value from
+        (`LoraConfig(r=args.lora_r)`) is read where the config is applied, under that place's conditions: not
+        by its name as well, where it would size an adapter in the runs that apply none (`--lora_r 16` beside
+        `if args.use_lora:` made every run LoRA, hiding a full fine-tune's out of memory)."""
+        used = set()
+        for o in self.objects:
+            if o.data.get('kind') != 'lora':
+                continue
+            for _, kv in o.data['kw'].values():
+                site = kv.site if isinstance(kv, K) else None
+                if site is not None and isinstance(site[0], int):
+                    used.add(tuple(site))
+        if used:
+            self.records = [r for r in self.records if r['rank'] != 0 or
+                            (r.get('file'), r.get('line'), r.get('col'), r.get('end_line'), r.get('end_col')) not in used]
 
     def finish_part(self, ev):
         """The part of the model the program loads (issue #28): T5EncoderModel / get_encoder() the encoder

@@ -878,6 +878,42 @@ static void test_entry_and_in_process(void **state)
 	assert_int_equal(p->reaches, 0);
 }
 
+static void test_adapter_rank_declared_beside_a_guard(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* `--lora_r` declared with a default and passed to a LoraConfig applied only under `if args.use_lora:`:
+	 * the rank is read where the config is applied (under the guard), not by its name too, which made the
+	 * use_lora false runs LoRA (the estimate takes a rank alone for LoRA) and hid a full fine-tune */
+	write_file("train.py", "import argparse\n"
+			       "from peft import LoraConfig, get_peft_model\n"
+			       "from transformers import AutoModelForCausalLM\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--use_lora', action='store_true')\n"
+			       "p.add_argument('--lora_r', type=int, default=32)\n"
+			       "p.add_argument('--lora_dropout', type=float, default=0.05)\n"
+			       "args = p.parse_args()\n"
+			       "m = AutoModelForCausalLM.from_pretrained('gpt2-large')\n"
+			       "if args.use_lora:\n"
+			       "    m = get_peft_model(m, LoraConfig(r=args.lora_r, lora_dropout=args.lora_dropout))\n"
+			       "m.train()\n");
+	struct sl_program *p = follow("program: train.py\nmethod: grid\nparameters:\n"
+				      "  use_lora: {values: [true, false]}\n");
+	assert_null(setting(p, "lora_r", NULL));
+	assert_null(setting(p, "lora_dropout", NULL));
+	const struct sl_param_role *r = role_of(p, "use_lora", "lora.r");
+	assert_non_null(r);
+	assert_string_equal(case_of(r, "True"), "32");
+	assert_string_equal(case_of(r, "False"), "unset");
+	/* a declaration no LoraConfig takes is still read by its name */
+	write_file("train.py", "import argparse\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--lora_r', type=int, default=32)\n"
+			       "args = p.parse_args()\n");
+	p = follow("program: train.py\n");
+	expect(p, "lora_r", "32", "train.py", "32)", "argparse default");
+}
+
 /* ---- a table of quantization configs, and a package this checkout has no __init__.py of ------------- */
 
 static void test_quant_table_picked(void **state)
@@ -974,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_programs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entry_and_in_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_library_callbacks_and_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adapter_rank_declared_beside_a_guard, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_table_picked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_table_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_package_without_init, setup, teardown),
