@@ -810,7 +810,12 @@ static double nograd_layer(const struct ctx *x, double n);
  * sl_algo_loss, src/memory/algo_table.h): TRL's selective_log_softmax over the model's output
  * (trl/trainer/utils.py @ f2cd577). Under mixed precision accelerate's prepared forward returns the
  * outputs converted to float32 (accelerator.py prepare_model: convert_outputs_to_fp32 @ 16cb6eb), so
- * the 16-bit logits live only while the copy is made; float32 logits go through logsumexp per row,
+ * the 16-bit logits live only while the copy is made. accelerate wraps the forward so only when its
+ * native_amp is on, which Accelerator.__init__ leaves off under DeepSpeed (accelerator.py @ 00093722:
+ * "distributed_type not in (DEEPSPEED, MEGATRON_LM)"); DeepSpeed's engine runs the module cast to 16
+ * bits (x->autocast false), and transformers >= 4.46 returns the logits in the head's dtype
+ * (modeling_llama.py @ 5dd4a635: "do not upcast them to float if we are not computing the loss"): the
+ * loss sees 16-bit logits there. Float32 logits go through logsumexp per row,
  * which keeps them for backward (4 B), 16-bit ones through a log_softmax per row, which keeps its
  * output beside the logits (2 × 2 B). A reference forward inside the step (DPO, KTO) keeps its
  * logits to the end of the loss. ORPO and CPO add a cross-entropy over the chosen half: a contiguous
@@ -822,7 +827,7 @@ static double nograd_layer(const struct ctx *x, double n);
 static void rl_logit_bytes(const struct ctx *x, struct per_len *P)
 {
 	const struct sl_settings *s = x->s;
-	bool mixed = s->amp != SL_AMP_OFF;
+	bool mixed = x->autocast;            /* accelerate's autocast and float32 outputs: not under DeepSpeed */
 	double ob = mixed ? 4 : x->wb;       /* the logits as the loss sees them */
 	double conv = mixed ? x->ab : 0;     /* the 16-bit logits while they are converted */
 	double kept = ob >= 4 ? ob : 2 * ob; /* what selective_log_softmax keeps */

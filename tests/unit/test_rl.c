@@ -134,6 +134,26 @@ static void test_dpo(void **state)
 	s.ref_model = SL_REFM_MODEL;
 	run(e, &s, &b);
 	assert_int_equal(b.frozen_models, rnd(2 * P_lm(e)));
+
+	/* bf16 under DeepSpeed (ZeRO-2 on 2 GPUs): accelerate turns native_amp on only outside DeepSpeed,
+	 * so there is no autocast and no convert_outputs_to_fp32, and the engine runs the module cast to
+	 * bf16: the loss sees the 16-bit logits as in pure bf16 — per logit the policy's 2 B and its
+	 * per-sequence log-softmax's 2 B, the reference's 2 B; 6 B at the start of backward. The same
+	 * settings under autocast without DeepSpeed read 4 + 2 + 4 (above). */
+	base(&s, "dpo", 2, (uint64_t)L);
+	s.lora_r = 16;
+	s.zero_stage = 2;
+	s.num_gpus = 2;
+	run(e, &s, &b);
+	assert_true(b.phase == SL_PHASE_FORWARD || b.phase == SL_PHASE_BACKWARD);
+	assert_int_equal(b.logits, rnd(4 * L * V * (2 * 2 + 2)));
+	/* FSDP with bf16 mixed precision: accelerate's native_amp is on, the prepared forward returns
+	 * float32 logits: 4 + 2 + 4 at the end of the forward, 3 × 4 at the start of the backward */
+	s.zero_stage = 0;
+	s.fsdp = SL_FSDP_FULL_SHARD;
+	run(e, &s, &b);
+	assert_int_equal(b.phase, SL_PHASE_BACKWARD);
+	assert_int_equal(b.logits, rnd(4 * L * V * 12));
 }
 
 /* ORPO and SimPO: pairs, no reference, the chosen half's NLL (a shifted copy and its log-softmax). */
