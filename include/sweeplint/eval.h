@@ -324,8 +324,10 @@ enum {
 	SL_NEED_PADDING = 1u << 4,  /* the length is dynamic padding's bound: each batch only as long as its longest */
 	SL_NEED_BOUND = 1u << 5,    /* a custom module's activations are an upper bound (its forward is not read) */
 	SL_NEED_QUANT = 1u << 6,    /* the program's quantization is not decided (sl_eval.quant_open) */
+	SL_NEED_SIZE = 1u << 7,     /* the model is a family of sizes resolved by name (resolved_by "family"): an oom
+	                             * verdict holds at every size but rests on the guess that it is one of them */
 	SL_NEED__AXES = 7u,
-	SL_NEED__ALL = 127u
+	SL_NEED__ALL = 255u
 };
 unsigned sl_eval_assumed(const struct sl_eval *ev, const uint32_t *idx);
 /*
@@ -351,7 +353,7 @@ void sl_need_favourable(struct sl_settings *s, unsigned mask);
  * error needs come from in combination idx, for -v.
  */
 const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *ev, const uint32_t *idx);
-/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype", "peft_method",
+/* The role name that stands for each SL_NEED_* bit in JSON ("batch_size", "seq_len", "dtype", "peft_method", "model",
  * "padding", "modules"). */
 const char *sl_need_role_name(unsigned bit);
 /* "batch_size 8 (HF Trainer's default), fp32 weights without mixed precision": the assumptions of mask. */

@@ -327,12 +327,24 @@ struct sl_model {
 	const char **names;        /* plain names the architecture table matches by (rules/architectures.yaml) */
 	size_t nnames;
 	const char *source;        /* where the config came from */
+	const char *series;        /* the size series this entry is one size of ("bart": bart-base, bart-large), or
+	                            * NULL: a size-less id naming the series resolves to all its sizes (byname.c) */
 	/* how a value resolved (sl_model_resolve); catalog entries leave these NULL / none */
-	const char *resolved_by;   /* "config", "project", "hf-cache", "catalog", "name" */
+	const char *resolved_by;   /* "config", "project", "hf-cache", "catalog", "name", "family" */
 	const char *resolved_from; /* the config.json read, or "rules/models.yaml#NAME" */
 	const char *resolved_note; /* e.g. "resolved by name as t5-11b; give its config.json to be exact" */
 	enum sl_quant quant;       /* a quantisation the id names (-bnb-4bit, -AWQ): used unless the sweep sets one */
+	/*
+	 * resolved_by "family": the id names a series but no size, so the model is any of these sizes
+	 * (smallest first; nsizes >= 2) and this model is a copy of the largest, an upper bound. Every
+	 * combination is judged at the smallest and the largest (a size's peak grows with it): a verdict only
+	 * where they agree (cells.c), an oom one never sure (SL_NEED_SIZE).
+	 */
+	const struct sl_model *const *sizes;
+	size_t nsizes;
 };
+/* A family's sizes as "bart-base 139M, bart-large 406M" (resolved_by "family"); "" for one model. */
+const char *sl_model_sizes_str(struct sl_arena *a, const struct sl_model *m);
 
 struct sl_gpu {
 	const char *name;          /* "h100-80gb" */
@@ -490,6 +502,15 @@ struct sl_name_match {
 	const char *foreign;
 	enum sl_quant quant;
 	bool gguf;                 /* the id names a GGUF repack (llama.cpp weights; not trainable as they are) */
+	/*
+	 * No entry matched and the value names a series (the `series` of some entries: "bart",
+	 * "roberta", "t5") with no size word: series is its name and sizes its entries, smallest first
+	 * (in the caller's arena). The rules above hold for it too: no foreign word, no distinct
+	 * checkpoint, no data after "finetuned", no later version, and no second series as long.
+	 */
+	const char *series;
+	const struct sl_model **sizes;
+	size_t nsizes;
 };
 void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value,
 			   struct sl_name_match *out);

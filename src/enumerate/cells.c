@@ -371,6 +371,9 @@ void sl_eval_enumerate(struct sl_eval_builder *B)
 		bad_dyn += !ev->axes[O.axis[k]].values[0].ok;
 	size_t changed = 0;          /* axes O.axis[changed..] moved since the last combination */
 	uint64_t c = 0;
+	/* a family's combinations whose sizes disagree (fit at the smallest, not at the largest): unknown */
+	uint64_t disagree = 0, disagree_lo = 0, disagree_hi = 0;
+	const struct sl_model *disagree_m = NULL;
 	for (;;) {
 		if (changed < O.nstatic) {
 			static_known = static_settings(ev, &O, idx, &s, &m);
@@ -408,6 +411,23 @@ void sl_eval_enumerate(struct sl_eval_builder *B)
 			ev->evaluated++;
 		}
 		enum sl_verdict vd = known ? sl_eval_classify(ev, total) : SL_VERDICT_UNKNOWN;
+		if (vd == SL_VERDICT_OOM && m->nsizes > 1) {
+			/* a family of sizes, estimated at its largest: out of memory there, and at its smallest? A
+			 * size's peak grows with it, so the two settle every size; where they disagree, no verdict */
+			struct sl_breakdown lo;
+			sl_estimate(&m->sizes[0]->arch, &s, ev->gpu, &ev->cat->calib, &lo);
+			if (sl_eval_classify(ev, lo.total) != SL_VERDICT_OOM) {
+				vd = SL_VERDICT_UNKNOWN;
+				known = false;
+				disagree++;
+				if (!disagree_m || lo.total < disagree_lo) {
+					disagree_m = m;
+					disagree_lo = lo.total;
+				}
+				if (total > disagree_hi)
+					disagree_hi = total;
+			}
+		}
 		ev->cells[c] = cell_of(ev, vd, total);
 		/* the static axes' values are those of the whole block: their results are the block's */
 		blk.u[vd]++;
@@ -445,6 +465,23 @@ void sl_eval_enumerate(struct sl_eval_builder *B)
 	}
 	if (O.nstatic == 0) /* one block, never ended by a static axis */
 		flush_block(&O, first, idx, vs, &all, &blk);
+	const char *model_key = "model";
+	for (size_t i = 0; i < n && disagree; i++)
+		if (ev->axes[i].role == SL_ROLE_MODEL) {
+			model_key = ev->axes[i].key;
+			break;
+		}
+	if (disagree)
+		sl_eval_add_note(B, model_key, "evaluation", -1,
+				 sl_arena_printf(a, "%llu combination%s unknown: %s fit%s at the smallest size of the %s family "
+						    "(%s, from %s) but not at its largest (up to %s of %s usable); the "
+						    "model's config.json says which",
+						 (unsigned long long)(disagree * (ev->ncombos / ev->ncells)),
+						 disagree * (ev->ncombos / ev->ncells) == 1 ? " is" : "s are",
+						 disagree == 1 ? "it" : "they", disagree == 1 ? "s" : "",
+						 disagree_m->sizes[0]->series ? disagree_m->sizes[0]->series : "model's",
+						 disagree_m->sizes[0]->name, sl_bytes_str(a, disagree_lo),
+						 sl_bytes_str(a, disagree_hi), sl_bytes_str(a, ev->capacity)));
 	/*
 	 * Each cell stands for `held` combinations, one per value of the held
 	 * axes. A held axis's value takes part in held / n of them in every

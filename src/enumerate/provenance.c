@@ -156,6 +156,8 @@ static unsigned settings_needs(const struct sl_eval *ev, const uint32_t *idx)
 		mask |= SL_NEED_BOUND;
 	if (ev->quant_open && s.mode == SL_MODE_TRAIN && s.quant == SL_QUANT_NONE)
 		mask |= SL_NEED_QUANT; /* it may load 4-bit: no oom is sure unless a 4-bit base runs out too */
+	if (m && m->nsizes > 1)
+		mask |= SL_NEED_SIZE;
 	return mask;
 }
 
@@ -178,12 +180,15 @@ unsigned sl_eval_oom_assumed(const struct sl_eval *ev, const uint32_t *idx, unsi
 						 const struct sl_model *m))
 {
 	unsigned mask = sl_eval_assumed(ev, idx) & ~given;
+	/* a family of sizes (resolved by name): out of memory at every size, and still a guess at which */
+	unsigned size = mask & SL_NEED_SIZE;
+	mask &= ~SL_NEED_SIZE;
 	struct sl_settings s;
 	const struct sl_model *m;
 	if (!mask || !sl_eval_settings(ev, idx, &s, &m))
-		return mask;
+		return mask | size;
 	if ((mask & SL_NEED_BOUND) && m->arch.modules->bound)
-		return mask; /* its parameters are a bound too: nothing proves the run past limit */
+		return mask | size; /* its parameters are a bound too: nothing proves the run past limit */
 	sl_need_favourable(&s, mask);
 	uint64_t peak;
 	if (measure) {
@@ -194,7 +199,7 @@ unsigned sl_eval_oom_assumed(const struct sl_eval *ev, const uint32_t *idx, unsi
 		peak = bd.total;
 	}
 	/* past limit whatever the assumptions: the verdict does not rest on them */
-	return peak > limit ? 0 : mask;
+	return (peak > limit ? 0 : mask) | size;
 }
 
 void sl_need_favourable(struct sl_settings *s, unsigned mask)
@@ -255,6 +260,8 @@ const char *sl_need_role_name(unsigned bit)
 		return "modules";
 	case SL_NEED_QUANT:
 		return "quant";
+	case SL_NEED_SIZE:
+		return "model";
 	default:
 		return "?";
 	}
@@ -265,7 +272,7 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 	bool gen = mode == SL_MODE_GENERATE;
 	struct sl_settings d;
 	sl_settings_default(&d);
-	const char *part[7]; /* bound: the needs below, at most one part each */
+	const char *part[8]; /* bound: the needs below, at most one part each */
 	size_t n = 0;
 	if (mask & SL_NEED_BATCH)
 		part[n++] = sl_arena_printf(a, "batch_size %llu%s", (unsigned long long)d.batch_size,
@@ -287,6 +294,9 @@ const char *sl_need_describe(struct sl_arena *a, unsigned mask, enum sl_mode mod
 			    "read)";
 	if (mask & SL_NEED_QUANT)
 		part[n++] = "no quantization, where the program picks one at run time from a table of BitsAndBytesConfigs";
+	if (mask & SL_NEED_SIZE)
+		part[n++] = "the model's size: its id names a family and no size (judged at each size; a run out of "
+			    "memory at the smallest too is only at risk)";
 	struct sl_buf b;
 	sl_buf_init(&b, a);
 	for (size_t i = 0; i < n; i++) {
@@ -313,14 +323,15 @@ static bool may_assume_adapter(const struct sl_eval *ev)
 	return false;
 }
 
-/* Whether some combination may rest on a bound: a value sets dynamic padding, or a model is a custom module. */
+/* Whether some combination may rest on a bound: a value sets dynamic padding, or a model is a custom module or a
+ * family of sizes resolved by name. */
 static bool may_bound(const struct sl_eval *ev)
 {
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
 		for (size_t j = 0; j < ax->n; j++) {
 			const struct sl_eval_value *v = &ax->values[j];
-			if (ax->role == SL_ROLE_MODEL && v->ok && v->model && v->model->arch.modules)
+			if (ax->role == SL_ROLE_MODEL && v->ok && v->model && (v->model->arch.modules || v->model->nsizes > 1))
 				return true;
 			for (size_t k = 0; v->ok && k < v->nrv; k++)
 				if (v->rv[k].role == SL_ROLE_PADDING && v->rv[k].u == 1)

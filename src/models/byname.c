@@ -162,9 +162,19 @@ struct entry_keys {
 	size_t n;
 };
 
-/* Every entry's names, tokenized once per catalog (sl_catalog_name_index). */
+/* A size series (the entries sharing a `series`): its name as tokens and its sizes, smallest first. */
+struct series {
+	const char *name;
+	struct name_key key;
+	const struct sl_model **sizes;
+	size_t nsizes;
+};
+
+/* Every entry's names, tokenized once per catalog (sl_catalog_name_index), and the size series. */
 struct sl_name_index {
 	struct entry_keys *table[2]; /* models, archs */
+	struct series *series;
+	size_t nseries;
 };
 
 /* The static foreign word equal to word, or NULL. */
@@ -196,15 +206,48 @@ static void index_entry(struct sl_arena *a, const struct sl_model *m, struct ent
 	}
 }
 
+/* Add entry m to its series in ix (made on its first entry; room for every entry of the catalog). */
+static void index_series(struct sl_arena *a, struct sl_name_index *ix, const struct sl_model *m, size_t room)
+{
+	struct series *sr = NULL;
+	for (size_t i = 0; i < ix->nseries && !sr; i++)
+		if (strcmp(ix->series[i].name, m->series) == 0)
+			sr = &ix->series[i];
+	if (!sr) {
+		sr = &ix->series[ix->nseries++];
+		sr->name = m->series;
+		struct tokens k;
+		tokenize(a, m->series, &k, false);
+		sr->key.t = sl_arena_array(a, k.n ? k.n : 1, sizeof *sr->key.t);
+		memcpy(sr->key.t, k.t, k.n * sizeof *sr->key.t);
+		sr->key.n = k.n;
+		sr->sizes = sl_arena_array(a, room, sizeof *sr->sizes);
+	}
+	/* smallest first: insertion by the computed count */
+	uint64_t p = sl_arch_params(&m->arch);
+	size_t at = sr->nsizes;
+	while (at > 0 && sl_arch_params(&sr->sizes[at - 1]->arch) > p) {
+		sr->sizes[at] = sr->sizes[at - 1];
+		at--;
+	}
+	sr->sizes[at] = m;
+	sr->nsizes++;
+}
+
 const struct sl_name_index *sl_catalog_name_index(struct sl_arena *a, const struct sl_catalog *c)
 {
 	struct sl_name_index *ix = sl_arena_alloc(a, sizeof *ix);
+	size_t room = c->nmodels + c->narchs;
+	ix->series = sl_arena_array(a, room ? room : 1, sizeof *ix->series);
 	for (int table = 0; table < 2; table++) {
 		const struct sl_model *list = table ? c->archs : c->models;
 		size_t n = table ? c->narchs : c->nmodels;
 		ix->table[table] = sl_arena_array(a, n ? n : 1, sizeof *ix->table[table]);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			index_entry(a, &list[i], &ix->table[table][i]);
+			if (list[i].series)
+				index_series(a, ix, &list[i], room ? room : 1);
+		}
 	}
 	return ix;
 }
@@ -291,13 +334,86 @@ static enum sl_quant quant_of(const struct tokens *v)
 	return SL_QUANT_NONE;
 }
 
+/*
+ * A word that gives a size: a series' size names ("base", "large", "xl") or a count ("7b", "350m",
+ * "8x7b"). A value naming a series with one of these names a size no entry matched: not the series.
+ */
+static bool size_word(const char *w)
+{
+	static const char *const words[] = {"tiny", "mini", "small", "xsmall", "base", "medium", "large", "xlarge",
+					    "xxlarge", "xl", "xxl", "xxxl", "huge", "giant", "big"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(w, words[i]) == 0)
+			return true;
+	const char *p = w;
+	while (is_digit(*p) || *p == '.' || *p == 'x')
+		p++;
+	return p > w && is_digit(w[0]) && (strcmp(p, "b") == 0 || strcmp(p, "m") == 0 || strcmp(p, "k") == 0);
+}
+
+/* Where the value holds key as consecutive tokens in its last part (any length), or SIZE_MAX. */
+static size_t held_at(const struct tokens *v, const struct name_key *key)
+{
+	for (size_t s = v->last_part; key->n && s + key->n <= v->n; s++) {
+		size_t j = 0;
+		while (j < key->n && strcmp(v->t[s + j], key->t[j]) == 0)
+			j++;
+		if (j == key->n)
+			return s;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * No entry's name matched: does the value name a size series with no size ("gayanin/bart-finetuned-pubmed",
+ * "org/roberta-imdb")? The longest series name the value holds wins; two as long are ambiguous. The
+ * rules of a sized match hold: a foreign word or a distinct checkpoint around it, a bare version number
+ * after it, or a size word in the value's last part (a size no entry matched) make it no series.
+ */
+static void match_series(struct sl_arena *a, const struct sl_name_index *ix, const struct tokens *v,
+			 struct sl_name_match *out)
+{
+	const struct series *best = NULL;
+	bool tie = false;
+	for (size_t i = 0; i < ix->nseries; i++) {
+		const struct series *sr = &ix->series[i];
+		if (sr->nsizes < 2 || held_at(v, &sr->key) == SIZE_MAX)
+			continue;
+		if (!best || sr->key.n > best->key.n) {
+			best = sr;
+			tie = false;
+		} else if (sr->key.n == best->key.n) {
+			tie = true;
+		}
+	}
+	if (!best || tie)
+		return;
+	for (size_t i = v->last_part; i < v->n; i++) {
+		if (size_word(v->t[i]))
+			return;
+		if (is_foreign(v->t[i]) && !key_has(&best->key, v->t[i])) {
+			out->foreign = is_foreign(v->t[i]);
+			return;
+		}
+	}
+	if (later_version(v, &best->key)) {
+		out->foreign = "a later version";
+		return;
+	}
+	out->series = sl_arena_strdup(a, best->name);
+	out->nsizes = best->nsizes;
+	out->sizes = sl_arena_array(a, best->nsizes, sizeof *out->sizes);
+	memcpy(out->sizes, best->sizes, best->nsizes * sizeof *out->sizes);
+}
+
 static double rel_diff(uint64_t x, uint64_t y)
 {
 	double a = (double)x, b = (double)y;
 	return (a > b ? a - b : b - a) / (a > b ? a : b);
 }
 
-static void match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value, struct sl_name_match *out)
+static void match_name(struct sl_arena *a, struct sl_arena *keep, const struct sl_catalog *c, const char *value,
+		       struct sl_name_match *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!c || !value || !*value)
@@ -331,8 +447,6 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 			}
 		}
 	}
-	if (!out->model)
-		return;
 	/* a checkpoint of another architecture named like an entry */
 	for (size_t i = 0; i < sizeof distinct / sizeof distinct[0]; i++) {
 		struct tokens d;
@@ -343,6 +457,10 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 			out->model = out->other = NULL;
 			return;
 		}
+	}
+	if (!out->model) {
+		match_series(keep, ix, &v, out); /* no size named: a series of sizes */
+		return;
 	}
 	if (later_version(&v, best_key)) {
 		out->foreign = "a later version";
@@ -360,7 +478,7 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 
 /*
  * The tokens of the value live in a scratch arena released here: out points
- * only into the catalog and static strings. The catalog's names are tokenized
+ * only into the catalog, static strings and a (a series' name and sizes). The catalog's names are tokenized
  * once, at the first match by name (c->name_index, in c->index_arena; a catalog
  * made by hand without either gets a scratch index per call): tokenizing them per
  * value cost 0.6 ms, 3.2 s for a sweep of 5,000 unknown model names, and at every
@@ -369,8 +487,7 @@ static void match_name(struct sl_arena *a, const struct sl_catalog *c, const cha
 void sl_catalog_match_name(struct sl_arena *a, const struct sl_catalog *c, const char *value,
 			   struct sl_name_match *out)
 {
-	(void)a;
 	struct sl_arena *scratch = sl_arena_new();
-	match_name(scratch, c, value, out);
+	match_name(scratch, a, c, value, out);
 	sl_arena_free(scratch);
 }

@@ -53,6 +53,7 @@ struct y_model {
 	char **names;
 	unsigned names_count;
 	char *source;
+	char *series;
 };
 
 struct y_models {
@@ -129,6 +130,8 @@ static const cyaml_schema_field_t model_fields[] = {
 	CYAML_FIELD_SEQUENCE("names", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct y_model, names, &string_schema, 0,
 			     CYAML_UNLIMITED),
 	CYAML_FIELD_STRING_PTR("source", CYAML_FLAG_POINTER, struct y_model, source, 1, CYAML_UNLIMITED),
+	CYAML_FIELD_STRING_PTR("series", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct y_model, series, 1,
+			       CYAML_UNLIMITED),
 	CYAML_FIELD_END,
 };
 
@@ -482,6 +485,13 @@ static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv,
 					       ym->names[k], ym->name);
 					break;
 				}
+		for (const char *p = ym->series ? ym->series : ""; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
+				report(f, span_of(f, i, "series"),
+				       "series '%s' of '%s' must be a lower-case name (letters, digits, '-', '_', '.')", ym->series,
+				       ym->name);
+				break;
+			}
 
 		int fam = sl_family_parse(ym->family);
 		if (fam < 0) {
@@ -522,6 +532,7 @@ static void load_models(struct file *f, struct sl_catalog *cat, struct priv *pv,
 		m->official_params = ym->official_params;
 		m->tolerance = ym->tolerance;
 		m->source = ym->source;
+		m->series = ym->series;
 		n++;
 	}
 	if (table) {

@@ -106,6 +106,18 @@ static bool looks_like_path(const char *s)
 	return s[0] == '/' || s[0] == '.' || s[0] == '~' || strstr(s, "config.json") != NULL;
 }
 
+const char *sl_model_sizes_str(struct sl_arena *a, const struct sl_model *m)
+{
+	struct sl_buf b;
+	sl_buf_init(&b, a);
+	for (size_t i = 0; i < m->nsizes; i++) {
+		uint64_t p = sl_arch_params(&m->sizes[i]->arch);
+		sl_buf_addf(&b, "%s%s %.*f%s", i ? ", " : "", m->sizes[i]->name, p >= 1000000000ull ? 1 : 0,
+			    p >= 1000000000ull ? (double)p / 1e9 : (double)p / 1e6, p >= 1000000000ull ? "B" : "M");
+	}
+	return b.buf ? b.buf : "";
+}
+
 static struct sl_model *copy(struct sl_arena *a, const struct sl_model *m, const char *by, const char *from)
 {
 	struct sl_model *c = sl_arena_alloc(a, sizeof *c);
@@ -202,5 +214,25 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 			return r;
 		}
 	}
+	/* 6. the name gives a series and no size: any of its sizes, the largest as the bound (byname.c);
+	 * after --fetch, which reads the real config */
+	if (!nm.model && nm.series && nm.nsizes >= 2) {
+		const struct sl_model *big = nm.sizes[nm.nsizes - 1];
+		struct sl_model *r = copy(a, big, "family", sl_arena_printf(a, "series %s of rules/*.yaml", nm.series));
+		r->name = sl_arena_printf(a, "%s (any size)", nm.series);
+		r->hf_id = value; /* not the largest's id: the model is only known to be one of the sizes */
+		r->quant = nm.quant;
+		r->sizes = (const struct sl_model *const *)nm.sizes;
+		r->nsizes = nm.nsizes;
+		r->resolved_note = sl_arena_printf(a, "any %s size (%s): resolved by name as the %s family, which names no "
+						      "size; each combination is judged at every size and gets a verdict "
+						      "only where all agree; give its config.json to be exact%s",
+						   nm.series, sl_model_sizes_str(a, r), nm.series,
+						   nm.quant == SL_QUANT_NF4    ? "; with a 4-bit base, as the id says"
+						   : nm.quant == SL_QUANT_INT8 ? "; with an 8-bit base, as the id says"
+									       : "");
+		return r;
+	}
+
 	return NULL;
 }

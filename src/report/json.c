@@ -280,6 +280,18 @@ static json_t *file_json(struct sl_arena *a, const struct sl_file *f)
 			set(jm, "params", json_integer((json_int_t)sl_arch_params(&m->arch)));
 			if (m->quant != SL_QUANT_NONE)
 				set(jm, "quant", json_string(sl_quant_name(m->quant)));
+			if (m->nsizes > 1) {
+				/* a family of sizes resolved by name: name and params are its largest, an upper bound */
+				set(jm, "bound", json_string("family"));
+				json_t *sz = json_array();
+				set(jm, "sizes", sz);
+				for (size_t k = 0; k < m->nsizes; k++) {
+					json_t *e = json_pack("{s:o, s:I}", "name", jstr(a, m->sizes[k]->name), "params",
+							      (json_int_t)sl_arch_params(&m->sizes[k]->arch));
+					if (!e || json_array_append_new(sz, e) != 0)
+						sl_oom();
+				}
+			}
 			if (m->resolved_note)
 				set(jm, "note", jstr(a, m->resolved_note));
 		}

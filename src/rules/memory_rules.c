@@ -704,7 +704,7 @@ void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_
 {
 	/* what the verdict rests on of the assumed settings (0: it does not fit whatever they are) */
 	unsigned mask = sl_eval_oom_assumed(ev, idx, given, limit, measure);
-	d->assumed = sl_arena_array(cx->arena, 6, sizeof *d->assumed);
+	d->assumed = sl_arena_array(cx->arena, 8, sizeof *d->assumed);
 	d->nassumed = 0;
 	for (unsigned bit = 1; bit & SL_NEED__ALL; bit <<= 1)
 		if (mask & bit)

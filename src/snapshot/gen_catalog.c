@@ -253,6 +253,10 @@ static void put_models(FILE *f, const char *kind, const struct sl_model *v, size
 		put_double(f, "tolerance", m->tolerance);
 		fputs("\n\t\t.source = ", f);
 		put_str(f, m->source);
+		if (m->series) {
+			fputs(",\n\t\t.series = ", f);
+			put_str(f, m->series);
+		}
 		fputs(",\n\t},\n", f);
 	}
 	fputs(n ? "};\n\n" : "\t{0},\n};\n\n", f);

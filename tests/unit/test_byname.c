@@ -51,7 +51,7 @@ static const struct sl_model *resolve(struct fx *f, const char *value)
 }
 
 struct tally {
-	size_t total, waiting, good, unknown, wrong;
+	size_t total, waiting, good, unknown, wrong, family;
 };
 
 /*
@@ -84,6 +84,19 @@ static struct tally tally_ids(struct fx *f, const char *path)
 		}
 		double got = (double)sl_arch_params(&m->arch);
 		double off = (got > want ? got - want : want - got) / want;
+		if (m->nsizes > 1) {
+			/* a family of sizes: right when the published count lies between its smallest and largest */
+			double lo = (double)sl_arch_params(&m->sizes[0]->arch);
+			if (want >= lo * 0.98 && want <= got * 1.02) {
+				t.family++;
+				print_message("family: %s as %s (%.0f..%.0f, published %.0f)\n", id, m->name, lo, got, want);
+			} else {
+				t.wrong++;
+				print_error("WRONG: %s resolved as the family %s (%.0f..%.0f), published %.0f\n", id, m->name,
+					    lo, got, want);
+			}
+			continue;
+		}
 		if (off <= 0.02) {
 			t.good++;
 		} else {
@@ -101,8 +114,10 @@ static void test_hub_ids(void **state)
 	struct fx *f = *state;
 	struct tally t = tally_ids(f, "tests/unit/hub_ids.tsv");
 	size_t judged = t.total - t.waiting;
-	print_message("%zu ids: %zu within 2%%, %zu unknown, %zu wrong, %zu waiting for a model_type (%.1f%% of %zu)\n",
-		      t.total, t.good, t.unknown, t.wrong, t.waiting, 100.0 * (double)t.good / (double)judged, judged);
+	print_message("%zu ids: %zu within 2%%, %zu bounded by a family of sizes, %zu unknown, %zu wrong, %zu waiting for "
+		      "a model_type (%.1f%% of %zu)\n",
+		      t.total, t.good, t.family, t.unknown, t.wrong, t.waiting, 100.0 * (double)t.good / (double)judged,
+		      judged);
 	assert_true(t.total >= 100);
 	assert_int_equal(t.wrong, 0);
 	assert_true(judged >= 100);
@@ -120,8 +135,8 @@ static void test_popular_2026(void **state)
 	struct fx *f = *state;
 	struct tally t = tally_ids(f, "tests/unit/hub_ids_2026.tsv");
 	print_message("popular 2025-2026 ids: %zu of %zu within 2%% (%.1f%%), %zu unknown (%zu of a model_type not "
-		      "built), %zu wrong\n",
-		      t.good, t.total, 100.0 * (double)t.good / (double)t.total, t.unknown, t.waiting, t.wrong);
+		      "built), %zu wrong, %zu bounded by a family of sizes\n",
+		      t.good, t.total, 100.0 * (double)t.good / (double)t.total, t.unknown, t.waiting, t.wrong, t.family);
 	assert_true(t.total >= 100);
 	assert_int_equal(t.wrong, 0);
 	assert_true(t.good >= 172);
@@ -430,6 +445,92 @@ static void test_ambiguous(void **state)
 	assert_null(resolve(f, "merge/llama-2-7b-llama-2-13b"));
 }
 
+/*
+ * A size-less id naming a series (a `series` of rules/models.yaml or architectures.yaml) resolves to every size of it, the largest as
+ * the bound (resolved_by "family"); the rules of a sized match still hold for it.
+ */
+static void test_family(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *id, *series, *smallest, *largest;
+	} yes[] = {
+		{"gayanin/bart-finetuned-pubmed", "bart", "bart-base", "bart-large"}, /* "pubmed" is the data */
+		{"someone/roberta-finetuned-squad", "roberta", "roberta-base", "roberta-large"},
+		{"org/distilbert-imdb", "distilbert", "distilbert-base-cased", "distilbert-base-multilingual-cased"},
+		{"org/xlm-roberta-ner", "xlm-roberta", "xlm-roberta-base", "xlm-roberta-large"}, /* not roberta */
+		{"org/flan-t5-qa", "flan-t5", "flan-t5-small", "flan-t5-xxl"},                   /* not t5 */
+		{"someone/t5-summarizer", "t5", "t5-small", "t5-11b"},
+		{"someone/t5-v1_1-squad", "t5-v1_1", "t5-v1_1-small", "t5-v1_1-xxl"},
+		{"someone/mt5-news", "mt5", "mt5-small", "mt0-xxl"},
+		{"uni/gbert-germeval", "gbert", "gbert-base", "gbert-large"},
+		{"org/BERT_sentiment", "bert", "bert-base-cased", "bert-large-uncased"},
+	};
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		struct sl_name_match nm;
+		sl_catalog_match_name(f->a, f->c, yes[i].id, &nm);
+		if (!nm.series)
+			print_error("%s: no series\n", yes[i].id);
+		assert_null(nm.model);
+		assert_non_null(nm.series);
+		assert_string_equal(nm.series, yes[i].series);
+		assert_true(nm.nsizes >= 2);
+		assert_string_equal(nm.sizes[0]->name, yes[i].smallest);
+		assert_string_equal(nm.sizes[nm.nsizes - 1]->name, yes[i].largest);
+		for (size_t k = 1; k < nm.nsizes; k++)
+			assert_true(sl_arch_params(&nm.sizes[k - 1]->arch) <= sl_arch_params(&nm.sizes[k]->arch));
+		const struct sl_model *m = resolve(f, yes[i].id);
+		assert_non_null(m);
+		assert_string_equal(m->resolved_by, "family");
+		assert_int_equal(m->nsizes, nm.nsizes);
+		/* the model is the largest size: an upper bound */
+		assert_int_equal(sl_arch_params(&m->arch), sl_arch_params(&nm.sizes[nm.nsizes - 1]->arch));
+	}
+	const struct sl_model *m = resolve(f, "gayanin/bart-finetuned-pubmed");
+	assert_string_equal(m->name, "bart (any size)");
+	assert_string_equal(m->resolved_note,
+			    "any bart size (bart-base 139M, bart-large 406M): resolved by name as the bart family, which "
+			    "names no size; each combination is judged at every size and gets a verdict only where all "
+			    "agree; give its config.json to be exact");
+	/* a quantisation the id names stays a setting of the family */
+	m = resolve(f, "org/flan-t5-summarize-bnb-4bit");
+	assert_non_null(m);
+	assert_int_equal(m->quant, SL_QUANT_NF4);
+	/* a sized name is still the size: no family */
+	m = resolve(f, "someone/roberta-large-finetuned-squad");
+	assert_string_equal(m->name, "roberta-large");
+	assert_int_equal(m->nsizes, 0);
+	m = resolve(f, "deepset/gbert-base");
+	assert_string_equal(m->name, "gbert-base");
+
+	static const char *const no[] = {
+		"dbmdz/bert-base-german-cased",      /* a size word no entry matched: not the bert series */
+		"org/bert-xl-news",                  /* a size the series does not have */
+		"org/t5-7b-chat",
+		"google/bigbird-roberta-news",       /* another architecture around the name */
+		"shtoshni/longformer_coreference_joint",
+		"allenai/led-pubmed",
+		"google/long-t5-news",
+		"paust/pko-t5-summary",              /* a Korean vocabulary of its own */
+		"org/camembert-ner",                 /* one token: camembert is not bert */
+		"org/mbart-news",                    /* mbart is not bart */
+		"sshleifer/distilbart-xsum",         /* distilbart is not bart */
+		"org/tinybert-x",
+		"bert/classifier",                   /* the name must be in the last path part */
+		"org/bert-roberta-merge",            /* two series as long as each other: ambiguous */
+		"org/roberta-finetuned-bert",        /* after "finetuned": the data; roberta is read */
+	};
+	for (size_t i = 0; i + 1 < sizeof no / sizeof no[0]; i++) {
+		const struct sl_model *r = resolve(f, no[i]);
+		if (r)
+			print_error("%s resolved as %s\n", no[i], r->name);
+		assert_null(r);
+	}
+	m = resolve(f, no[sizeof no / sizeof no[0] - 1]);
+	assert_non_null(m);
+	assert_string_equal(m->name, "roberta (any size)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +544,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_guessed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ambiguous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_family, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
