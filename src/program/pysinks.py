@@ -273,16 +273,36 @@ class Out(object):
                 fr = Frame({}, {}, None, o.data['fid'], o.data['guard'])
                 c.phase = o.data['phase']
                 apply_object(ev, o, fr, None)
-        self.drop_adapter_declarations()
+        self.drop_adapter_declarations(c.trees)
         self.finish_models(ev)
         self.finish_part(ev)
         modules_finish(ev)                      # a custom nn.Module as sweeplint_modules (pymodules.py)
 
-    def drop_adapter_declarations(self):
+    def drop_adapter_declarations(self, trees):
         """A declaration (an argparse default, a dataclass field) a LoraConfig keyword takes its value from
         (`LoraConfig(r=args.lora_r)`) is read where the config is applied, under that place's conditions: not
         by its name as well, where it would size an adapter in the runs that apply none (`--lora_r 16` beside
-        `if args.use_lora:` made every run LoRA, hiding a full fine-tune's out of memory)."""
+        `if args.use_lora:` made every run LoRA, hiding a full fine-tune's out of memory; in a branch decided
+        false, as `use_lora: bool = False` is when nothing passes the flag, no config is made at all). Found
+        by value (its site) and by the name a config's keyword reads (args.lora_r, cfg["lora_r"])."""
+        names = set()
+        for t in trees:
+            if t is None:
+                continue
+            for n in ast.walk(t):
+                if isinstance(n, ast.Call) and call_name(n.func) in ADAPTER_CONFIGS:
+                    for kw in n.keywords:
+                        if kw.arg is None:
+                            continue
+                        for x in ast.walk(kw.value):
+                            if isinstance(x, ast.Attribute):
+                                names.add(x.attr)
+                            elif isinstance(x, ast.Name):
+                                names.add(x.id)
+                            elif isinstance(x, ast.Constant) and isinstance(x.value, str):
+                                names.add(x.value)
+        if names:
+            self.records = [r for r in self.records if r['rank'] != 0 or r['key'].split('.')[-1] not in names]
         used = set()
         for o in self.objects:
             if o.data.get('kind') != 'lora':
@@ -525,6 +545,19 @@ def from_pretrained(ev, name, base, args, kwargs, node, fr, made):
             ev.c.out.sink(ev, k, dtype_value(kv), 'from_pretrained(%s=...)' % k, kn, fr)
     if q is not None and not undecided:
         apply_value(ev, q[1], fr, q[0])
+    return None
+
+
+ADAPTER_CONFIGS = frozenset(('LoraConfig', 'LoHaConfig', 'LoKrConfig', 'AdaLoraConfig', 'IA3Config', 'VeraConfig',
+                             'OFTConfig', 'BOFTConfig', 'get_peft_model'))
+
+
+def call_name(f):
+    """The last name of a call's function: LoraConfig for peft.LoraConfig(...)."""
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    if isinstance(f, ast.Name):
+        return f.id
     return None
 
 

@@ -905,6 +905,11 @@ static void test_adapter_rank_declared_beside_a_guard(void **state)
 	assert_non_null(r);
 	assert_string_equal(case_of(r, "True"), "32");
 	assert_string_equal(case_of(r, "False"), "unset");
+	/* the sweep does not set use_lora: the flag is false, the branch is decided and never runs, no config is
+	 * made: the declared rank sizes nothing (a full fine-tune) */
+	p = follow("program: train.py\nmethod: grid\nparameters:\n  lr: {values: [0.1, 0.2]}\n");
+	assert_null(setting(p, "lora_r", NULL));
+	assert_null(role_of(p, "use_lora", "lora.r"));
 	/* a declaration no LoraConfig takes is still read by its name */
 	write_file("train.py", "import argparse\n"
 			       "p = argparse.ArgumentParser()\n"
