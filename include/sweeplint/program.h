@@ -98,6 +98,21 @@ struct sl_param_role {
 	size_t nonly;
 };
 
+/*
+ * A command the program launches (subprocess.run([sys.executable, "train.py", "--bs", str(cfg.bs)]),
+ * os.system(f"python train.py --lr {cfg.lr}"): pylaunch.py. follow.c finds the script among its words and
+ * evaluates it as the program, its options mapped through that script's argparse.
+ */
+struct sl_pylaunch {
+	const char *file;           /* the launching file's path as the evaluator read it (absolute) */
+	const char *shown;          /* the same as shown ("sweep_agent.py") */
+	unsigned line, col, end_line, end_col; /* the call's span (col: UTF-8 byte offset) */
+	const char *how;            /* "subprocess.run(...)" */
+	const char *words;          /* the words as pylaunch.py encodes them (a JSON array), or NULL: a command
+	                             * the text does not show */
+	bool reached;               /* in code a call reaches (not only a function no call reaches) */
+};
+
 /* The settings read from one Python program and the local modules it imports (one evaluation). */
 struct sl_pyread {
 	struct sl_trainer *settings; /* those written in the program's own file; NULL when nothing could be read */
@@ -142,6 +157,8 @@ struct sl_pyread {
 	const char **argv_flags;
 	size_t nargv_flags;
 	const char *wandb_replaced;  /* "main.py:16" where the program assigns wandb.config (its own mapping), or NULL */
+	struct sl_pylaunch *launches; /* commands it launches (subprocess, os.system) */
+	size_t nlaunches;
 };
 
 struct json_t;
@@ -256,6 +273,17 @@ size_t sl_config_memo_loads(const struct sl_config_memo *m);
  */
 bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o,
 		     struct sl_program_ref *ref);
+
+/*
+ * The script a launched command runs (words[0..n): literal words, NULL for one the text does not decide),
+ * as a shell script's python line is read: the first *.py / *.sh word after the launchers, or -m MODULE,
+ * looked up from the launching file's folder and its parents up to the project root. true with *ref filled
+ * and *at the index of the script's word (of the module's for -m); false with ref->how saying what was
+ * looked for (NULL: the command runs no script).
+ */
+bool sl_program_find_launched(struct sl_arena *a, const char *from_file, const char *const *words, size_t n,
+			      const char *how_prefix, const struct sl_program_opts *o, struct sl_program_ref *ref,
+			      size_t *at);
 
 /* Read the literal settings of the Python file at path (see above). Never NULL. */
 struct sl_pyread *sl_pyread_file(struct sl_arena *a, const char *path, const struct sl_program_opts *o);

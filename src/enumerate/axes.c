@@ -937,6 +937,16 @@ static size_t program_rules(struct sl_eval_builder *B, const struct sl_param *p,
 			mixed = true;
 		out[n++] = sl_key_rule_program(B->a, base, by, cases, pr->ncases);
 	}
+	/* a value map that names the model is the axis's role (the first rule), whatever the program made first
+	 * (a torch_dtype by the same parameter): a later rule's model was never read (combo.c reads the model of
+	 * a model axis) */
+	for (size_t k = 1; k < n; k++)
+		if (out[k]->role == SL_ROLE_MODEL) {
+			const struct sl_key_rule *m = out[k];
+			memmove(out + 1, out, k * sizeof *out);
+			out[0] = m;
+			break;
+		}
 	if (mixed)
 		*only = NULL; /* different conditions: read as the literal reader did, in every run */
 	if (*only && !sl_sweep_param(B->ev->sweep, (*only)->only_param))

@@ -220,11 +220,15 @@ static bool found(struct sl_arena *a, const char *path, const char *root, const 
 /* Words of a command: the script after the launchers, or -m MODULE. */
 static bool from_words(struct sl_arena *a, const char *const *w, size_t n, struct search *s,
 		       const char *how_prefix, const struct sl_program_opts *o, struct sl_program_ref *ref,
-		       unsigned depth)
+		       unsigned depth, size_t *at)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *root = NULL;
-		if (strcmp(w[i], "-m") == 0 && i + 1 < n) {
+		if (!w[i])
+			continue; /* a word the launching program computes: not a script name */
+		if (at)
+			*at = i + (strcmp(w[i], "-m") == 0);
+		if (strcmp(w[i], "-m") == 0 && i + 1 < n && w[i + 1]) {
 			const char *p = resolve_module(a, s, w[i + 1], &root);
 			if (p)
 				return found(a, p, root, sl_arena_printf(a, "%s -m %s", how_prefix, w[i + 1]), o, ref,
@@ -376,7 +380,7 @@ static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_pr
 		if (!runs)
 			continue;
 		const char *prefix = sl_arena_printf(a, "%s:%u:", src->display, first);
-		if (from_words(a, w, n, &s, prefix, o, ref, depth)) {
+		if (from_words(a, w, n, &s, prefix, o, ref, depth, NULL)) {
 			if (!ref->shell)
 				ref->shell = shell_options(a, src, first, w, n, o);
 			return true;
@@ -681,7 +685,7 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 		}
 		return false;
 	}
-	if (from_words(a, w, n, &s, sw->default_command || !sw->cmd ? "program:" : "command:", o, ref, 0))
+	if (from_words(a, w, n, &s, sw->default_command || !sw->cmd ? "program:" : "command:", o, ref, 0, NULL))
 		return true;
 	if (ref->how)
 		return false;
@@ -694,4 +698,19 @@ bool sl_program_find(struct sl_arena *a, const struct sl_sweep *sw, const struct
 				     : sl_arena_printf(a, "program: %s: not found", program);
 	}
 	return false;
+}
+
+bool sl_program_find_launched(struct sl_arena *a, const char *from_file, const char *const *words, size_t n,
+			      const char *how_prefix, const struct sl_program_opts *o, struct sl_program_ref *ref,
+			      size_t *at)
+{
+	memset(ref, 0, sizeof *ref);
+	const char *root = o->root ? o->root : sl_project_root(a, sl_path_dir(a, from_file));
+	if (!root)
+		return false;
+	struct sl_program_opts with_root = *o;
+	with_root.root = root;
+	struct search s;
+	search_dirs(a, sl_path_dir(a, from_file), root, &s);
+	return from_words(a, words, n, &s, how_prefix, &with_root, ref, 0, at);
 }

@@ -49,6 +49,12 @@ struct follow {
 	unsigned hydra_line;
 	const char *hydra_dirname;
 	struct sl_pyeval_io io;
+	/* a script the program launches (launch.c-like reading in launched()): its options, the request's
+	 * argv and argv_values, replacing the sweep's command; launched: the program read is that script */
+	json_t *launch_argv, *launch_values;
+	bool launched;
+	bool launch_passes;                /* some option carries a sweep value */
+	struct sl_trainer *launch_opts;    /* the literal options it passes, as a shell line's (run.sh passes --x) */
 };
 
 static void note(struct follow *F, const char *s)
@@ -715,7 +721,8 @@ static void add_argv(struct follow *F, json_t *argv, const char *key, const char
 /* The same for this program: a script that runs the sweep with wandb.agent(function=...) has no command line. */
 static const char *run_args_mode(const struct follow *F)
 {
-	return F->p->ref.by_agent || F->o->in_process ? NULL : args_mode(F->sw);
+	/* a launched script gets the words its launcher builds, not the sweep's ${args} */
+	return F->p->ref.by_agent || F->o->in_process || F->launched ? NULL : args_mode(F->sw);
 }
 
 /* The request: the project root, the sweep's parameters and how they reach the program, the command's options. */
@@ -761,8 +768,10 @@ static const char *build_request(struct follow *F, unsigned long budget)
 	/* run in this process (wandb.agent(function=...)): the command line is not the sweep's */
 	const char *mode = run_args_mode(F);
 	json_object_set_new(req, "args", mode ? json_string(mode) : json_null());
-	json_t *argv = json_array();
-	for (size_t i = 0; i < sw->ncmd; i++) {
+	json_t *argv = F->launch_argv ? json_incref(F->launch_argv) : json_array();
+	if (F->launch_values)
+		json_object_set(req, "argv_values", F->launch_values);
+	for (size_t i = 0; i < sw->ncmd && !F->launched; i++) {
 		const struct sl_cmd_item *c = &sw->cmd[i];
 		if (c->kind == SL_CMD_OPTION && c->key && c->value && !c->value_is_macro && c->value_node)
 			add_argv(F, argv, c->key, c->value, sw->doc->src, c->value_node);
@@ -904,6 +913,14 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 	p->args_passed = run_args_mode(F);
 	p->in_process = F->o->in_process;
 	p->wandb_replaced = r->wandb_replaced;
+	if (F->launched) {
+		/* the values reach the launched script through the options its launcher passes, or wandb.config (the
+		 * child inherits the run's environment); a launcher may also hand them over in ways the text does
+		 * not show (a file it writes, the environment): nothing is claimed when neither is seen */
+		if (F->launch_passes || r->nwandb_reads)
+			p->reaches = 1;
+		return;
+	}
 	/* the command line carries the values only to a program that reads it */
 	if (F->o->hp_search) {
 		p->reaches = 1; /* Trainer.hyperparameter_search: the values reach trainer.args */
@@ -966,6 +983,340 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 				      "judged)", p->reach_why));
 }
 
+
+#define MAX_LAUNCH_DEPTH 2 /* a launched script that launches another is followed once more, no further */
+#define MAX_LAUNCH_WORDS 256
+
+/* A literal word of a launch (pylaunch.py {"t": text}), or NULL. */
+static const char *word_text(const json_t *w)
+{
+	return json_string_value(json_object_get(w, "t"));
+}
+
+/* "--key" / "-k" (a letter after one dash): the option's name (without dashes, up to '='), else NULL. */
+static const char *option_key(struct sl_arena *a, const char *t, const char **eq_value)
+{
+	*eq_value = NULL;
+	if (!t)
+		return NULL;
+	size_t d = strncmp(t, "--", 2) == 0 ? 2 : t[0] == '-' && ((t[1] >= 'a' && t[1] <= 'z') || (t[1] >= 'A' && t[1] <= 'Z')) ? 1 : 0;
+	if (!d || !t[d])
+		return NULL;
+	const char *eq = strchr(t, '=');
+	if (eq) {
+		*eq_value = eq + 1;
+		return sl_arena_strndup(a, t + d, (size_t)(eq - t) - d);
+	}
+	return t + d;
+}
+
+/* A word present in some runs only (a map whose cases are one literal option or absent): that option. */
+static const char *presence_option(struct sl_arena *a, const json_t *w)
+{
+	const json_t *cases = json_object_get(w, "cases");
+	if (!json_is_string(json_object_get(w, "m")) || !json_is_array(cases))
+		return NULL;
+	const char *key = NULL;
+	size_t i;
+	const json_t *c;
+	json_array_foreach(cases, i, c) {
+		const json_t *cw = json_array_get(c, 1);
+		if (json_object_get(cw, "absent"))
+			continue;
+		const char *eq = NULL;
+		const char *k = option_key(a, word_text(cw), &eq);
+		if (!k || eq || (key && strcmp(key, k) != 0))
+			return NULL;
+		key = k;
+	}
+	return key;
+}
+
+/* The request's argv item for one option of a launch: its value literal (text), or computed (spec). */
+static void launch_option(struct follow *F, const struct sl_source *src, const struct sl_node *at, const char *key,
+			  const char *text, const json_t *spec, bool flag)
+{
+	size_t idx = F->io.nargv;
+	/* the option as written: the program's parser matches its flags so (--batch-size); the words are the
+	 * launch's JSON, freed after this: copied */
+	key = sl_arena_strdup(F->a, key);
+	text = text ? sl_arena_strdup(F->a, text) : NULL;
+	const char *kk = key;
+	struct sl_node *n = sl_arena_alloc(F->a, sizeof *n);
+	*n = *at;
+	n->text = text ? text : "";
+	n->text_len = strlen(n->text);
+	n->value = sl_scalar_resolve(F->o->res ? F->o->res : sl_scalar_resolver_new(F->a), n->text, n->text_len, true,
+				     NULL, NULL);
+	add_argv(F, F->launch_argv, kk, flag ? NULL : n->text, src, n);
+	if (!spec && F->launch_opts) {
+		/* a literal option: a setting by its name too, as a shell script's python line gives them (argparse's
+		 * type= is not applied by the evaluator: --max-length 1024 stays text there) */
+		char *k = sl_arena_strdup(F->a, key);
+		for (char *c = k; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		struct sl_node *v = n;
+		if (flag) {
+			v = sl_arena_alloc(F->a, sizeof *v);
+			*v = *n;
+			v->text = "true";
+			v->text_len = 4;
+			v->value = sl_scalar_resolve(F->o->res ? F->o->res : sl_scalar_resolver_new(F->a), "true", 4, true,
+						     NULL, NULL);
+		}
+		struct sl_trainer *t = F->launch_opts;
+		t->entries = sl_arena_grow(F->a, t->entries, t->n, t->n + 1, sizeof *t->entries);
+		t->entries[t->n++] = (struct sl_cfg_entry){
+			.key = k,
+			.node = v,
+			.how = sl_arena_printf(F->a, "%s:%u passes %s%s%s", src->display, at->span.line,
+					       strlen(key) > 1 ? "--" : "-", key, flag ? " (a flag)" : ""),
+		};
+	}
+	if (spec) {
+		char key_idx[24];
+		snprintf(key_idx, sizeof key_idx, "%zu", idx);
+		json_object_set(F->launch_values, key_idx, (json_t *)spec);
+		if (!json_object_get(spec, "u"))
+			F->launch_passes = true;
+	}
+}
+
+/* The options after the script (words[at+1..]): --key value, --key=value, a bare --flag, a flag passed
+ * in some runs only; a positional or undecided word is skipped. */
+static void launch_options(struct follow *F, const struct sl_source *src, const struct sl_node *node,
+			   const json_t *words, size_t at)
+{
+	size_t n = json_array_size(words);
+	for (size_t i = at + 1; i < n; i++) {
+		const json_t *w = json_array_get(words, i);
+		const char *eq = NULL;
+		const char *key = option_key(F->a, word_text(w), &eq);
+		if (key) {
+			if (eq) {
+				launch_option(F, src, node, key, eq, NULL, false);
+				continue;
+			}
+			const json_t *next = i + 1 < n ? json_array_get(words, i + 1) : NULL;
+			const char *eq2 = NULL;
+			bool next_is_value = next && !json_object_get(next, "absent") && !presence_option(F->a, next) &&
+					     !option_key(F->a, word_text(next), &eq2);
+			if (next_is_value) {
+				i++;
+				if (word_text(next))
+					launch_option(F, src, node, key, word_text(next), NULL, false);
+				else
+					launch_option(F, src, node, key, "", next, false);
+			} else {
+				launch_option(F, src, node, key, NULL, NULL, true);
+			}
+			continue;
+		}
+		key = presence_option(F->a, w);
+		if (key) {
+			/* a flag appended under a condition on a sweep parameter; with a value appended under the
+			 * same condition (cmd += ["--r", str(cfg.r)] under `if cfg.lora:`), that value in those runs */
+			const json_t *next = i + 1 < n ? json_array_get(words, i + 1) : NULL;
+			if (next && json_equal(json_object_get(next, "m"), json_object_get(w, "m")) && !presence_option(F->a, next)) {
+				json_t *spec = json_deep_copy(next);
+				i++;
+				launch_option(F, src, node, key, "", spec, false);
+				json_decref(spec);
+			} else {
+				launch_option(F, src, node, key, NULL, w, true);
+			}
+		}
+	}
+}
+
+/* The literal script words of one launch's words (NULL for a computed word). */
+static size_t launch_words(struct sl_arena *a, const json_t *words, const char **w, size_t max)
+{
+	size_t n = json_array_size(words) < max ? json_array_size(words) : max;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_array_get(words, i);
+		const char *t = word_text(x);
+		w[i] = t ? sl_arena_strdup(a, t) : NULL;
+	}
+	return n;
+}
+
+/* The scripts a word chosen by a sweep parameter names ("a.py, b.py"), or NULL. */
+static const char *chosen_scripts(struct sl_arena *a, const json_t *words, const char **param)
+{
+	size_t i;
+	const json_t *w;
+	json_array_foreach(words, i, w) {
+		const json_t *cases = json_object_get(w, "cases");
+		if (!json_is_array(cases))
+			continue;
+		struct sl_buf b;
+		sl_buf_init(&b, a);
+		size_t k;
+		const json_t *c;
+		json_array_foreach(cases, k, c) {
+			const char *t = word_text(json_array_get(c, 1));
+			size_t l = t ? strlen(t) : 0;
+			if (l > 3 && (strcmp(t + l - 3, ".py") == 0 || strcmp(t + l - 3, ".sh") == 0) && (!b.buf || !strstr(b.buf, t)))
+				sl_buf_addf(&b, "%s%s", b.len ? ", " : "", t);
+		}
+		if (b.len && strchr(b.buf, ',')) {
+			*param = json_string_value(json_object_get(w, "m"));
+			return b.buf;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The program launches the trainer (subprocess.run([sys.executable, "train.py", "--bs", str(cfg.bs)])):
+ * the script it launches becomes the program read, evaluated with the options the launch passes (the
+ * sweep's values where they come from wandb.config). One script, decided by the text; several scripts
+ * (or one script launched with different options, or one chosen by a sweep value) are not followed: a
+ * note says so and the launching program stays the program read. Returns the launched script's
+ * evaluation, or NULL.
+ */
+static struct sl_pyread *launched(struct follow *F, const struct sl_pyread *r, const char *current)
+{
+	struct sl_arena *a = F->a;
+	bool any_reached = false;
+	for (size_t i = 0; i < r->nlaunches; i++)
+		any_reached |= r->launches[i].reached;
+	const struct sl_pylaunch *pick = NULL;
+	struct sl_program_ref pick_ref = {0};
+	json_t *pick_words = NULL;
+	size_t pick_at = 0;
+	const char *several = NULL, *undecided = NULL;
+	for (size_t i = 0; i < r->nlaunches && !several; i++) {
+		const struct sl_pylaunch *l = &r->launches[i];
+		if (l->reached != any_reached)
+			continue;
+		const char *where = sl_arena_printf(a, "%s:%u", l->shown, l->line);
+		if (!l->words) {
+			undecided = undecided ? undecided : sl_arena_printf(a, "%s: %s launches a command the text does not show", where, l->how);
+			continue;
+		}
+		json_t *words = json_loads(l->words, 0, NULL);
+		if (!json_is_array(words)) {
+			json_decref(words);
+			continue;
+		}
+		const char *w[MAX_LAUNCH_WORDS];
+		size_t n = launch_words(a, words, w, MAX_LAUNCH_WORDS);
+		struct sl_program_ref ref;
+		size_t at = 0;
+		const char *param = NULL;
+		const char *scripts = chosen_scripts(a, words, &param);
+		if (!sl_program_find_launched(a, shown_path(a, l->file), w, n, sl_arena_printf(a, "%s: %s", where, l->how), F->o, &ref,
+					      &at)) {
+			if (scripts)
+				undecided = sl_arena_printf(a, "%s: %s launches one of %s, as the sweep's %s chooses", where, l->how,
+							    scripts, param);
+			else if (ref.how)
+				undecided = undecided ? undecided : ref.how;
+			json_decref(words);
+			continue;
+		}
+		if (!pick) {
+			pick = l;
+			pick_ref = ref;
+			pick_words = words;
+			pick_at = at;
+			continue;
+		}
+		if (strcmp(ref.path, pick_ref.path) != 0)
+			several = sl_arena_printf(a, "the program launches several scripts (%s at %s:%u, %s at %s): which one "
+						     "trains is not decided", pick_ref.path, pick->shown, pick->line, ref.path, where);
+		else if (!json_equal(words, pick_words))
+			several = sl_arena_printf(a, "the program launches %s with different options (%s:%u, %s): which run "
+						     "is meant is not decided", ref.path, pick->shown, pick->line, where);
+		json_decref(words);
+	}
+	if (several || !pick) {
+		if (several || undecided)
+			note(F, sl_arena_printf(a, "launched script not followed: %s; the launching program is read",
+						several ? several : undecided));
+		json_decref(pick_words);
+		return NULL;
+	}
+	char *me = realpath(current, NULL), *it = realpath(pick_ref.path, NULL);
+	bool self = me && it && strcmp(me, it) == 0;
+	free(me);
+	free(it);
+	if (self) {
+		note(F, sl_arena_printf(a, "%s:%u: %s launches the program itself: not followed again", pick->shown,
+					pick->line, pick->how));
+		json_decref(pick_words);
+		return NULL;
+	}
+	if (!(strlen(pick_ref.path) > 3 && strcmp(pick_ref.path + strlen(pick_ref.path) - 3, ".py") == 0)) {
+		note(F, sl_arena_printf(a, "launched script not followed: %s (%s): not a Python file", pick_ref.path, pick_ref.how));
+		json_decref(pick_words);
+		return NULL;
+	}
+	/* the launching file's source, for the places of the options it passes */
+	int err = 0;
+	struct sl_source *src = sl_source_read(a, pick->file, SL_PROGRAM_MAX_BYTES, &err);
+	if (!src) {
+		json_decref(pick_words);
+		return NULL;
+	}
+	src->display = pick->shown;
+	struct sl_node *node = sl_arena_alloc(a, sizeof *node);
+	node->kind = SL_NODE_SCALAR;
+	node->weight = 1;
+	size_t start = 0, end = 0;
+	if (pick->line >= 1 && pick->line <= src->nlines)
+		start = src->line_start[pick->line - 1] + pick->col;
+	if (pick->end_line >= 1 && pick->end_line <= src->nlines)
+		end = src->line_start[pick->end_line - 1] + pick->end_col;
+	if (start > src->len)
+		start = src->len;
+	if (end < start || end > src->len)
+		end = start;
+	node->span = sl_source_span(src, start, end);
+	/* the launched script's request: the launch's options, not the sweep's command */
+	F->io.nargv = 0;
+	F->io.argv_src = NULL;
+	F->io.argv_node = NULL;
+	F->io.served = NULL;
+	F->io.nserved = 0;
+	F->launched = true;
+	F->launch_passes = false;
+	F->launch_argv = json_array();
+	F->launch_values = json_object();
+	F->launch_opts = sl_arena_alloc(a, sizeof *F->launch_opts);
+	F->launch_opts->path = src->path;
+	F->launch_opts->src = src;
+	F->launch_opts->from_program = true;
+	launch_options(F, src, node, pick_words, pick_at);
+	json_decref(pick_words);
+	struct sl_program *p = F->p;
+	p->ref.path = pick_ref.path;
+	p->ref.root = pick_ref.root;
+	p->ref.shell = pick_ref.shell;
+	p->ref.shown = NULL;
+	p->ref.by_agent = false;
+	p->ref.how = sl_arena_printf(a, "%s, which runs %s", p->ref.how, pick_ref.how);
+	note(F, sl_arena_printf(a, "program %s (launched by %s:%u: %s): the program read", pick_ref.path, pick->shown,
+				pick->line, pick->how));
+	char *root = realpath(pick_ref.root ? pick_ref.root : sl_path_dir(a, pick_ref.path), NULL);
+	F->io.root = root ? sl_arena_strdup(a, root) : F->root;
+	free(root);
+	F->io.main = NULL;
+	F->io.request = build_request(F, 0);
+	json_decref(F->launch_argv);
+	json_decref(F->launch_values);
+	F->launch_argv = F->launch_values = NULL;
+	struct sl_program_opts inner = *F->o;
+	inner.code = NULL;
+	inner.code_src = NULL;
+	inner.entry = NULL;
+	inner.in_process = false;
+	return sl_pyread_eval(a, pick_ref.path, &inner, &F->io);
+}
+
 struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_program_opts *o)
 {
 	struct sl_program_opts with_root = *o;
@@ -1010,6 +1361,17 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	F.io.main = o->code_src;
 	F.io.request = build_request(&F, 0);
 	struct sl_pyread *r = sl_pyread_eval(a, ref.path, o, &F.io);
+	/* a trainer the program launches in a subprocess is the program read (at most twice over) */
+	for (unsigned depth = 0; !r->error && r->nlaunches && depth < MAX_LAUNCH_DEPTH; depth++) {
+		const char *current = F.p->ref.path;
+		struct sl_pyread *inner = launched(&F, r, current);
+		if (!inner)
+			break;
+		for (size_t i = 0; i < r->nnotes; i++)
+			note(&F, r->notes[i]);
+		r = inner;
+		ref = F.p->ref;
+	}
 	if (r->error) {
 		note(&F, sl_arena_printf(a, "program not read: %s", r->error));
 		load_command_configs(&F);
@@ -1052,6 +1414,8 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	resolve_refs(&F, r, ref.path);
 	if (ref.shell && ref.shell->n)
 		add_settings(&F, ref.shell);
+	if (F.launch_opts && F.launch_opts->n)
+		add_settings(&F, F.launch_opts); /* the literal options a launching program passes */
 	/* an inference-only program: pyread.py adds sweeplint_mode: generate, so its own settings size that
 	 * workload (issue #28; they were dropped and the run sized as training) */
 	if (r->trains == 0)

@@ -102,6 +102,9 @@ class Ctx(object):
         self.args_mode = req.get('args')     # 'hyphens' / 'no_hyphens' / 'json' / None: how ${args} passes them
         self.argv = req.get('argv') or []    # literal options of the command / shell line: [[key, value, at]]
         self.words = req.get('words') or []  # the words after the program (sys.argv[1:])
+        # an option's value a launching program computes (pylaunch.py): argv index (text) -> its word
+        av = req.get('argv_values')
+        self.argv_values = av if isinstance(av, dict) else {}
         self.budget = int(req.get('budget') or DEFAULT_BUDGET)
         self.ops = 0
         self.depth = 0
@@ -1286,6 +1289,13 @@ class Evaluator(object):
             return K(r, site, x.why or y.why)
         if isinstance(a, Tensor) or isinstance(b, Tensor):
             return sym_binop(op, a, b) or UNK       # a tensor's shape through its arithmetic (pymodules.py)
+        if isinstance(op, ast.Add) and (isinstance(a, L) or isinstance(b, L)):
+            # a list built up: cmd = base + ["--lr", str(cfg.lr)], cmd += [...]
+            xs = [x.items if isinstance(x, L) else [K(y) for y in x.v]
+                  if isinstance(x, K) and isinstance(x.v, (list, tuple)) else None for x in (a, b)]
+            if xs[0] is None or xs[1] is None or len(xs[0]) + len(xs[1]) > MAX_ITEMS:
+                return UNK
+            return L(xs[0] + xs[1], site)
         r = lift(f, a, b)
         if r is UNK:
             # a size of two sweep parameters, or of a range parameter: an expression (pymodules.py)
@@ -1427,6 +1437,12 @@ class Evaluator(object):
     # -- calls ---------------------------------------------------------------------------------------
     def call(self, node, fr):
         c = self.c
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in ('append', 'extend') and isinstance(f.value, ast.Name):
+            cur = self.lookup(f.value.id, fr)
+            if isinstance(cur, K) and isinstance(cur.v, list):
+                # a list literal of constants grows: a list of values from here on (cmd.append(str(cfg.bs)))
+                self.store_name(f.value.id, L([K(x, cur.site, cur.why) for x in cur.v], cur.site), fr)
         fv = self.ev(node.func, fr)
         args = []
         for a in node.args:
@@ -1612,6 +1628,8 @@ class Evaluator(object):
                     return K(r, x.site, x.why)
                 if isinstance(x, Ext) and x.qual == 'pathlib.Path()' and isinstance(x.data, str) and n == 'str':
                     return K(x.data)
+                if isinstance(x, P) or x is UNSET:
+                    return x                     # a case that is another parameter's value, converted
                 return UNK
             if isinstance(a[0], P):
                 return a[0]                      # the sweep's value, converted: still that parameter
@@ -1681,7 +1699,18 @@ class Evaluator(object):
             return self.str_call(n[4:], obj, a, node, fr)
         if n == 'list.append' and isinstance(obj, L) and a:
             if len(obj.items) < MAX_ITEMS:
-                obj.items.append(modules_append(self, obj, a[0]))
+                x = a[0]
+                if fr.guard is not None and isinstance(x, (K, P, M, OneOf)):
+                    x = self.guarded(fr.guard, x, UNSET)  # appended only in the runs the guard holds
+                obj.items.append(modules_append(self, obj, x))
+            return K(None)
+        if n == 'list.extend' and isinstance(obj, L) and a:
+            more = a[0].items if isinstance(a[0], L) else [K(x) for x in a[0].v] \
+                if isinstance(a[0], K) and isinstance(a[0].v, (list, tuple)) else None
+            if more is None or fr.guard is not None:
+                obj.items.append(U('extended with what the text does not show'))
+            elif len(obj.items) + len(more) <= MAX_ITEMS:
+                obj.items.extend(more)
             return K(None)
         if n.startswith('nnlist.'):
             return modules_list_call(self, n[7:], obj, a, node, fr)

@@ -1,7 +1,7 @@
 # pymodules: a custom nn.Module the program builds, read as a layer list (docs/program.md "Custom
 # modules"; the format is docs/cli.md's role `modules`, counted by src/memory/modules.c).
 #
-# Fifth of the six files sweeplint concatenates (after pysinks.py, before pyread.py). The evaluator
+# Fifth of the seven files sweeplint concatenates (after pysinks.py, before pylaunch.py). The evaluator
 # already runs a local class's __init__ with the values given; this file makes what torch.nn's
 # constructors return abstract values of their own (Layer: nn.Linear(d, 4 * d) with its arguments as
 # values, containers with their children, nn.Parameter of a tensor's shape), keeps sizes computed from

@@ -51,7 +51,7 @@ static long long now_ms(void)
 }
 
 /* The evaluator's files, concatenated in this order into the one script python3 -c runs. */
-static const char *const SCRIPTS[] = {"pyvalues.py", "pyeval.py", "pysources.py", "pysinks.py", "pymodules.py",
+static const char *const SCRIPTS[] = {"pyvalues.py", "pyeval.py", "pysources.py", "pysinks.py", "pymodules.py", "pylaunch.py",
 				       "pyread.py"};
 
 static const char *script_text(struct sl_arena *a)
@@ -666,6 +666,38 @@ static void read_notes(struct reading *R, const json_t *notes)
 	}
 }
 
+/* The commands the program launches (pylaunch.py): their words kept as JSON text for follow.c. */
+static void read_launches(struct reading *R, const json_t *ls)
+{
+	struct sl_pyread *r = R->r;
+	size_t n = json_is_array(ls) ? json_array_size(ls) : 0;
+	if (!n)
+		return;
+	r->launches = sl_arena_array(R->a, n, sizeof *r->launches);
+	size_t i;
+	const json_t *x;
+	json_array_foreach(ls, i, x) {
+		json_int_t fid = json_integer_value(json_object_get(x, "file"));
+		const char *how = json_string_value(json_object_get(x, "how"));
+		const char *shown = display_file(R, json_object_get(x, "file"));
+		if (!how || !shown || fid < 0 || (size_t)fid >= R->nfiles || !*R->files[fid])
+			continue;
+		struct sl_pylaunch *l = &r->launches[r->nlaunches++];
+		l->file = R->files[fid];
+		l->shown = shown;
+		l->line = (unsigned)json_integer_value(json_object_get(x, "line"));
+		l->col = (unsigned)json_integer_value(json_object_get(x, "col"));
+		l->end_line = (unsigned)json_integer_value(json_object_get(x, "end_line"));
+		l->end_col = (unsigned)json_integer_value(json_object_get(x, "end_col"));
+		l->how = sl_arena_strdup(R->a, how);
+		l->reached = json_integer_value(json_object_get(x, "phase")) == 2;
+		const json_t *w = json_object_get(x, "words");
+		char *text = json_is_array(w) ? json_dumps(w, JSON_COMPACT) : NULL;
+		l->words = text ? sl_arena_strdup(R->a, text) : NULL;
+		free(text);
+	}
+}
+
 static void read_json(struct reading *R, const char *out, size_t len, const char *python)
 {
 	struct sl_arena *a = R->a;
@@ -795,6 +827,7 @@ static void read_json(struct reading *R, const char *out, size_t len, const char
 		r->wandb_replaced = sl_arena_printf(a, "%s:%u", from ? from : R->main->display,
 						    (unsigned)json_integer_value(json_object_get(wr, "line")));
 	}
+	read_launches(R, json_object_get(j, "launches"));
 	for (size_t k = 0; k < r->nnotes && r->complete; k++)
 		if (strstr(r->notes[k], "module ") == r->notes[k] && strstr(r->notes[k], " not read"))
 			r->complete = false;

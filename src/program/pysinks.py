@@ -74,6 +74,7 @@ class Out(object):
         self.model_classes = []  # (class name, fid, node) of each model loader: the part that runs
         self.quant_open = None   # "train.py:18: quantization_config is one of ...": the load's quantization is
         #                          not decided by the text (pysinks.py undecided_choice)
+        self.launches = []     # commands the program launches (pylaunch.py)
 
     # -- records -------------------------------------------------------------------------------------
     def site_fields(self, rec, v, node, fid):
@@ -196,6 +197,15 @@ class Out(object):
             if inner and len(inner) == len(set_vals) and len(keys) == 1 and not only:
                 when = [x for x in v.xs if v.at(x) is not UNSET]
                 self.emit(ev, key, inner[0], how, node, fid, only={'param': v.param, 'values': when})
+                return
+            if inner and len(inner) == len(set_vals) and all(isinstance(x, P) for x in inner) and not only and \
+                    len(keys) <= 8:
+                # another parameter per value of this one (batch = cfg.bs_a if cfg.model == "a" else cfg.bs_b):
+                # each holds in the runs where this one chooses it
+                for name in sorted(set(x.name for x in inner)):
+                    when = [x for x in v.xs if isinstance(v.at(x), P) and v.at(x).name == name]
+                    first = v.at(when[0])
+                    self.emit(ev, key, first, how, node, fid, only={'param': v.param, 'values': when})
                 return
             if len(set(const_key(x) if not isinstance(x, P) else ('p', x.name) for x in set_vals)) == 1:
                 self.emit(ev, key, set_vals[0], how, node, fid)
@@ -449,7 +459,7 @@ class Out(object):
             'argv_flags': self.argv_flags(),
             'wandb_replaced': {'fid': self.wandb_replaced[0], 'line': self.wandb_replaced[1]}
             if self.wandb_replaced else None,
-            'stopped': c.stopped, 'steps': c.ops,
+            'stopped': c.stopped, 'steps': c.ops, 'launches': self.launches,
             'used_params': ['*'] if '*' in c.params.used else sorted(c.params.used),
         }
 
@@ -988,6 +998,7 @@ def sink_call(ev, name, base, qual, fv, args, kwargs, node, fr, made):
     c = ev.c
     if name is None:
         return None
+    launch_call(ev, name, base, qual, fv, args, kwargs, node, fr)  # subprocess.run([...]) (pylaunch.py)
     m = module_call(ev, name, base, qual, fv, args, kwargs, node, fr, made)
     if m is not None:
         return m                                # a torch.nn module, a tensor's shape (pymodules.py)

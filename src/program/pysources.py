@@ -493,6 +493,9 @@ def argparse_value(ev, parser_specs, dest, flags, default, action=None):
                 return P(n, c.params[n], default, ("the sweep's %s through ${args}" % n,))
     for key, text, at in c.argv:
         if key in names:
+            lv = argv_value(ev, at, text, default, action, 'passed as --%s by the launching program' % key)
+            if lv is not None:
+                return lv         # a value the program that launches this one computes (pylaunch.py)
             if text is None:
                 if action in ('store_true', 'store_false'):
                     return K(action == 'store_true', ('cmd', at, None), ('flag --%s of the command' % key,))
@@ -579,7 +582,10 @@ def hf_instance(ev, cls, conf):
         for k, spec in c.params.items():
             d.items[k] = P(k, spec, d.items.get(k), ("the sweep's %s through ${args}" % k,))
     for key, text, at in c.argv:
-        d.items[key] = cmd_value(ev, at, text) if text is not None else K(True, ('cmd', at, None))
+        lv = argv_value(ev, at, text, d.items.get(key, UNK), 'store_true',
+                        'passed as --%s by the launching program' % key)
+        d.items[key] = lv if lv is not None else \
+            cmd_value(ev, at, text) if text is not None else K(True, ('cmd', at, None))
     if isinstance(cls, Ext):
         d.kind = 'args:' + cls.qual.split('.')[-1]
     return d

@@ -623,6 +623,150 @@ static void test_follow_configs_hydra_shell(void **state)
 	assert_null(sl_trainer_get(p->ref.shell, "1")); /* a negative number is no option */
 }
 
+/* ---- a trainer the program launches in a subprocess (pylaunch.py, follow.c launched) ---------------- */
+
+static const struct sl_param_role *role_of(const struct sl_program *p, const char *param, const char *key)
+{
+	for (size_t i = 0; i < p->nroles; i++)
+		if (strcmp(p->roles[i].param, param) == 0 && strcmp(p->roles[i].key, key) == 0)
+			return &p->roles[i];
+	return NULL;
+}
+
+static bool has_note(const struct sl_program *p, const char *part)
+{
+	for (size_t i = 0; i < p->nnotes; i++)
+		if (strstr(p->notes[i], part))
+			return true;
+	return false;
+}
+
+static const struct sl_cfg_entry *last_setting(const struct sl_program *p, const char *key)
+{
+	for (size_t i = p->nsettings; i-- > 0;) {
+		const struct sl_cfg_entry *e = sl_trainer_get(p->settings[i], key);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+static void test_launched_trainer(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	const char *trainer = "import argparse\np = argparse.ArgumentParser()\n"
+			      "p.add_argument('--batch-size', type=int, default=4)\n"
+			      "p.add_argument('--ckpt', action='store_true')\n"
+			      "p.add_argument('--model', default='bert-base-uncased')\nargs = p.parse_args()\n"
+			      "model = AutoModelForCausalLM.from_pretrained(args.model)\n"
+			      "if args.ckpt:\n    model.gradient_checkpointing_enable()\n"
+			      "dl = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)\nloss.backward()\n";
+	write_file("src/trainer.py", trainer);
+	/* the agent: wandb.config read, a list built with a branch on one sweep value, append and += */
+	write_file("agent.py", "import subprocess, sys, wandb\ndef train():\n    wandb.init()\n    cfg = wandb.config\n"
+			       "    if cfg.kind == 'big':\n        bs = cfg.bs_big\n        flag = '--ckpt'\n"
+			       "    else:\n        bs = cfg.bs_small\n        flag = ''\n"
+			       "    cmd = [sys.executable, 'src/trainer.py', '--batch-size', str(bs)]\n"
+			       "    if flag:\n        cmd.append(flag)\n    cmd += ['--model', 'gpt2']\n"
+			       "    subprocess.run(cmd, check=True)\n"
+			       "if __name__ == '__main__':\n    train()\n");
+	struct sl_program_opts o = {.sweep_dir = dir};
+	const char *params = "parameters:\n  kind: {values: [big, small]}\n  bs_big: {values: [8, 16]}\n"
+			     "  bs_small: {values: [32]}\n";
+	struct sl_program *p = sl_program_follow(A, sweep_of(sl_arena_printf(A, "program: agent.py\n%s", params)), &o);
+	assert_non_null(p);
+	assert_non_null(strstr(p->ref.path, "src/trainer.py"));
+	assert_non_null(strstr(p->ref.how, "subprocess.run"));
+	assert_true(has_note(p, "agent.py:15: subprocess.run(...)): the program read"));
+	assert_int_equal(p->reaches, 1);
+	/* each batch parameter is the batch where kind chooses it */
+	const struct sl_param_role *big = role_of(p, "bs_big", "per_device_train_batch_size");
+	const struct sl_param_role *small = role_of(p, "bs_small", "per_device_train_batch_size");
+	assert_non_null(big);
+	assert_non_null(small);
+	assert_string_equal(big->only_param, "kind");
+	assert_int_equal(big->nonly, 1);
+	assert_string_equal(big->only_values[0]->text, "big");
+	assert_string_equal(small->only_values[0]->text, "small");
+	/* the flag appended under `if flag:` is a map of kind; the literal --model at the launch's place */
+	const struct sl_param_role *ck = role_of(p, "kind", "gradient_checkpointing");
+	assert_non_null(ck);
+	assert_int_equal(ck->ncases, 2);
+	const struct sl_cfg_entry *m = last_setting(p, "model_name_or_path");
+	assert_non_null(m);
+	assert_string_equal(m->node->text, "gpt2");
+	assert_int_equal(m->node->span.line, 15);
+
+	/* os.system of an f-string: each formatted value a word, --x={v} an option and its value */
+	write_file("train2.py", trainer);
+	write_file("agent2.py", "import os, wandb\nwandb.init()\ncfg = wandb.config\n"
+				"os.system(f\"python train2.py --model {cfg.m} --batch-size={cfg.bs}\")\n");
+	p = sl_program_follow(A, sweep_of("program: agent2.py\nparameters:\n  bs: {values: [2, 4]}\n"
+					  "  m: {values: [gpt2, t5-small]}\n"), &o);
+	assert_non_null(strstr(p->ref.path, "train2.py"));
+	assert_non_null(role_of(p, "bs", "per_device_train_batch_size"));
+	assert_non_null(role_of(p, "m", "model_name_or_path"));
+
+	/* a script chosen by a sweep value: which one a run trains is not guessed */
+	write_file("agent3.py", "import subprocess, wandb\nwandb.init()\ncfg = wandb.config\n"
+				"script = 'src/trainer.py' if cfg.kind == 'big' else 'train2.py'\n"
+				"subprocess.run(['python', script, '--batch-size', str(cfg.bs_big)])\n");
+	p = sl_program_follow(A, sweep_of(sl_arena_printf(A, "program: agent3.py\n%s", params)), &o);
+	assert_non_null(strstr(p->ref.path, "agent3.py"));
+	assert_true(has_note(p, "launches one of src/trainer.py, train2.py, as the sweep's kind chooses"));
+	assert_null(role_of(p, "bs_big", "per_device_train_batch_size"));
+
+	/* two different scripts launched one after the other: not decided either */
+	write_file("agent4.py", "import subprocess\nsubprocess.run(['python', 'train2.py'])\n"
+				"subprocess.check_call(['python', 'src/trainer.py'])\n");
+	p = sl_program_follow(A, sweep_of("program: agent4.py\n"), &o);
+	assert_non_null(strstr(p->ref.path, "agent4.py"));
+	assert_true(has_note(p, "launches several scripts"));
+}
+
+/* Hostile launches: a program that launches itself, two that launch each other, a huge argument list. */
+static void test_launched_hostile(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	struct sl_program_opts o = {.sweep_dir = dir};
+	write_file("self.py", "import subprocess\nsubprocess.run(['python', 'self.py', '--x', '1'])\n");
+	struct sl_program *p = sl_program_follow(A, sweep_of("program: self.py\n"), &o);
+	assert_non_null(strstr(p->ref.path, "self.py"));
+	assert_true(has_note(p, "launches the program itself: not followed again"));
+	/* a launches b launches a: followed at most twice, then read as it is */
+	write_file("a.py", "import subprocess\nsubprocess.run(['python', 'b.py'])\n");
+	write_file("b.py", "import subprocess\nsubprocess.run(['python', 'a.py'])\n");
+	p = sl_program_follow(A, sweep_of("program: a.py\n"), &o);
+	assert_non_null(p);
+	assert_true(has_note(p, "/a.py:2: subprocess.run"));
+	assert_true(has_note(p, "/b.py:2: subprocess.run"));
+	/* 20,000 words: past the evaluator's list bound, a command the text does not show */
+	struct sl_buf b;
+	sl_buf_init(&b, A);
+	sl_buf_addf(&b, "import subprocess\nsubprocess.run(['python', 'train.py'");
+	for (int i = 0; i < 20000; i++)
+		sl_buf_addf(&b, ", '--x%d'", i);
+	sl_buf_addf(&b, "])\n");
+	write_file("train.py", "loss.backward()\n");
+	write_file("huge.py", b.buf);
+	p = sl_program_follow(A, sweep_of("program: huge.py\n"), &o);
+	assert_non_null(strstr(p->ref.path, "huge.py"));
+	assert_true(has_note(p, "launches a command the text does not show"));
+	/* 242 words (inside the bound): the script is followed, its options read */
+	sl_buf_init(&b, A);
+	sl_buf_addf(&b, "import subprocess\nsubprocess.run(['python', 'train.py'");
+	for (int i = 0; i < 120; i++)
+		sl_buf_addf(&b, ", '--x%d', '%d'", i, i);
+	sl_buf_addf(&b, "])\n");
+	write_file("many.py", b.buf);
+	p = sl_program_follow(A, sweep_of("program: many.py\n"), &o);
+	assert_non_null(strstr(p->ref.path, "train.py"));
+}
+
 /* ---- custom nn.Modules built from hyperparameters (pymodules.py) ----------------------------------- */
 
 /* The program's layer list (sweeplint_modules), or NULL; the note holding part in *why_note when asked. */
@@ -913,6 +1057,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hydra_compose, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_configs_hydra_shell, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launched_trainer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launched_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_argparse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_mingpt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_layers, setup, teardown),
