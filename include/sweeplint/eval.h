@@ -115,6 +115,8 @@ struct sl_eval_axis {
 	struct sl_eval_value *values;
 	size_t n;
 	bool bounds;                     /* a range evaluated at its bounds (continuous or huge) */
+	bool guessed;                    /* set by a program found by its name only (sl_eval_opts.program_guess),
+	                                  * or a sweep parameter whose role that program gives */
 	bool modules;                    /* the sizes of the program's custom nn.Module (role model): one value per
 	                                  * combination of the sweep parameters it names (key), its layer list counted */
 	struct sl_count range;           /* with bounds: how many values the range stands for */
@@ -203,6 +205,12 @@ struct sl_eval_opts {
 	/* the program loads the model with a quantization its text does not decide (program.h quant_open):
 	 * every oom verdict rests on it (SL_NEED_QUANT); NULL: decided */
 	const char *quant_open;
+	/* the program read is a guess of the agent's working folder (program.h sl_program_ref.guessed): the
+	 * file of the name the sweep gives found elsewhere in the project; an oom verdict resting on its
+	 * settings is at risk, never an error (NULL: the program is where the sweep says) */
+	const char *program_guess;
+	const struct sl_source *const *guess_srcs; /* the files of that program's settings (their axes rest on it) */
+	size_t nguess_srcs;
 };
 
 /*
@@ -284,6 +292,7 @@ struct sl_eval {
 	 * only. at_risk + oom_sure = n[SL_VERDICT_OOM]
 	 */
 	struct sl_count at_risk, oom_sure;
+	const char *program_guess;       /* sl_eval_opts.program_guess */
 };
 
 /*
@@ -291,6 +300,10 @@ struct sl_eval {
  * a deepspeed file that cannot be read) are diagnostics in diags. Returns 0,
  * or -SL_EUSAGE for a malformed --set (with *why set).
  */
+/* Whether combination idx takes a setting from a program found by its name only (sl_eval_opts.program_guess)
+ * that no stated setting replaces: its verdict rests on a guess of the agent's working folder. */
+bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx);
+
 int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
 		struct sl_diags *diags, struct sl_eval **out, const char **why);
 

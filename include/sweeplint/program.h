@@ -43,6 +43,9 @@ struct sl_program_ref {
 	const char *how;            /* "program: train.py", "command: python -m pkg.train", "run.sh:12" */
 	const char *root;           /* the project folder its imports are looked up from */
 	const char *shown;          /* the program as shown, when path is a copy of it (a notebook's code), or NULL */
+	/* the path the sweep names was not found where W&B could run it from; this file is the one of that name
+	 * in the project (search_project): what was done, for -v, and a verdict resting on it is at risk */
+	const char *guessed;
 	bool by_agent;              /* a script that runs the sweep with wandb.agent(function=...): the function
 	                             * runs in-process, with no command line (only wandb.config carries the values) */
 };
@@ -327,6 +330,9 @@ struct sl_program {
 	 * configs a sweep value names, the options a shell script passes (the last wins) */
 	struct sl_trainer **settings;
 	size_t nsettings;
+	/* settings[i] was read by following a program found by its name only (ref.guessed): the program, its
+	 * modules, the configs it loads (not the configs the sweep or its command names); NULL: none */
+	bool *settings_guessed;
 	const char **ignore_params; /* sweep parameters that choose a Hydra group option, not values */
 	size_t nignore_params;
 	int trains;                 /* 1 / 0 / -1 as in sl_pyread */

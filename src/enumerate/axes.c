@@ -73,6 +73,8 @@ static struct sl_eval_axis *new_axis(struct sl_eval_builder *B, enum sl_axis_ori
 	ax->role = role;
 	ax->rule = rule;
 	ax->src = src;
+	for (size_t i = 0; src && i < B->o->nguess_srcs; i++)
+		ax->guessed |= B->o->guess_srcs[i] == src;
 	ax->values = sl_arena_array(B->a, nvalues ? nvalues : 1, sizeof *ax->values);
 	ax->n = 0;
 	ax->only_axis = -1;
@@ -1152,6 +1154,7 @@ static void add_sweep_params(struct sl_eval_builder *B)
 			continue;
 		}
 		ax->param = p;
+		ax->guessed = nprog && B->o->program_guess; /* its role is what the guessed program makes of it */
 		if (only) {
 			ax->only_param = sl_sweep_param(sw, only->only_param);
 			ax->only_values = only->only_values;

@@ -21,6 +21,24 @@ bool sl_eval_axis_applies(const struct sl_eval *ev, size_t i, const uint32_t *id
 	return ax->only_mask[j];
 }
 
+bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx)
+{
+	if (!ev->program_guess)
+		return false;
+	for (size_t i = 0; i < ev->naxes; i++) {
+		const struct sl_eval_axis *ax = &ev->axes[i];
+		if (!ax->guessed || !sl_eval_axis_applies(ev, i, idx))
+			continue;
+		/* a later axis of the same role that applies replaces it (the sweep's batch over the program's) */
+		bool replaced = false;
+		for (size_t j = i + 1; j < ev->naxes && !replaced; j++)
+			replaced = ev->axes[j].role == ax->role && !ev->axes[j].guessed && sl_eval_axis_applies(ev, j, idx);
+		if (!replaced)
+			return true;
+	}
+	return false;
+}
+
 bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,
 			      const struct sl_model **model, bool *adapter_assumed)
 {

@@ -30,6 +30,7 @@ int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_e
 	ev->hub = o->hub;
 	ev->num_gpus = o->num_gpus;
 	ev->quant_open = o->quant_open;
+	ev->program_guess = o->program_guess;
 	ev->capacity = o->gpu ? o->gpu->bytes : 0;
 	double h = o->headroom > 0 && o->headroom <= 1 ? o->headroom : 1.0;
 	ev->plan = (uint64_t)((double)ev->capacity * h);

@@ -487,7 +487,7 @@ void sl_eval_count_at_risk(struct sl_arena *a, struct sl_eval *ev)
 	ev->oom_sure = oom;
 	bool none = !oom.infinite && !oom.saturated && oom.value == 0;
 	bool stated = !ev->assumed.infinite && !ev->assumed.saturated && ev->assumed.value == 0;
-	if (none || stated)
+	if (none || (stated && !ev->program_guess))
 		return;
 	bool bounds = false;
 	for (size_t i = 0; i < ev->naxes; i++)
@@ -503,7 +503,7 @@ void sl_eval_count_at_risk(struct sl_arena *a, struct sl_eval *ev)
 	do {
 		if (sl_eval_verdict(ev, w.idx) != SL_VERDICT_OOM)
 			continue;
-		if (sl_eval_oom_assumed(ev, w.idx, 0, ev->capacity, NULL))
+		if (sl_eval_oom_assumed(ev, w.idx, 0, ev->capacity, NULL) || sl_eval_rests_on_guess(ev, w.idx))
 			nrisk += w.weight;
 		else
 			nsure += w.weight;

@@ -195,6 +195,151 @@ static bool is_script(const char *w)
 static bool find_in_shell(struct sl_arena *a, const char *sh, const struct sl_program_opts *o,
 			  struct sl_program_ref *ref, unsigned depth);
 
+#define MAX_SEARCH_DEPTH 6          /* folders below the project root looked in for a program not found */
+#define MAX_SEARCH_ENTRIES 20000    /* directory entries looked at in that search, at most */
+
+/* Folders never searched for a program: version control, environments, caches, W&B's copies of code. */
+static bool skipped_dir(const char *name)
+{
+	static const char *const names[] = {"node_modules", "site-packages", "venv", "env", "__pycache__", "build",
+					    "dist", "wandb", "outputs", "multirun", "lightning_logs", "mlruns"};
+	if (name[0] == '.' || strncmp(name, "build-", 6) == 0 || strncmp(name, "build_", 6) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A program the sweep names that is found neither beside the sweep nor in its parents up to the project
+ * root: W&B runs it from the agent's working folder, which sweeplint cannot see. The files of the project
+ * whose path ends in the same relative name (train.py -> cli/train.py), else whose name is the same
+ * (src/train.py -> train.py), looked for below the project root (MAX_SEARCH_DEPTH folders down, at most
+ * MAX_SEARCH_ENTRIES entries; hidden folders, environments and caches skipped, links not followed): the one
+ * file of the first kind that has any, else NULL. *guess says what was done either way (NULL: nothing).
+ */
+static const char *search_project(struct sl_arena *a, struct search *s, const char *rel, const char **root,
+				  const char **guess)
+{
+	*guess = NULL;
+	if (s->n == 0 || rel[0] == '/' || !s->root)
+		return NULL;
+	/* the project root, as a path from the working folder when it is below it (paths are shown so) */
+	const char *top = s->root;
+	const char *real = NULL;
+	char cwd[4096];
+	if (sl_path_contain(a, s->root, s->dirs[s->n - 1], &real) == SL_CONTAIN_INSIDE && strcmp(real, s->root) == 0)
+		top = s->dirs[s->n - 1]; /* the sweep's folder's parents reach it: as they are written */
+	else if (getcwd(cwd, sizeof cwd)) {
+		char *rc = realpath(cwd, NULL);
+		size_t lc = rc ? strlen(rc) : 0;
+		size_t lt = strlen(top);
+		if (rc && strcmp(top, rc) == 0) {
+			top = ".";
+		} else if (rc && strncmp(top, rc, lc) == 0 && top[lc] == '/') {
+			top = sl_arena_strdup(a, top + lc + 1);
+		} else if (rc && strncmp(rc, top, lt) == 0 && rc[lt] == '/') {
+			/* the working folder is inside the project: up to its root */
+			struct sl_buf up;
+			sl_buf_init(&up, a);
+			for (const char *c = rc + lt; *c; c++)
+				if (*c == '/')
+					sl_buf_adds(&up, up.len ? "/.." : "..");
+			top = up.buf;
+		}
+		free(rc);
+	}
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	size_t lrel = strlen(rel);
+	/* found by tail ("/" rel) and by name: the first two of each, and how many */
+	const char *tail[2] = {0}, *named[2] = {0};
+	size_t ntail = 0, nnamed = 0, seen = 0;
+	struct item {
+		const char *dir;
+		unsigned depth;
+	};
+	size_t cap = 64, head = 0, n = 0;
+	struct item *q = sl_arena_array(a, cap, sizeof *q);
+	q[n++] = (struct item){top, 0};
+	bool cut = false;
+	while (head < n) {
+		struct item it = q[head++];
+		DIR *d = opendir(it.dir);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (++seen > MAX_SEARCH_ENTRIES) {
+				cut = true;
+				break;
+			}
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			const char *path = strcmp(it.dir, ".") == 0 ? sl_arena_strdup(a, e->d_name)
+								    : sl_arena_printf(a, "%s/%s", it.dir, e->d_name);
+			struct stat st;
+			if (lstat(path, &st) != 0)
+				continue;
+			if (S_ISDIR(st.st_mode)) {
+				if (skipped_dir(e->d_name) || it.depth + 1 > MAX_SEARCH_DEPTH)
+					continue;
+				if (n == cap) {
+					q = sl_arena_grow(a, q, n, cap * 2, sizeof *q);
+					cap *= 2;
+				}
+				q[n++] = (struct item){path, it.depth + 1};
+				continue;
+			}
+			if (!S_ISREG(st.st_mode) || strcmp(e->d_name, base) != 0)
+				continue;
+			size_t lp = strlen(path);
+			if (lp > lrel && path[lp - lrel - 1] == '/' && strcmp(path + lp - lrel, rel) == 0) {
+				if (ntail < 2)
+					tail[ntail] = path;
+				ntail++;
+			}
+			if (nnamed < 2)
+				named[nnamed] = path;
+			nnamed++;
+		}
+		closedir(d);
+		if (cut)
+			break;
+	}
+	const char *const *set = ntail ? tail : named;
+	size_t count = ntail ? ntail : nnamed;
+	const char *kind = ntail ? "path ending in" : "name like";
+	const char *top_shown = sl_path_tidy(a, top);
+	if (count == 0) {
+		if (cut)
+			*guess = sl_arena_printf(a, "not beside the sweep, and none found in the first %d entries of the "
+						    "project", MAX_SEARCH_ENTRIES);
+		return NULL;
+	}
+	/* shown relative to the project root */
+	const char *shown[2];
+	for (size_t i = 0; i < 2 && i < count; i++) {
+		const char *t = sl_path_tidy(a, set[i]);
+		size_t lt = strlen(top_shown);
+		shown[i] = strcmp(top_shown, ".") != 0 && strncmp(t, top_shown, lt) == 0 && t[lt] == '/' ? t + lt + 1 : t;
+	}
+	if (count > 1 || cut) {
+		*guess = count > 1 ? sl_arena_printf(a, "not found beside the sweep; more than one file of the project has a "
+						     "%s %s: not guessed", kind, ntail ? rel : base)
+				   : sl_arena_printf(a, "not beside the sweep; the project was searched only in part (%d "
+						     "entries): not guessed", MAX_SEARCH_ENTRIES);
+		return NULL;
+	}
+	const char *p = contained(a, s, sl_path_tidy(a, set[0]));
+	if (!p)
+		return NULL;
+	*root = top;
+	*guess = sl_arena_printf(a, "%s not beside the sweep; read %s, the only %s in the project", rel, shown[0],
+				 ntail ? rel : base);
+	return p;
+}
+
 /* A found path: a shell script is followed to the Python script it runs. */
 static bool found(struct sl_arena *a, const char *path, const char *root, const char *how,
 		  const struct sl_program_opts *o, struct sl_program_ref *ref, unsigned depth)
@@ -241,7 +386,16 @@ static bool from_words(struct sl_arena *a, const char *const *w, size_t n, struc
 			const char *p = resolve(a, s, w[i], &root);
 			if (p)
 				return found(a, p, root, sl_arena_printf(a, "%s %s", how_prefix, w[i]), o, ref, depth);
+			const char *guess = NULL;
+			if (!s->refused && (p = search_project(a, s, w[i], &root, &guess))) {
+				bool ok = found(a, p, root, sl_arena_printf(a, "%s %s (found at %s)", how_prefix, w[i], p), o,
+						ref, depth);
+				if (ok)
+					ref->guessed = sl_arena_printf(a, "%s %s", how_prefix, guess);
+				return ok;
+			}
 			ref->how = s->refused ? sl_arena_printf(a, "%s %s: %s", how_prefix, w[i], s->refused)
+				   : guess    ? sl_arena_printf(a, "%s %s: %s", how_prefix, w[i], guess)
 					      : sl_arena_printf(a, "%s %s: not found", how_prefix, w[i]);
 			return false;
 		}

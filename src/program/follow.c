@@ -55,6 +55,7 @@ struct follow {
 	bool launched;
 	bool launch_passes;                /* some option carries a sweep value */
 	struct sl_trainer *launch_opts;    /* the literal options it passes, as a shell line's (run.sh passes --x) */
+	bool stated_configs;               /* adding configs the sweep or its command names (not the program's) */
 };
 
 static void note(struct follow *F, const char *s)
@@ -91,6 +92,11 @@ static void add_settings(struct follow *F, struct sl_trainer *t)
 {
 	struct sl_program *p = F->p;
 	p->settings = sl_arena_grow(F->a, p->settings, p->nsettings, p->nsettings + 1, sizeof *p->settings);
+	if (p->ref.guessed) {
+		p->settings_guessed = sl_arena_grow(F->a, p->settings_guessed, p->nsettings, p->nsettings + 1,
+						    sizeof *p->settings_guessed);
+		p->settings_guessed[p->nsettings] = !F->stated_configs;
+	}
 	p->settings[p->nsettings++] = t;
 }
 
@@ -913,6 +919,8 @@ static void judge_reach(struct follow *F, const struct sl_pyread *r)
 	p->args_passed = run_args_mode(F);
 	p->in_process = F->o->in_process;
 	p->wandb_replaced = r->wandb_replaced;
+	if (p->ref.guessed)
+		return; /* a program found by its name only: what it refuses or never reads is not claimed */
 	if (F->launched) {
 		/* the values reach the launched script through the options its launcher passes, or wandb.config (the
 		 * child inherits the run's environment); a launcher may also hand them over in ways the text does
@@ -1351,6 +1359,9 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 		return F.p;
 	}
 	note(&F, sl_arena_printf(a, "program %s (%s)", ref.shown ? ref.shown : ref.path, ref.how));
+	if (ref.guessed)
+		note(&F, sl_arena_printf(a, "%s (W&B runs it from the agent's working folder, which sweeplint does not "
+					    "see: a verdict resting on it is at risk, never an error)", ref.guessed));
 	/* one evaluation of the program and the local modules it imports, inside the folder the program was
 	 * found from (within the project root; modules are shown relative to it) */
 	char *root = realpath(ref.root ? ref.root : sl_path_dir(a, ref.path), NULL);
@@ -1406,8 +1417,10 @@ struct sl_program *sl_program_follow(struct sl_arena *a, const struct sl_sweep *
 	load_named_configs(&F, r, ref.path);
 	if (r->hydra_name)
 		compose_hydra(&F, r, ref.path);
+	F.stated_configs = true;
 	load_command_configs(&F);
 	load_sweep_configs(&F);
+	F.stated_configs = false;
 	/* what reaches the sinks, over all of those: the values the program really passes */
 	for (; g < r->ngroups; g++)
 		add_settings(&F, r->groups[g]);

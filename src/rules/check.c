@@ -356,6 +356,15 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 	}
 	f->gpu_name = run->gpu->name;
 	f->gpu_bytes = run->gpu->bytes;
+	/* the files of a program found by its name only: the axes they set rest on that guess */
+	const struct sl_source **guess_srcs = NULL;
+	size_t nguess = 0;
+	if (f->program && f->program->settings_guessed) {
+		guess_srcs = sl_arena_array(a, f->program->nsettings ? f->program->nsettings : 1, sizeof *guess_srcs);
+		for (size_t i = 0; i < f->program->nsettings; i++)
+			if (f->program->settings_guessed[i] && f->program->settings[i]->src)
+				guess_srcs[nguess++] = f->program->settings[i]->src;
+	}
 	struct sl_eval_opts o = {
 		.cat = run->catalog,
 		.gpu = run->gpu,
@@ -385,6 +394,9 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 		.nunread_params = f->program ? f->program->nunread_params : 0,
 		.args_why = f->program ? f->program->args_why : NULL,
 		.quant_open = f->program ? f->program->quant_open : NULL,
+		.program_guess = f->program && f->program->nsettings ? f->program->ref.guessed : NULL,
+		.guess_srcs = guess_srcs,
+		.nguess_srcs = nguess,
 		.max_combos = run->opt.max_combos,
 	};
 	struct sl_eval *ev = NULL;

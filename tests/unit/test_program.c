@@ -623,6 +623,45 @@ static void test_follow_configs_hydra_shell(void **state)
 	assert_null(sl_trainer_get(p->ref.shell, "1")); /* a negative number is no option */
 }
 
+/* A program not where the sweep says: the one file of its name in the project, a guess marked as such. */
+static void test_program_elsewhere(void **state)
+{
+	(void)state;
+	mkdir(sl_arena_printf(A, "%s/.git", dir), 0755);
+	write_file("sweeps/s.yaml", "program: train.py\n");
+	write_file("cli/train.py", "loss.backward()\n");
+	/* copies W&B and environments keep are not the project's program */
+	write_file("wandb/run-1/files/code/train.py", "loss.backward()\n");
+	write_file(".venv/lib/train.py", "x = 1\n");
+	write_file("node_modules/x/train.py", "x = 1\n");
+	struct sl_program_ref ref;
+	struct sl_program_opts o = {.sweep_dir = sl_arena_printf(A, "%s/sweeps", dir)};
+	assert_true(sl_program_find(A, sweep_of("program: train.py\n"), &o, &ref));
+	assert_non_null(strstr(ref.path, "cli/train.py"));
+	assert_non_null(ref.guessed);
+	assert_non_null(strstr(ref.guessed, "read cli/train.py, the only train.py in the project"));
+	/* a path that ends in the relative name wins over a file of the same name elsewhere */
+	write_file("pkg/src/run.py", "loss.backward()\n");
+	write_file("other/run.py", "loss.backward()\n");
+	assert_true(sl_program_find(A, sweep_of("program: src/run.py\n"), &o, &ref));
+	assert_non_null(strstr(ref.path, "pkg/src/run.py"));
+	/* none ends so: the one file of that name */
+	write_file("app/main_entry.py", "loss.backward()\n");
+	assert_true(sl_program_find(A, sweep_of("program: src/main_entry.py\n"), &o, &ref));
+	assert_non_null(strstr(ref.path, "app/main_entry.py"));
+	assert_non_null(strstr(ref.guessed, "the only main_entry.py in the project"));
+	/* two candidates: not guessed */
+	write_file("tools/train.py", "x = 1\n");
+	assert_false(sl_program_find(A, sweep_of("program: train.py\n"), &o, &ref));
+	assert_null(ref.path);
+	assert_non_null(strstr(ref.how, "more than one file of the project has a path ending in train.py"));
+	assert_non_null(strstr(ref.how, "not guessed"));
+	/* found beside the sweep: no search, no guess */
+	write_file("sweeps/train.py", "loss.backward()\n");
+	assert_true(sl_program_find(A, sweep_of("program: train.py\n"), &o, &ref));
+	assert_null(ref.guessed);
+}
+
 /* ---- a trainer the program launches in a subprocess (pylaunch.py, follow.c launched) ---------------- */
 
 static const struct sl_param_role *role_of(const struct sl_program *p, const char *param, const char *key)
@@ -1057,6 +1096,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hydra_compose, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_configs_hydra_shell, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_program_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launched_trainer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launched_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_argparse, setup, teardown),
