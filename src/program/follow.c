@@ -1202,7 +1202,12 @@ static struct sl_pyread *launched(struct follow *F, const struct sl_pyread *r, c
 			continue;
 		const char *where = sl_arena_printf(a, "%s:%u", l->shown, l->line);
 		if (!l->words) {
-			undecided = undecided ? undecided : sl_arena_printf(a, "%s: %s launches a command the text does not show", where, l->how);
+			/* noted only in the program's own file (a module's git or nvidia-smi call is no trainer) */
+			char *me = realpath(current, NULL), *it = realpath(l->file, NULL);
+			if (me && it && strcmp(me, it) == 0 && !undecided)
+				undecided = sl_arena_printf(a, "%s: %s launches a command the text does not show", where, l->how);
+			free(me);
+			free(it);
 			continue;
 		}
 		json_t *words = json_loads(l->words, 0, NULL);

@@ -500,6 +500,8 @@ def argparse_value(ev, parser_specs, dest, flags, default, action=None):
                 if action in ('store_true', 'store_false'):
                     return K(action == 'store_true', ('cmd', at, None), ('flag --%s of the command' % key,))
                 continue
+            # the command names the file: the config the default names is not the one loaded (-c big.yaml)
+            c.out.configs = [cf for cf in c.out.configs if cf['dest'] != dest]
             return with_why(cmd_value(ev, at, text), 'option --%s of the command' % key)
     if isinstance(default, K) and flags and flags[0].startswith('-'):
         return with_why(default, 'argparse default of %s' % next((f for f in flags if f.startswith('--')), flags[0]))

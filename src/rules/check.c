@@ -266,6 +266,35 @@ int sl_run_prepare(struct sl_run *run, const char **why)
 	return 0;
 }
 
+/*
+ * notes[0..n) without repeats, in their order (the same model resolved for each of the axes that name it, a
+ * program's setting read by the same sinks from several calls): the count kept. Hashed: a model axis may
+ * hold thousands of values.
+ */
+static size_t unique_notes(struct sl_arena *a, const char **notes, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	const char **seen = sl_arena_array(a, cap, sizeof *seen);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = notes[i];
+		size_t h = 5381;
+		for (const char *c = s; *c; c++)
+			h = h * 33 + (unsigned char)*c;
+		size_t at = h & (cap - 1);
+		bool dup = false;
+		while (seen[at] && !(dup = strcmp(seen[at], s) == 0))
+			at = (at + 1) & (cap - 1);
+		if (dup)
+			continue;
+		seen[at] = s;
+		notes[k++] = s;
+	}
+	return k;
+}
+
 static const char *note_line(struct sl_arena *a, const struct sl_eval_note *n)
 {
 	/* a program's literal: "model: klue/roberta-large from train.py:41 (argparse default of --model_name)" */
@@ -430,6 +459,7 @@ static void evaluate(struct sl_run *run, struct sl_file *f)
 			f->notes[f->nnotes++] = model_note(a, v->text, v->model, v->ok ? v->why : NULL);
 		}
 	}
+	f->nnotes = unique_notes(a, f->notes, f->nnotes); /* the same model noted once, not once per axis */
 	if (!ev->has_model) {
 		f->notes[f->nnotes++] = "no key sets the model: every combination is unknown";
 		return;
