@@ -573,6 +573,8 @@ class Evaluator(object):
                     self.c.out.wandb_replaced is None:
                 self.c.out.wandb_replaced = (fr.fid, tgt.lineno)     # wandb.config = json.load(f)
             self.set_attr(obj, tgt.attr, v, fr)
+            if isinstance(obj, Ext) and obj.made:
+                attr_sink(self, obj, tgt.attr, v, tgt, fr)    # model.max_seq_length = 256 (pysinks.py)
         elif isinstance(tgt, ast.Subscript):
             obj = self.ev(tgt.value, fr)
             key = self.ev(tgt.slice if not isinstance(tgt.slice, ast.Index) else tgt.slice.value, fr)

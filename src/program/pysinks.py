@@ -608,6 +608,12 @@ def sentence_transformer(ev, name, base, args, kwargs, node, fr, made):
     for k in ('max_seq_length', 'max_length'):
         if k in kwargs:
             ev.c.out.sink(ev, 'max_seq_length', kwargs[k][1], '%s(%s=...)' % (name, k), kwargs[k][0], fr)
+    # sentence-transformers tokenizes each batch with padding=True, truncating to max_seq_length
+    # (sentence_transformers/models/Transformer.py tokenize @005039ff; CrossEncoder's collate likewise):
+    # dynamic padding, the length a bound (issue #28)
+    c = ev.c
+    c.out.sink(ev, 'sweeplint_padding', K('longest', c.site(fr.fid, node)),
+               '%s tokenizes with padding=True' % name, node, fr)
     return None
 
 
@@ -939,7 +945,14 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
     sweeplint_padding saying so (issue #28)."""
     pad = kwargs.get('padding')
     if pad is None:
-        return None
+        trunc = kwargs.get('truncation')
+        if trunc is None or 'max_length' not in kwargs or not (isinstance(trunc[1], K) and trunc[1].v not in
+                                                              (False, None, 'do_not_truncate')):
+            return None
+        # truncation to max_length and no padding: each example is at most max_length tokens, and what batches
+        # them pads each batch to its longest (a collator; examples of unequal length do not stack otherwise):
+        # max_length bounds the length as padding=True's does
+        pad = (trunc[0], K(True, trunc[1].site))
     pv = pad[1]
     # tokenizer(text_target=...) alone tokenizes the labels: its length is the decoder's (a seq2seq target)
     key = 'max_target_length' if 'text_target' in kwargs and not args and 'text' not in kwargs else 'max_length'
@@ -947,12 +960,14 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
         # dynamic padding: each batch as long as its longest example, at most max_length (issue #28)
         c = ev.c
         c.out.sink(ev, 'sweeplint_padding', K('longest', pv.site or c.site(fr.fid, pad[0])),
-                   '%s(padding=%r)' % (name, pv.v), pad[0], fr)
+                   '%s(padding=%r)' % (name, pv.v) if 'padding' in kwargs else
+                   '%s(truncation=..., no padding)' % name, pad[0], fr)
         if 'max_length' in kwargs:
             kn, kv = kwargs['max_length']
             c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
                                               not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P)
-                       else kv, 'tokenizer(max_length=..., padding=%r): a bound' % pv.v, kn, fr)
+                       else kv, 'tokenizer(max_length=..., padding=%r): a bound' % pv.v if 'padding' in kwargs else
+                       'tokenizer(max_length=..., truncation=True): a bound', kn, fr)
         return None
     if 'max_length' not in kwargs or not (isinstance(pv, K) and pv.v == 'max_length'):
         return None
@@ -961,6 +976,25 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
                                          not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P) else kv,
                   'tokenizer(max_length=..., padding="max_length")', kn, fr)
     return None
+
+
+# (class, attribute) -> setting: an attribute of a library object the program assigns, read as the keyword
+# of the same name (sentence-transformers: SentenceTransformer.max_seq_length is its first module's
+# max_seq_length, the length its tokenizer truncates to; models.Transformer keeps its own)
+ATTR_SINKS = {
+    ('SentenceTransformer', 'max_seq_length'): 'max_seq_length',
+    ('Transformer', 'max_seq_length'): 'max_seq_length',
+}
+
+
+def attr_sink(ev, obj, attr, v, node, fr):
+    """obj.attr = v on an object a library call made (obj.qual 'sentence_transformers.SentenceTransformer()')."""
+    cls = obj.qual[:-2].split('.')[-1] if obj.qual.endswith('()') else None
+    key = ATTR_SINKS.get((cls, attr))
+    if key is None:
+        return
+    ev.c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and not isinstance(x.v, bool)
+                                else UNK, v) if not isinstance(v, P) else v, '%s.%s = ...' % (cls, attr), node, fr)
 
 
 # callee name -> sink (None base checks inside the sink)
@@ -984,6 +1018,9 @@ SINKS = {
     'generate': generate,
     'get_encoder': get_encoder,
     'DataCollatorWithPadding': collator_padding,
+    # transformers data_collator.py: both pad each batch to its longest example by default (padding=True)
+    'DataCollatorForSeq2Seq': collator_padding,
+    'DataCollatorForTokenClassification': collator_padding,
 }
 for _n in ST_LOSSES:
     SINKS[_n] = st_loss

@@ -284,6 +284,33 @@ static void test_usage_sinks(void **state)
 	expect(r, frozen, "sweeplint_padding", "longest", "True, truncation");
 	expect(r, frozen, "max_length", "256", "256)");
 	assert_int_equal(r->trains, 1);
+	/* truncation to max_length and no padding: a collator pads each batch to its longest, max_length bounds
+	 * it (DataCollatorForSeq2Seq pads to the longest by default); truncation alone, with no max_length,
+	 * bounds nothing here */
+	const char *trunc = "src = tok(doc, max_length=768, truncation=True)\n"
+			    "tgt = tok(text_target=summary, max_length=96, truncation=True)\n"
+			    "col = DataCollatorForSeq2Seq(tok, model=model)\n";
+	r = read_py(trunc);
+	expect(r, trunc, "sweeplint_padding", "longest", "DataCollatorForSeq2Seq");
+	expect(r, trunc, "max_length", "768", "768");
+	expect(r, trunc, "max_target_length", "96", "96");
+	const char *one = "src = tok(doc, max_length=768, truncation=True)\n";
+	r = read_py(one);
+	expect(r, one, "sweeplint_padding", "longest", "True)");
+	expect(r, one, "max_length", "768", "768");
+	const char *bare = "x = tok(doc, truncation=True)\n";
+	r = read_py(bare);
+	assert_true(!r->settings || !sl_trainer_get(r->settings, "sweeplint_padding"));
+	/* sentence-transformers: the length its model.max_seq_length is given, and its own dynamic padding */
+	const char *stm = "from sentence_transformers import SentenceTransformer\n"
+			 "model = SentenceTransformer('BAAI/bge-base-en-v1.5')\n"
+			 "model.max_seq_length = 200\n";
+	r = read_py(stm);
+	expect(r, stm, "max_seq_length", "200", "200");
+	expect(r, stm, "sweeplint_padding", "longest", "SentenceTransformer('BAAI");
+	const char *col = "col = DataCollatorForTokenClassification(tok)\n";
+	r = read_py(col);
+	expect(r, col, "sweeplint_padding", "longest", "DataCollatorForTokenClassification");
 	/* the bottom 6 layers; a feature extractor under no_grad in the training loop */
 	const char *layers = "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\n"
 			     "for layer in model.bert.encoder.layer[:6]:\n"
