@@ -799,12 +799,11 @@ def lightning(ev, name, base, args, kwargs, node, fr, made):
             c.out.sink(ev, 'num_gpus', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
                                             not isinstance(x.v, bool) and x.v > 0 else UNK, kv), how, kn, fr)
         elif k == 'strategy':
-            def stage(x):
-                if isinstance(x, K) and isinstance(x.v, str) and x.v.startswith('deepspeed_stage_') and \
-                        x.v[16:17].isdigit():
-                    return K(int(x.v[16]), x.site, x.why)
-                return UNK
-            c.out.sink(ev, 'zero_stage', lift(stage, kv), how, kn, fr)
+            # a registered strategy name, read as a Lightning config's trainer.strategy is (the fsdp role:
+            # "ddp" / "auto" shard nothing, "deepspeed_stage_3_offload" is ZeRO-3 with offload, "fsdp" full
+            # shard; src/sweep/roles.c sl_fsdp_parse); a strategy object is its own sink (FSDPStrategy)
+            c.out.sink(ev, 'trainer.strategy', lift(lambda x: x if isinstance(x, K) and isinstance(x.v, str)
+                                                    else UNK, kv), how, kn, fr)
     return None
 
 

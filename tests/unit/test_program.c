@@ -241,7 +241,7 @@ static void test_models_and_inference(void **state)
 	r = read_py(pl);
 	expect(r, pl, "precision", "bf16-mixed", "'bf16-mixed'");
 	expect(r, pl, "num_gpus", "4", "4,");
-	expect(r, pl, "zero_stage", "2", "'deepspeed_stage_2'");
+	expect(r, pl, "trainer.strategy", "deepspeed_stage_2", "'deepspeed_stage_2'");
 	expect(r, pl, "accumulate_grad_batches", "8", "8)");
 	assert_int_equal(r->trains, 1);
 	/* Lightning's FSDPStrategy: full_shard and use_orig_params=True unless its arguments say otherwise */
