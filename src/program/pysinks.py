@@ -35,6 +35,12 @@ ST_LOSSES = {'MultipleNegativesRankingLoss', 'MultipleNegativesSymmetricRankingL
              'ContrastiveLoss', 'OnlineContrastiveLoss', 'CoSENTLoss', 'AnglELoss', 'SoftmaxLoss', 'TripletLoss',
              'MarginMSELoss'}
 FROM_PRETRAINED_KWARGS = ('torch_dtype', 'dtype', 'load_in_4bit', 'load_in_8bit', 'attn_implementation')
+# Unsloth's loaders (unsloth/models/loader.py @ 015bdef0d94a241bcd94eec7a405b1700632180d): FastLanguageModel,
+# FastModel and its FastVisionModel / FastTextModel; docs/program.md "Unsloth"
+UNSLOTH_CLASSES = {'FastLanguageModel', 'FastModel', 'FastVisionModel', 'FastTextModel'}
+# from_pretrained keywords that choose the load instead of its default load_in_4bit=True
+UNSLOTH_LOADS = ('load_in_4bit', 'load_in_8bit', 'load_in_16bit', 'load_in_fp8', 'full_finetuning',
+                 'quantization_config', 'qat_scheme')
 
 
 class Out(object):
@@ -75,6 +81,11 @@ class Out(object):
         self.quant_open = None   # "train.py:18: quantization_config is one of ...": the load's quantization is
         #                          not decided by the text (pysinks.py undecided_choice)
         self.launches = []     # commands the program launches (pylaunch.py)
+        self.unsloth = None      # (fid, node) of the first Unsloth from_pretrained (pysinks.py unsloth_load)
+        self.unsloth_full = False  # from_pretrained(full_finetuning=True): get_peft_model does nothing
+        self.sft = []            # (fid, node, has data_collator) of each SFTTrainer call
+        self.sft_packing = None  # SFTConfig(packing=...) / (padding_free=...) as the text gives them: K values
+        self.sft_padding_free = None
 
     # -- records -------------------------------------------------------------------------------------
     def site_fields(self, rec, v, node, fid):
@@ -286,6 +297,7 @@ class Out(object):
         self.drop_adapter_declarations(c.trees)
         self.finish_models(ev)
         self.finish_part(ev)
+        self.finish_unsloth(ev)
         modules_finish(ev)                      # a custom nn.Module as sweeplint_modules (pymodules.py)
 
     def drop_adapter_declarations(self, trees):
@@ -324,6 +336,30 @@ class Out(object):
         if used:
             self.records = [r for r in self.records if r['rank'] != 0 or
                             (r.get('file'), r.get('line'), r.get('col'), r.get('end_line'), r.get('end_col')) not in used]
+
+    def finish_unsloth(self, ev):
+        """An Unsloth program's SFTTrainer without packing: each step's length is a bound, not the padded
+        max_seq_length. Unsloth turns on padding-free batching (unsloth/trainer.py @ 015bdef0: padding_free
+        None -> configure_padding_free, "Padding-free auto-enabled"): a step holds the batch's real tokens,
+        each example truncated at max_seq_length; where it is blocked or turned off, TRL's collator pads each
+        batch to its longest example. Either way max_seq_length bounds the step (docs/memory-model.md
+        "Dynamic padding"). A data_collator of the program's own, or packing the text does not decide: not
+        read."""
+        c = self.c
+        if self.unsloth is None or not self.sft:
+            return
+        fid, node = self.sft[0][0], self.sft[0][1]
+        if any(s[2] for s in self.sft):
+            c.note('SFTTrainer(data_collator=...): the step\'s length is the collator\'s, not read', fid, node)
+            return
+        pk = self.sft_packing
+        if pk is not None and not (isinstance(pk, K) and pk.v is False):
+            if not (isinstance(pk, K) and pk.v is True):
+                c.note('SFTConfig(packing=...) is not decided by the text: the step\'s length is not read', fid, node)
+            return
+        self.record('sweeplint_padding', K('longest', c.site(fid, node)),
+                    'SFTTrainer under Unsloth without packing: padding-free batching, each example at most '
+                    'max_seq_length (a bound)', node, fid, c.phase)
 
     def finish_part(self, ev):
         """The part of the model the program loads (issue #28): T5EncoderModel / get_encoder() the encoder
@@ -542,6 +578,8 @@ def sink_model(ev, value, node, how, fr):
 def from_pretrained(ev, name, base, args, kwargs, node, fr, made):
     if base and any(w in base for w in NOT_A_MODEL):
         return None
+    if base in UNSLOTH_CLASSES:
+        return unsloth_load(ev, name, base, args, kwargs, node, fr, made)
     first = first_arg(args, kwargs, 'pretrained_model_name_or_path')
     literal = first is not None and isinstance(first[0], ast.Constant)
     sink_model(ev, first, node, '%s.from_pretrained%s' % (base or '', '("...")' if literal else ''), fr)
@@ -568,6 +606,110 @@ def call_name(f):
         return f.attr
     if isinstance(f, ast.Name):
         return f.id
+    return None
+
+
+def unsloth_load(ev, name, base, args, kwargs, node, fr, made):
+    """Unsloth's FastLanguageModel / FastModel / FastVisionModel .from_pretrained(model_name, max_seq_length,
+    dtype, load_in_4bit, ...) (unsloth/models/loader.py @ 015bdef0d94a241bcd94eec7a405b1700632180d;
+    docs/program.md "Unsloth"). It loads the causal-LM (or image-text) class with its head, so no part is
+    recorded. Its defaults are data (rules/frameworks.yaml "Unsloth ..."), recognised by the keys emitted
+    here only where they apply: load_in_4bit=True unless the call chooses another load; FastModel's own
+    use_gradient_checkpointing="unsloth", applied at load (vision.py post_patch_model), and FastLanguageModel's
+    when it hands the load to FastModel (load_in_8bit / full_finetuning / qat_scheme)."""
+    c = ev.c
+    first = first_arg(args, kwargs, 'model_name')
+    literal = first is not None and isinstance(first[0], ast.Constant)
+    sink_model(ev, first, node, '%s.from_pretrained(%s)' % (base, '"..."' if literal else 'model_name=...'), fr)
+    if c.out.unsloth is None:
+        c.out.unsloth = (fr.fid, node)
+    site = c.site(fr.fid, node)
+    if 'max_seq_length' in kwargs:
+        # the longest sequence the model is set up for (RoPE, the trainer's truncation): a cap; the
+        # trainer's collator decides each step's length (pysinks.py Out.finish_unsloth)
+        kn, kv = kwargs['max_seq_length']
+        c.out.sink(ev, 'max_seq_length', kv, '%s.from_pretrained(max_seq_length=...)' % base, kn, fr)
+    for k in ('load_in_4bit', 'load_in_8bit', 'dtype'):
+        if k in kwargs:
+            kn, kv = kwargs[k]
+            c.out.sink(ev, k, kv, '%s.from_pretrained(%s=...)' % (base, k), kn, fr)
+    full = kwargs.get('full_finetuning')
+    if full is not None and isinstance(full[1], K) and full[1].v is True:
+        # loader.py: "You selected full finetuning support, but 4bit / 8bit is enabled - disabling" them
+        c.out.unsloth_full = True
+        c.out.sink(ev, 'load_in_4bit', K(False, full[1].site), '%s.from_pretrained(full_finetuning=True): no '
+                   'quantised load' % base, full[0], fr)
+    elif full is not None and not (isinstance(full[1], K) and full[1].v is False):
+        c.note('%s.from_pretrained(full_finetuning=...) is not decided by the text: what trains is not read' % base,
+               fr.fid, node)
+    q = kwargs.get('quantization_config')
+    if q is not None and not undecided_choice(ev, q[1], q[0], fr):
+        apply_value(ev, q[1], fr, q[0])
+    if not any(k in kwargs for k in UNSLOTH_LOADS) and None not in kwargs and \
+            not any(isinstance(k, ast.keyword) and k.arg is None for k in getattr(node, 'keywords', [])):
+        c.out.sink(ev, 'sweeplint_unsloth_load', K(base, site),
+                   '%s.from_pretrained() without load_in_4bit: its default' % base, node, fr)
+    delegated = base != 'FastLanguageModel' or any(
+        k in kwargs and isinstance(kwargs[k][1], K) and kwargs[k][1].v not in (False, None)
+        for k in ('load_in_8bit', 'full_finetuning', 'qat_scheme'))
+    if delegated:
+        unsloth_gc(ev, base + '.from_pretrained', kwargs, node, fr)
+    return None
+
+
+def unsloth_gc(ev, what, kwargs, node, fr):
+    """use_gradient_checkpointing of an Unsloth call: True / "unsloth" on, False off; not given, Unsloth's
+    default "unsloth" (rules/frameworks.yaml "Unsloth gradient checkpointing")."""
+    c = ev.c
+    gc = kwargs.get('use_gradient_checkpointing')
+    if gc is None:
+        c.out.sink(ev, 'sweeplint_unsloth_gc', K(what, c.site(fr.fid, node)),
+                   '%s() without use_gradient_checkpointing: its default' % what, node, fr)
+        return
+    c.out.sink(ev, 'use_gradient_checkpointing',
+               lift(lambda x: x if isinstance(x, K) and (isinstance(x.v, bool) or x.v == 'unsloth') else UNK, gc[1])
+               if not isinstance(gc[1], P) else gc[1], '%s(use_gradient_checkpointing=...)' % what, gc[0], fr)
+
+
+def unsloth_peft(ev, name, base, args, kwargs, node, fr, made):
+    """FastLanguageModel.get_peft_model(model, r=16, target_modules=[q,k,v,o,gate,up,down], lora_alpha=16,
+    lora_dropout=0.0, use_gradient_checkpointing="unsloth") (unsloth/models/llama.py FastLlamaModel.
+    get_peft_model @ 015bdef0): LoRA with those keywords; FastModel's (vision.py FastBaseModel.get_peft_model)
+    defaults target_modules to every linear layer of attention and MLP (finetune_*_modules=True). Under
+    from_pretrained(full_finetuning=True) it does nothing ("Full finetuning is enabled, so .get_peft_model
+    has no effect")."""
+    c = ev.c
+    if c.out.unsloth_full:
+        c.note('%s.get_peft_model after from_pretrained(full_finetuning=True): no effect (a full fine-tune)' % base,
+               fr.fid, node)
+        return None
+    site = c.site(fr.fid, node)
+    c.out.sink(ev, 'peft_method', K('lora', site), '%s.get_peft_model(...)' % base, node, fr)
+    for k in ('r', 'target_modules', 'lora_dropout'):
+        if k in kwargs:
+            kn, kv = kwargs[k]
+            if isinstance(kv, U) and kn is not None:
+                c.out.ref(ev, 'lora.' + k, kn, '%s.get_peft_model(%s=...)' % (base, k), fr.fid)
+                continue
+            c.out.sink(ev, 'lora.' + k, kv, '%s.get_peft_model(%s=...)' % (base, k), kn, fr)
+    opened = None not in kwargs and \
+        not any(isinstance(k, ast.keyword) and k.arg is None for k in getattr(node, 'keywords', []))
+    if opened and not args[1:] and not all(k in kwargs for k in ('r', 'target_modules', 'lora_dropout')):
+        c.out.sink(ev, 'sweeplint_unsloth_peft' if base == 'FastLanguageModel' else 'sweeplint_unsloth_peft_all',
+                   K(base, site), '%s.get_peft_model() defaults' % base, node, fr)
+    if opened:
+        unsloth_gc(ev, base + '.get_peft_model', kwargs, node, fr)
+    return None
+
+
+def for_inference(ev, name, base, args, kwargs, node, fr, made):
+    """FastLanguageModel.for_inference(model): the model generates (a training program's sampling after
+    train() stays training: whether it trains decides, pysinks.py sink_call)."""
+    if base in UNSLOTH_CLASSES:
+        c = ev.c
+        c.out.infers = True
+        if c.out.infer_at is None:
+            c.out.infer_at = (fr.fid, node)
     return None
 
 
@@ -650,6 +792,9 @@ def vllm(ev, name, base, args, kwargs, node, fr, made):
 def training_args(ev, name, base, args, kwargs, node, fr, made):
     c = ev.c
     c.out.trains = True
+    if name == 'SFTConfig':
+        c.out.sft_packing = kwargs.get('packing', (None, K(False, None)))[1] if c.out.sft_packing is None \
+            else c.out.sft_packing
     # transformers' arguments built without a per-device batch (and no ** the evaluation could not open):
     # the run's batch is the dataclass's default, a setting of the program (rules/frameworks.yaml)
     if name in HF_TRAINING_ARGS and 'per_device_train_batch_size' not in kwargs and None not in kwargs and \
@@ -756,6 +901,8 @@ def apply_object(ev, o, fr, node):
 
 
 def get_peft_model(ev, name, base, args, kwargs, node, fr, made):
+    if base in UNSLOTH_CLASSES:
+        return unsloth_peft(ev, name, base, args, kwargs, node, fr, made)
     cfg = args[1] if len(args) > 1 else kwargs.get('peft_config')
     if cfg is not None:
         apply_value(ev, cfg[1], fr, node)
@@ -770,6 +917,8 @@ def trainer(ev, name, base, args, kwargs, node, fr, made):
     if name == 'Fabric':
         return None
     c.out.trains = True
+    if name == 'SFTTrainer':
+        c.out.sft.append((fr.fid, node, 'data_collator' in kwargs or None in kwargs))
     cls = made.cls.node.name if isinstance(made, Inst) else name
     c.out.sink(ev, 'trainer_class', K(name, c.site(fr.fid, node)), '%s(...)' % cls, node, fr)
     if 'peft_config' in kwargs:
@@ -1020,6 +1169,7 @@ SINKS = {
     # transformers data_collator.py: both pad each batch to its longest example by default (padding=True)
     'DataCollatorForSeq2Seq': collator_padding,
     'DataCollatorForTokenClassification': collator_padding,
+    'for_inference': for_inference,
 }
 for _n in ST_LOSSES:
     SINKS[_n] = st_loss

@@ -1008,6 +1008,109 @@ static void test_package_without_init(void **state)
 	assert_null(setting(p, "model_name_or_path", NULL));
 }
 
+/* ---- Unsloth (docs/program.md "Unsloth") ------------------------------------------------------------ */
+
+static void test_unsloth_defaults(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	/* the calls as Unsloth's notebooks write them, keywords left out: each default's key is emitted (the
+	 * defaults themselves are rules/frameworks.yaml's), the model keeps its head (no part), and SFTTrainer
+	 * without packing bounds the length (padding-free batching) */
+	write_file("train.py", "import wandb\n"
+			       "from unsloth import FastLanguageModel\n"
+			       "from trl import SFTTrainer, SFTConfig\n"
+			       "wandb.init()\n"
+			       "cfg = wandb.config\n"
+			       "model, tok = FastLanguageModel.from_pretrained('unsloth/Meta-Llama-3.1-8B-bnb-4bit',\n"
+			       "    max_seq_length=cfg.seq, dtype=None)\n"
+			       "model = FastLanguageModel.get_peft_model(model, r=cfg.rank)\n"
+			       "t = SFTTrainer(model=model, tokenizer=tok, args=SFTConfig(per_device_train_batch_size=4,\n"
+			       "    output_dir='o'))\n"
+			       "t.train()\n");
+	struct sl_program *p = follow("program: train.py\nparameters:\n  seq: {values: [1024, 2048]}\n"
+				      "  rank: {values: [8, 64]}\n");
+	expect(p, "model_name_or_path", "unsloth/Meta-Llama-3.1-8B-bnb-4bit", "train.py", "'unsloth/Meta",
+	       "FastLanguageModel.from_pretrained(\"...\")");
+	expect(p, "sweeplint_unsloth_load", "FastLanguageModel", "train.py", "FastLanguageModel.from_pretrained(",
+	       "without load_in_4bit: its default");
+	expect(p, "sweeplint_unsloth_peft", "FastLanguageModel", "train.py", "FastLanguageModel.get_peft_model(",
+	       "get_peft_model() defaults");
+	expect(p, "sweeplint_unsloth_gc", "FastLanguageModel.get_peft_model", "train.py",
+	       "FastLanguageModel.get_peft_model(", "without use_gradient_checkpointing");
+	expect(p, "peft_method", "lora", "train.py", "FastLanguageModel.get_peft_model(", NULL);
+	expect(p, "sweeplint_padding", "longest", "train.py", "SFTTrainer(", "padding-free");
+	assert_null(setting(p, "sweeplint_part", NULL));
+	assert_null(setting(p, "load_in_4bit", NULL));
+	assert_non_null(role_of(p, "seq", "max_seq_length"));
+	assert_non_null(role_of(p, "rank", "lora.r"));
+	assert_int_equal(p->trains, 1);
+
+	/* stated keywords replace the defaults: a 16-bit load, checkpointing off, its own targets; packing
+	 * fills the length (no bound) */
+	write_file("train.py", "from unsloth import FastLanguageModel\n"
+			       "from trl import SFTTrainer, SFTConfig\n"
+			       "model, tok = FastLanguageModel.from_pretrained(model_name='unsloth/Qwen2.5-7B',\n"
+			       "    max_seq_length=4096, load_in_4bit=False)\n"
+			       "model = FastLanguageModel.get_peft_model(model, r=32, target_modules=['q_proj', 'v_proj'],\n"
+			       "    lora_dropout=0.05, use_gradient_checkpointing=False)\n"
+			       "t = SFTTrainer(model=model, args=SFTConfig(packing=True, output_dir='o'))\n"
+			       "t.train()\n");
+	p = follow("program: train.py\n");
+	expect(p, "model_name_or_path", "unsloth/Qwen2.5-7B", "train.py", "'unsloth/Qwen", NULL);
+	expect(p, "load_in_4bit", "False", "train.py", "False)\n", "from_pretrained(load_in_4bit=...)");
+	expect(p, "max_seq_length", "4096", "train.py", "4096", NULL);
+	expect(p, "lora.r", "32", "train.py", "32,", "get_peft_model(r=...)");
+	assert_non_null(setting(p, "lora.lora_dropout", NULL));
+	assert_true(strncmp(setting(p, "lora.lora_dropout", NULL)->node->text, "0.05", 4) == 0);
+	expect(p, "use_gradient_checkpointing", "False", "train.py", "False)\nt", NULL);
+	assert_non_null(setting(p, "lora.target_modules", NULL));
+	assert_null(setting(p, "sweeplint_unsloth_load", NULL));
+	assert_null(setting(p, "sweeplint_unsloth_peft", NULL));
+	assert_null(setting(p, "sweeplint_unsloth_gc", NULL));
+	assert_null(setting(p, "sweeplint_padding", NULL));
+
+	/* FastModel: full_finetuning turns the 4-bit load off and get_peft_model into nothing; its
+	 * from_pretrained applies checkpointing itself ("unsloth" unless told) */
+	write_file("train.py", "from unsloth import FastModel\n"
+			       "from transformers import Trainer, TrainingArguments\n"
+			       "model, tok = FastModel.from_pretrained('unsloth/gemma-3-4b-it', full_finetuning=True)\n"
+			       "model = FastModel.get_peft_model(model, r=8)\n"
+			       "Trainer(model=model, args=TrainingArguments('o', per_device_train_batch_size=2)).train()\n");
+	p = follow("program: train.py\n");
+	expect(p, "load_in_4bit", "False", "train.py", "True)\n", "full_finetuning=True");
+	expect(p, "sweeplint_unsloth_gc", "FastModel.from_pretrained", "train.py", "FastModel.from_pretrained(", NULL);
+	assert_null(setting(p, "peft_method", NULL));
+	assert_null(setting(p, "lora.r", NULL));
+	assert_null(setting(p, "sweeplint_unsloth_load", NULL));
+	assert_true(noted(p, "get_peft_model after from_pretrained(full_finetuning=True): no effect"));
+
+	/* FastModel.get_peft_model without target_modules: every linear layer (its own framework key); a
+	 * data_collator of the program's own decides the length: not read */
+	write_file("train.py", "from unsloth import FastVisionModel\n"
+			       "from trl import SFTTrainer, SFTConfig\n"
+			       "model, tok = FastVisionModel.from_pretrained('unsloth/Qwen2.5-VL-7B-Instruct-bnb-4bit',\n"
+			       "    use_gradient_checkpointing=True)\n"
+			       "model = FastVisionModel.get_peft_model(model, use_gradient_checkpointing='unsloth')\n"
+			       "t = SFTTrainer(model=model, data_collator=object(), args=SFTConfig(output_dir='o'))\n"
+			       "t.train()\n");
+	p = follow("program: train.py\n");
+	expect(p, "sweeplint_unsloth_peft_all", "FastVisionModel", "train.py", "FastVisionModel.get_peft_model(", NULL);
+	expect(p, "use_gradient_checkpointing", "unsloth", "train.py", "'unsloth')", NULL);
+	assert_null(setting(p, "sweeplint_unsloth_gc", NULL));
+	assert_null(setting(p, "sweeplint_padding", NULL));
+	assert_true(noted(p, "SFTTrainer(data_collator=...): the step's length is the collator's"));
+
+	/* for_inference then generate, nothing trains: an inference program */
+	write_file("train.py", "from unsloth import FastLanguageModel\n"
+			       "model, tok = FastLanguageModel.from_pretrained('unsloth/Llama-3.2-1B-Instruct')\n"
+			       "FastLanguageModel.for_inference(model)\n"
+			       "out = model.generate(**tok(['hi'], return_tensors='pt'), max_new_tokens=64)\n");
+	p = follow("program: train.py\n");
+	assert_int_equal(p->trains, 0);
+	expect(p, "sweeplint_unsloth_load", "FastLanguageModel", "train.py", "FastLanguageModel.from_pretrained(", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1025,6 +1128,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quant_table_picked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_table_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_package_without_init, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsloth_defaults, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
