@@ -645,6 +645,12 @@ def unsloth_load(ev, name, base, args, kwargs, node, fr, made):
     q = kwargs.get('quantization_config')
     if q is not None and not undecided_choice(ev, q[1], q[0], fr):
         apply_value(ev, q[1], fr, q[0])
+    fi = kwargs.get('fast_inference')
+    if fi is not None and not (isinstance(fi[1], K) and fi[1].v in (False, None)):
+        # loader.py: fast_inference=True starts vLLM in the same process, its KV pool a share
+        # (gpu_memory_utilization, default 0.5) of the card beside the training step: not modelled
+        c.note('%s.from_pretrained(fast_inference=...): vLLM inside the training process, holding a share of '
+               'the GPU (gpu_memory_utilization) the estimate does not count' % base, fr.fid, node)
     if not any(k in kwargs for k in UNSLOTH_LOADS) and None not in kwargs and \
             not any(isinstance(k, ast.keyword) and k.arg is None for k in getattr(node, 'keywords', [])):
         c.out.sink(ev, 'sweeplint_unsloth_load', K(base, site),
@@ -919,6 +925,13 @@ def trainer(ev, name, base, args, kwargs, node, fr, made):
     c.out.trains = True
     if name == 'SFTTrainer':
         c.out.sft.append((fr.fid, node, 'data_collator' in kwargs or None in kwargs))
+        # TRL < 0.12's SFTTrainer(max_seq_length=..., packing=..., args=TrainingArguments(...)), as Unsloth's
+        # notebooks long wrote it: the same settings as SFTConfig's
+        if 'packing' in kwargs:
+            c.out.sft_packing = kwargs['packing'][1]
+        if 'max_seq_length' in kwargs:
+            kn, kv = kwargs['max_seq_length']
+            c.out.sink(ev, 'max_seq_length', kv, 'SFTTrainer(max_seq_length=...)', kn, fr)
     cls = made.cls.node.name if isinstance(made, Inst) else name
     c.out.sink(ev, 'trainer_class', K(name, c.site(fr.fid, node)), '%s(...)' % cls, node, fr)
     if 'peft_config' in kwargs:

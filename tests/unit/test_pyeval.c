@@ -1101,6 +1101,42 @@ static void test_unsloth_defaults(void **state)
 	assert_null(setting(p, "sweeplint_padding", NULL));
 	assert_true(noted(p, "SFTTrainer(data_collator=...): the step's length is the collator's"));
 
+	/* TRL < 0.12's spelling, as Unsloth's notebooks long wrote it: SFTTrainer's own max_seq_length and
+	 * packing=True (the length is filled: no bound); packing=False bounds it */
+	write_file("train.py", "from unsloth import FastLanguageModel\n"
+			       "from trl import SFTTrainer\n"
+			       "from transformers import TrainingArguments\n"
+			       "max_seq_length = 2048\n"
+			       "model, tok = FastLanguageModel.from_pretrained('unsloth/mistral-7b-v0.3-bnb-4bit',\n"
+			       "    max_seq_length=max_seq_length, load_in_4bit=True)\n"
+			       "model = FastLanguageModel.get_peft_model(model, r=16, lora_alpha=16)\n"
+			       "t = SFTTrainer(model=model, tokenizer=tok, max_seq_length=max_seq_length, packing=True,\n"
+			       "    args=TrainingArguments(per_device_train_batch_size=2, output_dir='o'))\n"
+			       "t.train()\n");
+	p = follow("program: train.py\n");
+	expect(p, "max_seq_length", "2048", "train.py", "2048", "SFTTrainer(max_seq_length=...)");
+	expect(p, "load_in_4bit", "True", "train.py", "True)", NULL);
+	assert_null(setting(p, "sweeplint_padding", NULL));
+	write_file("train.py", "from unsloth import FastLanguageModel\n"
+			       "from trl import SFTTrainer\n"
+			       "from transformers import TrainingArguments\n"
+			       "model, tok = FastLanguageModel.from_pretrained('unsloth/mistral-7b-v0.3-bnb-4bit')\n"
+			       "model = FastLanguageModel.get_peft_model(model)\n"
+			       "t = SFTTrainer(model=model, tokenizer=tok, max_seq_length=1024, packing=False,\n"
+			       "    args=TrainingArguments(per_device_train_batch_size=2, output_dir='o'))\n"
+			       "t.train()\n");
+	p = follow("program: train.py\n");
+	expect(p, "sweeplint_padding", "longest", "train.py", "SFTTrainer(", NULL);
+
+	/* GRPO with fast_inference: vLLM in the process, not counted: a note says so */
+	write_file("train.py", "from unsloth import FastLanguageModel\n"
+			       "from trl import GRPOTrainer, GRPOConfig\n"
+			       "model, tok = FastLanguageModel.from_pretrained('unsloth/Qwen2.5-3B-Instruct',\n"
+			       "    fast_inference=True, gpu_memory_utilization=0.6)\n"
+			       "GRPOTrainer(model=model, args=GRPOConfig(output_dir='o')).train()\n");
+	p = follow("program: train.py\n");
+	assert_true(noted(p, "from_pretrained(fast_inference=...): vLLM inside the training process"));
+
 	/* for_inference then generate, nothing trains: an inference program */
 	write_file("train.py", "from unsloth import FastLanguageModel\n"
 			       "model, tok = FastLanguageModel.from_pretrained('unsloth/Llama-3.2-1B-Instruct')\n"
