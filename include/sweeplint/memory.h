@@ -296,6 +296,10 @@ struct sl_settings {
 	enum sl_part part;         /* the part of the model that runs */
 	bool separate_encoders;    /* bi-encoder: query and passage encoders with weights of their own */
 	uint64_t query_len;        /* bi-encoder: the length of each example's first text (0: seq_len) */
+	/* a Vision Transformer as the program builds it (SL_FAMILY_VIT; 0: the model's own) */
+	uint32_t image_size;       /* the input image's side (timm img_size, torchvision image_size, a Resize) */
+	uint32_t num_classes;      /* the classifier's outputs */
+	uint32_t in_chans;         /* the patch projection's input channels */
 	uint32_t chunks_per_text;  /* bi-encoder: chunks each passage is split into, all in one step (0, 1: one) */
 	enum sl_loss loss;         /* a sentence-transformers loss (NONE: in-batch negatives for a bi-encoder) */
 	bool dynamic_padding;      /* padding to each batch's longest example: seq_len is an upper bound */

@@ -137,6 +137,9 @@ enum sl_family {
 	SL_FAMILY_IDEFICS3,    /* Idefics3 / SmolVLM: a llama language model + a SigLIP tower and a pixel-shuffle projection */
 	SL_FAMILY_SMOLVLM,     /* SmolVLM2: idefics3's layout under its own model_type */
 	SL_FAMILY_MLLAMA,      /* Llama-3.2-Vision: llama layers with gated cross-attention layers + a tiled two-stage tower */
+	SL_FAMILY_VIT,         /* a Vision Transformer as timm and torchvision build it: a patch conv, a class token,
+				* learned positions over (image/patch)^2 + 1 tokens, pre-norm blocks, a final norm, a
+				* linear classifier over the class token (src/models/vit.c, docs/models.md) */
 	SL_FAMILY_CUSTOM,      /* a custom nn.Module counted from its layer list (struct sl_modules, modules.c) */
 	SL_FAMILY__COUNT
 };
@@ -247,6 +250,10 @@ struct sl_arch {
 	uint32_t vis_aspects;    /* mllama len(supported_aspect_ratios): the tile embeddings' rows less one */
 	uint32_t xattn_layers;   /* mllama: layers of `layers` that cross-attend to the image (cross_attention_layers) */
 	uint32_t extra_vocab;    /* mllama: embed_tokens rows past vocab_size (8); the head keeps vocab_size */
+	/* SL_FAMILY_VIT: vis_patch and vis_image are its patch and image size, hidden/layers/heads/intermediate
+	 * its blocks */
+	uint32_t vis_chans;      /* input channels of the patch conv (timm in_chans, torchvision 3) */
+	uint32_t classes;        /* classifier outputs (num_classes); 0: no head (nn.Identity) */
 	/* SL_FAMILY_CUSTOM: a custom nn.Module built from a layer list (role `modules`); NULL otherwise */
 	const struct sl_modules *modules;
 };
@@ -408,6 +415,12 @@ enum { SL_FZX_EMBED = 1u << 0, SL_FZX_HEAD = 1u << 1, SL_FZX_NORM = 1u << 2 };
 uint64_t sl_arch_freeze_params(const struct sl_arch *a, uint32_t k, uint32_t first_id, uint32_t mods, uint32_t extra);
 /* Parameters of a vision-language model's vision tower with its projector (0: no vision tower). */
 uint64_t sl_arch_vision_params(const struct sl_arch *a);
+/* A Vision Transformer named as timm or torchvision name it (vit_base_patch16_224.augreg_in21k,
+ * timm/..., hf-hub:timm/..., vit_b_16): its architecture-table entry with the tag's head, resolved_by
+ * "name" (src/models/vitname.c); NULL when the value is no such name. */
+const struct sl_model *sl_vit_resolve(struct sl_arena *a, const struct sl_catalog *c, const char *value);
+/* A ViT's tokens per image: (image / patch)^2 patches and the class token; 0 for other families. */
+uint32_t sl_arch_vit_tokens(const struct sl_arch *a);
 /* Parameters of the largest single layer (ZeRO-3 gather). */
 uint64_t sl_arch_largest_layer(const struct sl_arch *a);
 /*

@@ -116,6 +116,10 @@ enum sl_role {
 	SL_ROLE_REWARD_MODEL,     /* PPO's reward model: model | adapter | api */
 	SL_ROLE_GENERATION_BATCH_SIZE, /* completions per generation over all GPUs */
 	SL_ROLE_STEPS_PER_GENERATION,  /* micro-steps per generation */
+	/* a Vision Transformer as the program builds it (docs/memory-model.md "Vision Transformers") */
+	SL_ROLE_IMAGE_SIZE,       /* the input image's side: (image / patch)^2 + 1 tokens, the position table */
+	SL_ROLE_NUM_CLASSES,      /* the classifier's outputs (timm num_classes, a replaced head) */
+	SL_ROLE_IN_CHANS,         /* the patch projection's input channels (timm in_chans, a replaced conv) */
 	SL_ROLE__COUNT
 };
 

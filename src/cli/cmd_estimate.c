@@ -259,7 +259,15 @@ static const char *describe(struct sl_run *run, const struct sl_mem_args *m)
 	struct sl_buf b;
 	sl_buf_init(&b, run->arena);
 	sl_buf_addf(&b, "%s, %s", m->model->name, sl_task_name(m->s.task));
-	sl_settings_describe(&b, &m->s);
+	struct sl_settings s = m->s;
+	if (m->model->arch.family == SL_FAMILY_VIT) {
+		/* a ViT's length is its image's patches and the class token, not a setting */
+		struct sl_arch t = m->model->arch;
+		if (s.image_size && t.vis_patch && s.image_size >= t.vis_patch)
+			t.vis_image = s.image_size - s.image_size % t.vis_patch;
+		s.seq_len = sl_arch_vit_tokens(&t);
+	}
+	sl_settings_describe(&b, &s);
 	if (m->adapter_assumed)
 		sl_buf_adds(&b, ", LoRA r8 on q and v assumed (PEFT's defaults: a quantized base trains only through adapters)");
 	return b.buf;

@@ -56,6 +56,8 @@ uint32_t sl_eval_model_length(const struct sl_model *m)
 {
 	if (!m)
 		return 0;
+	if (m->arch.family == SL_FAMILY_VIT) /* its image's patches and the class token: the model states them */
+		return sl_arch_vit_tokens(&m->arch);
 	struct sl_settings d;
 	sl_settings_default(&d);
 	uint32_t mx = m->st_max_seq_len ? m->st_max_seq_len : sl_arch_max_seq_len(&m->arch);
@@ -443,7 +445,17 @@ const char *sl_eval_origins_describe(struct sl_arena *a, const struct sl_eval *e
 	sl_eval_origin(ev, idx, SL_ROLE_BATCH_SIZE, &o);
 	describe_one(&b, a, "batch_size", &o, sl_arena_printf(a, "%llu", (unsigned long long)d.batch_size));
 	sl_eval_origin(ev, idx, SL_ROLE_SEQ_LEN, &o);
-	if (o.source == SL_SOURCE_DEFAULT) {
+	struct sl_settings vs;
+	const struct sl_model *vm = NULL;
+	if (o.source == SL_SOURCE_DEFAULT && sl_eval_settings(ev, idx, &vs, &vm) && vm &&
+	    vm->arch.family == SL_FAMILY_VIT) {
+		/* a ViT's length is its image's patches and the class token, not an assumption */
+		struct sl_arch t = vm->arch;
+		if (vs.image_size && t.vis_patch && vs.image_size >= t.vis_patch)
+			t.vis_image = vs.image_size - vs.image_size % t.vis_patch;
+		sl_buf_adds(&b, sl_arena_printf(a, "; %u tokens per %ux%u image in patches of %u", sl_arch_vit_tokens(&t),
+						t.vis_image, t.vis_image, t.vis_patch));
+	} else if (o.source == SL_SOURCE_DEFAULT) {
 		/* a generating algorithm's prompt length states its sequence (value_needs) */
 		struct sl_setting_origin pl;
 		sl_eval_origin(ev, idx, SL_ROLE_PROMPT_LEN, &pl);

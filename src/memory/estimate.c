@@ -928,7 +928,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	if (a->family == SL_FAMILY_WHISPER) /* conv front end over 2 × 1500 mel frames: input, conv1 out, gelu out */
 		once += 2 * n * (a->mel_bins * x->nb + 2 * x->h * x->ab);
 	else
-		once += n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
+		once += a->family == SL_FAMILY_VIT ? 0 /* every image is all its patches: no mask */
+						   : n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
 	if (a->final_norm && (L > 0 || D > 0))
 		once += norm_saved(x, encdec ? t : n) + (encdec && L > 0 ? norm_saved(x, n) : 0);
 	if (encdec) {
@@ -1679,6 +1680,19 @@ static const struct sl_arch *arch_of(const struct sl_arch *a, const struct sl_se
 	*copy = *a;
 	if (s->part == SL_PART_ENCODER && a->kind == SL_ARCH_ENCDEC)
 		copy->enc_only = true;
+	if (a->family == SL_FAMILY_VIT) {
+		/* the image size, head and input channels the program builds it with: the position table is
+		 * (image / patch)^2 + 1 rows (timm img_size, torchvision image_size), the head Linear(h, classes),
+		 * the patch conv in_chans -> h */
+		if (s->image_size && a->vis_patch && s->image_size >= a->vis_patch) {
+			copy->vis_image = s->image_size - s->image_size % a->vis_patch; /* the conv's stride drops the rest */
+			copy->max_pos = sl_arch_vit_tokens(copy);
+		}
+		if (s->num_classes)
+			copy->classes = s->num_classes;
+		if (s->in_chans)
+			copy->vis_chans = s->in_chans;
+	}
 	return copy;
 }
 
@@ -1762,6 +1776,8 @@ static void step_lengths(const struct sl_arch *a, const struct sl_settings *s, d
 	if (s->peft_method == SL_PEFT_PROMPT_TUNING || s->peft_method == SL_PEFT_P_TUNING)
 		*n += s->num_virtual_tokens;
 	*t = s->target_len ? s->target_len : *n;
+	if (a->family == SL_FAMILY_VIT) /* every image is (image / patch)^2 patches and the class token */
+		*n = *t = sl_arch_vit_tokens(a);
 	if (a->family == SL_FAMILY_WHISPER && a->src_pos) {
 		*t = s->target_len ? s->target_len : s->seq_len ? s->seq_len : (a->max_pos ? a->max_pos : 448);
 		*n = a->src_pos;

@@ -99,6 +99,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_IDEFICS3] = "idefics3",
 	[SL_FAMILY_SMOLVLM] = "smolvlm",
 	[SL_FAMILY_MLLAMA] = "mllama",
+	[SL_FAMILY_VIT] = "vit",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
 
@@ -408,6 +409,21 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->fused_qkv = f == SL_FAMILY_FALCON;
 		a->no_bias = f == SL_FAMILY_GPTJ ? SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V | SL_NOBIAS_O : 0;
 		break;
+	case SL_FAMILY_VIT:
+		/* timm VisionTransformer's defaults (timm/models/vision_transformer.py @aa4b5850: img_size 224,
+		 * patch_size 16, in_chans 3, num_classes 1000, qkv_bias, class_token, final norm, LayerNorm,
+		 * a fused qkv Linear), which torchvision's VisionTransformer shares (vision_transformer.py
+		 * @07a929e8: conv_proj 3 -> hidden, class_token, nn.MultiheadAttention with in_proj_bias,
+		 * encoder.ln, heads.head) */
+		a->kind = SL_ARCH_ENCODER;
+		a->bias = true;
+		a->final_norm = true;
+		a->fused_qkv = true;
+		a->vis_patch = 16;
+		a->vis_image = 224;
+		a->vis_chans = 3;
+		a->classes = 1000;
+		break;
 	case SL_FAMILY_WHISPER:
 		a->kind = SL_ARCH_ENCDEC;
 		a->bias = true;
@@ -504,6 +520,8 @@ static uint64_t pos_rows(const struct sl_arch *a)
 		return a->max_pos;
 	case SL_FAMILY_DEBERTA_V2:         /* position_biased_input: the config reader zeroes max_pos when false */
 		return a->max_pos;
+	case SL_FAMILY_VIT:                /* pos_embed: the patches and the class token */
+		return sl_arch_vit_tokens(a);
 	case SL_FAMILY_BART:
 	case SL_FAMILY_MBART:
 	case SL_FAMILY_OPT:
@@ -830,6 +848,13 @@ static void count(const struct sl_arch *a, struct parts *p)
 		if (a->conv_kernel)   /* deberta-v2 ConvLayer: Conv1d + LayerNorm */
 			p->body += (uint64_t)a->conv_kernel * h * h + h + norm(a, h);
 		p->pooler = a->pooler ? linear(a, h, h) : 0;
+		if (a->family == SL_FAMILY_VIT) {
+			/* patch_embed.proj / conv_proj: Conv2d(chans, h, kernel p, stride p) with bias; cls_token /
+			 * class_token; the classifier head(s) Linear(h, classes) */
+			uint64_t pp = (uint64_t)a->vis_patch * a->vis_patch;
+			p->embeddings += (uint64_t)a->vis_chans * pp * h + h + h;
+			p->lm_head = a->classes ? linear(a, h, a->classes) : 0;
+		}
 		break;
 	}
 	case SL_ARCH_DECODER: {
@@ -899,6 +924,8 @@ uint64_t sl_arch_params_for_task(const struct sl_arch *a, enum sl_task t)
 
 	switch (a->kind) {
 	case SL_ARCH_ENCODER:
+		if (a->family == SL_FAMILY_VIT)
+			return base + p.pooler + p.lm_head; /* the image classifier as built, whatever the task */
 		switch (t) {
 		case SL_TASK_SEQ_CLS:
 			if (a->family == SL_FAMILY_BERT || a->family == SL_FAMILY_ALBERT) /* pooler + classifier */
@@ -1112,7 +1139,17 @@ uint64_t sl_arch_largest_layer(const struct sl_arch *a)
 	for (size_t k = 0; k < sizeof cand / sizeof cand[0]; k++)
 		if (cand[k] > best)
 			best = cand[k];
+	if (a->family == SL_FAMILY_VIT && a->classes && linear(a, h, a->classes) > best)
+		best = linear(a, h, a->classes);
 	return best;
+}
+
+uint32_t sl_arch_vit_tokens(const struct sl_arch *a)
+{
+	if (a->family != SL_FAMILY_VIT || !a->vis_patch)
+		return 0;
+	uint32_t side = a->vis_image / a->vis_patch;
+	return side * side + 1u;
 }
 
 uint32_t sl_arch_max_seq_len(const struct sl_arch *a)

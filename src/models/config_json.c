@@ -732,6 +732,8 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 
 const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struct sl_arch *a)
 {
+	if (f == SL_FAMILY_VIT)
+		return hf_vit_config(c, a);
 	struct spelling sp = spelling_of(f);
 	sl_arch_init(a, f);
 

@@ -88,7 +88,8 @@
 	X(moe_layer_start_index, U) X(moe_layer_end_index, I) X(moe_layer_interval, U)                       \
 	X(qkv_bias, B) /* internlm3 */                                                                        \
 	X(scale_factor, U) /* idefics3, smolvlm */                                                             \
-	X(cross_attention_layers, N) /* mllama */
+	X(cross_attention_layers, N) /* mllama */                                                             \
+	X(image_size, U) X(patch_size, U) X(num_channels, U) X(num_classes, U) /* vit (timm / torchvision) */
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */
 #define HF_VISION_KEYS(X)                                                                                     \
@@ -167,5 +168,8 @@ bool hf_family_nests_text(enum sl_family f);
  * "hidden_size"); a missing alternative names the family's own spelling.
  */
 const char *hf_config_to_arch(enum sl_family f, const struct hf_config *c, struct sl_arch *a);
+/* The same for a Vision Transformer (vit.c): hidden_size, num_hidden_layers, num_attention_heads, image_size
+ * and patch_size required; intermediate_size (4 x hidden), num_channels (3), num_classes (1000) optional. */
+const char *hf_vit_config(const struct hf_config *c, struct sl_arch *a);
 
 #endif

@@ -179,7 +179,11 @@ const struct sl_model *sl_model_resolve(struct sl_arena *a, const struct sl_cata
 	if (m)
 		return copy(a, m, "catalog", sl_arena_printf(a, "rules/models.yaml#%s", m->name));
 
-	/* 4. the architecture table by name: a fine-tune by the base it names */
+	/* 4. the architecture table by name: a Vision Transformer as timm or torchvision names it (vitname.c),
+	 * else a fine-tune by the base it names */
+	const struct sl_model *vit = sl_vit_resolve(a, c, value);
+	if (vit)
+		return vit;
 	struct sl_name_match nm;
 	sl_catalog_match_name(a, c, value, &nm);
 	if (nm.model && !nm.other) {

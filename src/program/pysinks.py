@@ -749,6 +749,64 @@ def dtype_value(v):
     return v
 
 
+# timm.create_model and torchvision's ViT builders (docs/program.md "Sinks"): the name reaching them is the
+# model (src/models/vitname.c resolves the ViTs), their keywords the image size, the head's classes and the
+# patch conv's channels (roles image_size, num_classes, in_chans under sweeplint_ keys, rules/keys.yaml).
+# timm: timm/models/_factory.py create_model(model_name, pretrained, pretrained_cfg, ..., **kwargs) and
+# VisionTransformer(img_size, patch_size, in_chans, num_classes, ...) (timm/models/vision_transformer.py
+# @aa4b5850c1543fa488abf260f18390eda46cf85d); torchvision: vit_b_16(*, weights, progress, **kwargs) into
+# VisionTransformer(image_size, ..., num_classes) and get_model(name, **config)
+# (torchvision/models/vision_transformer.py, _api.py @07a929e8b851242b1c75c9016ee06a8e502961d8).
+TORCHVISION_VITS = {'vit_b_16', 'vit_b_32', 'vit_l_16', 'vit_l_32', 'vit_h_14'}
+VISION_KWARGS = {'img_size': 'sweeplint_image_size', 'image_size': 'sweeplint_image_size',
+                 'num_classes': 'sweeplint_num_classes', 'in_chans': 'sweeplint_in_chans'}
+
+
+def positive_int(v):
+    return v if isinstance(v, K) and isinstance(v.v, int) and not isinstance(v.v, bool) and v.v > 0 else UNK
+
+
+def vision_kwargs(ev, lib, kwargs, fr, skip=()):
+    for k, key in VISION_KWARGS.items():
+        if k in kwargs and k not in skip:
+            kn, kv = kwargs[k]
+            ev.c.out.sink(ev, key, kv if isinstance(kv, P) else lift(positive_int, kv), '%s(%s=...)' % (lib, k), kn, fr)
+
+
+def timm_create_model(ev, args, kwargs, node, fr):
+    """timm.create_model(name, pretrained=..., num_classes=..., in_chans=..., img_size=...)."""
+    first = first_arg(args, kwargs, 'model_name')
+    literal = first is not None and isinstance(first[0], ast.Constant)
+    sink_model(ev, first, node, 'timm.create_model(%s)' % ('"..."' if literal else '...'), fr)
+    vision_kwargs(ev, 'timm.create_model', kwargs, fr, skip=('image_size',))
+
+
+def torchvision_model(ev, name, args, kwargs, node, fr):
+    """torchvision.models.vit_b_16(weights=..., image_size=..., num_classes=...), models.get_model(name)."""
+    c = ev.c
+    if name == 'get_model':
+        first = first_arg(args, kwargs, 'name')
+        sink_model(ev, first, node, 'torchvision.models.get_model(...)', fr)
+    else:
+        sink_model(ev, (node, K(name, c.site(fr.fid, node))), node, 'torchvision.models.%s()' % name, fr)
+    w = kwargs.get('weights')
+    if w is not None and not (isinstance(w[1], K) and w[1].v is None):
+        # weights set: torchvision takes num_classes and image_size from their meta (_ovewrite_named_param)
+        c.note('%s(weights=...): the image size and classes are the weights\' (the model\'s defaults are '
+               'used)' % name, fr.fid, node)
+        return
+    vision_kwargs(ev, 'torchvision.models.%s' % name, kwargs, fr, skip=('img_size', 'in_chans'))
+
+
+def vision_call(ev, name, base, qual, args, kwargs, node, fr):
+    """timm's and torchvision's model builders, known by the module the callee comes from."""
+    q = qual or ''
+    if name == 'create_model' and (base == 'timm' or q.startswith('timm.')):
+        timm_create_model(ev, args, kwargs, node, fr)
+    elif (name in TORCHVISION_VITS or name == 'get_model') and q.startswith('torchvision.models.'):
+        torchvision_model(ev, name, args, kwargs, node, fr)
+
+
 def sentence_transformer(ev, name, base, args, kwargs, node, fr, made):
     first = first_arg(args, kwargs, 'model_name_or_path', 'model_name')
     literal = first is not None and isinstance(first[0], ast.Constant)
@@ -1198,6 +1256,7 @@ def sink_call(ev, name, base, qual, fv, args, kwargs, node, fr, made):
     if name is None:
         return None
     launch_call(ev, name, base, qual, fv, args, kwargs, node, fr)  # subprocess.run([...]) (pylaunch.py)
+    vision_call(ev, name, base, qual, args, kwargs, node, fr)      # timm / torchvision model builders
     m = module_call(ev, name, base, qual, fv, args, kwargs, node, fr, made)
     if m is not None:
         return m                                # a torch.nn module, a tensor's shape (pymodules.py)

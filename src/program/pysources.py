@@ -148,6 +148,20 @@ def parts_of(qual, name, base):
     return [x for x in (base, name) if x]
 
 
+def import_module_value(ev, v, fr):
+    """The module importlib.import_module(v) returns: the project's module when v is one known name, else an
+    unknown value (a library module, or a name the sweep chooses among several: not followed)."""
+    if isinstance(v, P):
+        vs = v.values()
+        v = K(vs[0]) if vs and len(vs) == 1 else v
+    elif isinstance(v, M) and len(v.xs) == 1:
+        v = v.at(v.xs[0])
+    if not (isinstance(v, K) and isinstance(v.v, str) and v.v and not v.v.startswith('.')):
+        return UNK
+    mod = ev.load_module(v.v, fr)
+    return mod if mod is not None else Ext(v.v)
+
+
 def source_call(ev, name, base, qual, fv, args, kwargs, node, fr):
     """The value of a call that makes a source of settings, or None when this call is not one."""
     c = ev.c
@@ -171,6 +185,10 @@ def source_call(ev, name, base, qual, fv, args, kwargs, node, fr):
                 if k and isinstance(v, K) and is_setting_value(v.v) and vn is not None:
                     c.out.declare(k, v, 'argparse set_defaults(%s=...)' % k)
         return K(None)
+    if last == 'import_module' and parts[:1] == ['importlib'] and a and not (len(a) > 1 or 'package' in kw):
+        # importlib.import_module("engines." + method): the project's module of that name, when the name is
+        # known (a constant, or a sweep parameter of one value: engines.FT for method: FT)
+        return import_module_value(ev, a[0], fr)
     if last == 'ArgumentParser' or (last == 'ArgParser' and parts[:1] == ['configargparse']):
         return Parser(open_=last != 'ArgumentParser' or any(k in kw for k in ('parents', 'prefix_chars')))
     if last in ('HfArgumentParser', 'TrlParser'):

@@ -523,6 +523,9 @@ static const char *role_label(enum sl_role r)
 	case SL_ROLE_NUM_VIRTUAL_TOKENS:
 	case SL_ROLE_QUERY_LEN:
 	case SL_ROLE_CHUNKS_PER_TEXT:
+	case SL_ROLE_IMAGE_SIZE:
+	case SL_ROLE_NUM_CLASSES:
+	case SL_ROLE_IN_CHANS:
 	case SL_ROLE_MAX_MODEL_LEN:
 	case SL_ROLE_TENSOR_PARALLEL:
 	case SL_ROLE_MAX_NUM_BATCHED_TOKENS:

@@ -218,6 +218,8 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_u32(f, "vis_aspects", a->vis_aspects);
 	put_u32(f, "xattn_layers", a->xattn_layers);
 	put_u32(f, "extra_vocab", a->extra_vocab);
+	put_u32(f, "vis_chans", a->vis_chans);
+	put_u32(f, "classes", a->classes);
 	fputs("},\n", f);
 }
 

@@ -111,6 +111,9 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_REWARD_MODEL] = "reward_model",
 	[SL_ROLE_GENERATION_BATCH_SIZE] = "generation_batch_size",
 	[SL_ROLE_STEPS_PER_GENERATION] = "steps_per_generation",
+	[SL_ROLE_IMAGE_SIZE] = "image_size",
+	[SL_ROLE_NUM_CLASSES] = "num_classes",
+	[SL_ROLE_IN_CHANS] = "in_chans",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -629,6 +632,9 @@ const struct sl_role_count *sl_role_count(enum sl_role r)
 	case SL_ROLE_CHUNKS_PER_TEXT:
 	case SL_ROLE_TENSOR_PARALLEL:
 	case SL_ROLE_MAX_NUM_SEQS:
+	case SL_ROLE_IMAGE_SIZE:
+	case SL_ROLE_NUM_CLASSES:
+	case SL_ROLE_IN_CHANS:
 		return &small;
 	case SL_ROLE_GRAD_ACCUM:         /* -1: "derive it from a global batch" in many scripts */
 	case SL_ROLE_NUM_GPUS:           /* Lightning devices=-1: every GPU; 0: the CPU */
@@ -1466,6 +1472,15 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		break;
 	case SL_ROLE_CHUNKS_PER_TEXT:
 		s->chunks_per_text = (uint32_t)u;
+		break;
+	case SL_ROLE_IMAGE_SIZE:
+		s->image_size = (uint32_t)u;
+		break;
+	case SL_ROLE_NUM_CLASSES:
+		s->num_classes = (uint32_t)u;
+		break;
+	case SL_ROLE_IN_CHANS:
+		s->in_chans = (uint32_t)u;
 		break;
 	case SL_ROLE_LOSS:
 		if (u < SL_LOSS__COUNT)

@@ -442,6 +442,8 @@ static void test_config_families(void **state)
 		{"fixtures/configs/qwen2_moe", SL_FAMILY_QWEN2_MOE, 14315784192, NULL},    /* Qwen1.5-MoE-A2.7B */
 		{"fixtures/configs/qwen3_moe", SL_FAMILY_QWEN3_MOE, 30532122624, NULL},    /* Qwen3-30B-A3B */
 		{"fixtures/configs/whisper", SL_FAMILY_WHISPER, 37760640, NULL},           /* whisper-tiny */
+		/* google/vit-base-patch16-224's shape (ViTForImageClassification, ImageNet-1k head): timm's entry */
+		{"fixtures/configs/vit", SL_FAMILY_VIT, 0, "vit_base_patch16_224"},
 		{"fixtures/configs/qwen", SL_FAMILY_QWEN, 7721324544, "qwen-7b"},
 		/* published counts are rounded ("307M", "568M"): compare with the architecture-table entry,
 		 * whose count test_arch checks against them */
