@@ -572,6 +572,7 @@ class Evaluator(object):
             if isinstance(obj, Ext) and not obj.made and obj.qual == 'wandb' and tgt.attr == 'config' and \
                     self.c.out.wandb_replaced is None:
                 self.c.out.wandb_replaced = (fr.fid, tgt.lineno)     # wandb.config = json.load(f)
+            vision_replaced(self, obj, tgt, v, fr)                  # a ViT's head or patch conv replaced
             self.set_attr(obj, tgt.attr, v, fr)
             if isinstance(obj, Ext) and obj.made:
                 attr_sink(self, obj, tgt.attr, v, tgt, fr)    # model.max_seq_length = 256 (pysinks.py)

@@ -805,6 +805,39 @@ def vision_call(ev, name, base, qual, args, kwargs, node, fr):
         timm_create_model(ev, args, kwargs, node, fr)
     elif (name in TORCHVISION_VITS or name == 'get_model') and q.startswith('torchvision.models.'):
         torchvision_model(ev, name, args, kwargs, node, fr)
+    elif name == 'reset_classifier' and vit_object(q.rsplit('.', 1)[0]):
+        # timm's model.reset_classifier(num_classes): a new head Linear(h, num_classes)
+        first = first_arg(args, kwargs, 'num_classes')
+        if first is not None:
+            ev.c.out.sink(ev, 'sweeplint_num_classes', first[1] if isinstance(first[1], P) else
+                          lift(positive_int, first[1]), 'reset_classifier(num_classes)', first[0], fr)
+
+
+def vit_object(qual):
+    """Whether an object's qualified name is what a ViT builder made (timm.create_model(),
+    torchvision.models.vit_b_16())."""
+    q = (qual or '').rstrip('()')
+    return (q.startswith('timm.') and q.endswith('create_model')) or \
+        (q.startswith('torchvision.models.') and q.rsplit('.', 1)[-1] in TORCHVISION_VITS)
+
+
+def vision_replaced(ev, obj, tgt, v, fr):
+    """A ViT's head or patch conv replaced after it is built: model.head = nn.Linear(768, 10) (timm),
+    model.heads = nn.Linear(768, 5) / self.vit.conv_proj = nn.Conv2d(4, 768, 16, 16) (torchvision): the
+    classes and channels the run builds it with (roles num_classes, in_chans)."""
+    if not (isinstance(obj, Ext) and obj.made and vit_object(obj.qual)) or not isinstance(v, Layer):
+        return
+    if tgt.attr in ('head', 'heads') and v.kind == 'Linear':
+        key, arg = 'sweeplint_num_classes', 'out_features'
+    elif tgt.attr == 'conv_proj' and v.kind == 'Conv2d':
+        key, arg = 'sweeplint_in_chans', 'in_channels'
+    else:
+        if tgt.attr in ('head', 'heads', 'conv_proj'):
+            ev.c.note('%s replaced by an nn.%s: its parameters are not counted' % (tgt.attr, v.kind), fr.fid, tgt)
+        return
+    x = v.kw.get(arg)
+    ev.c.out.sink(ev, key, x if isinstance(x, P) else lift(positive_int, x if x is not None else UNK),
+                  '%s = nn.%s(%s=...)' % (tgt.attr, v.kind, arg), tgt, fr)
 
 
 def sentence_transformer(ev, name, base, args, kwargs, node, fr, made):
