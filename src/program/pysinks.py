@@ -762,6 +762,14 @@ VISION_KWARGS = {'img_size': 'sweeplint_image_size', 'image_size': 'sweeplint_im
                  'num_classes': 'sweeplint_num_classes', 'in_chans': 'sweeplint_in_chans'}
 
 
+def int_setting(v):
+    """A length or count as a sink takes it: a sweep parameter as it is, a known int (not a bool) per run, else
+    unknown."""
+    if isinstance(v, P):
+        return v
+    return lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and not isinstance(x.v, bool) else UNK, v)
+
+
 def positive_int(v):
     return v if isinstance(v, K) and isinstance(v.v, int) and not isinstance(v.v, bool) and v.v > 0 else UNK
 
@@ -1216,17 +1224,13 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
                    '%s(truncation=..., no padding)' % name, pad[0], fr)
         if 'max_length' in kwargs:
             kn, kv = kwargs['max_length']
-            c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
-                                              not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P)
-                       else kv, 'tokenizer(max_length=..., padding=%r): a bound' % pv.v if 'padding' in kwargs else
+            c.out.sink(ev, key, int_setting(kv), 'tokenizer(max_length=..., padding=%r): a bound' % pv.v if 'padding' in kwargs else
                        'tokenizer(max_length=..., truncation=True): a bound', kn, fr)
         return None
     if 'max_length' not in kwargs or not (isinstance(pv, K) and pv.v == 'max_length'):
         return None
     kn, kv = kwargs['max_length']
-    ev.c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and
-                                         not isinstance(x.v, bool) else UNK, kv) if not isinstance(kv, P) else kv,
-                  'tokenizer(max_length=..., padding="max_length")', kn, fr)
+    ev.c.out.sink(ev, key, int_setting(kv), 'tokenizer(max_length=..., padding="max_length")', kn, fr)
     return None
 
 
@@ -1245,8 +1249,7 @@ def attr_sink(ev, obj, attr, v, node, fr):
     key = ATTR_SINKS.get((cls, attr))
     if key is None:
         return
-    ev.c.out.sink(ev, key, lift(lambda x: x if isinstance(x, K) and isinstance(x.v, int) and not isinstance(x.v, bool)
-                                else UNK, v) if not isinstance(v, P) else v, '%s.%s = ...' % (cls, attr), node, fr)
+    ev.c.out.sink(ev, key, int_setting(v), '%s.%s = ...' % (cls, attr), node, fr)
 
 
 # callee name -> sink (None base checks inside the sink)
