@@ -205,6 +205,21 @@ enum sl_optim {
  * splits them into optimizer and optimizer_paged.
  */
 #define SL_OPTIM_PAGED 0x100
+/*
+ * How the step runs (torch/optim/adamw.py @ 002d2f0b `adamw`): foreach (torch >= 2.0's default on CUDA:
+ * _multi_tensor_adamw, one state-sized _foreach_sqrt temporary), fused (fused=True, HF adamw_torch_fused,
+ * apex/DeepSpeed FusedAdam: one in-place kernel, no temporaries) or a loop over the parameters
+ * (foreach=False, transformers' own AdamW "adamw_hf": temporaries of one parameter). sl_optim_parse or's
+ * SL_OPTIM_FUSED / SL_OPTIM_LOOP onto the enum for the names that say so; role optimizer_impl sets it alone.
+ */
+enum sl_optim_impl {
+	SL_OPTIM_IMPL_FOREACH,
+	SL_OPTIM_IMPL_FUSED,
+	SL_OPTIM_IMPL_LOOP,
+	SL_OPTIM_IMPL__COUNT
+};
+#define SL_OPTIM_FUSED 0x200
+#define SL_OPTIM_LOOP 0x400
 
 
 
@@ -223,6 +238,7 @@ struct sl_settings {
 	bool gradient_checkpointing;
 	enum sl_optim optimizer;
 	bool optimizer_paged;      /* bitsandbytes paged optimizer: its large states in CUDA managed memory */
+	uint8_t optimizer_impl;    /* enum sl_optim_impl: how the step runs (its temporaries) */
 	uint32_t lora_r;           /* 0: full fine-tune */
 	uint32_t lora_targets;     /* SL_LORA_* bits; 0 with lora_r > 0: the PEFT default (q, v) */
 	uint32_t lora_dropout_bp;  /* LoRA/DoRA lora_dropout in 1/10000 (0: PEFT's default, nn.Identity) */
@@ -562,7 +578,9 @@ const char *sl_amp_name(enum sl_amp a);
 const char *sl_optim_name(enum sl_optim o);
 /* The optimizer as settings hold it: "paged adamw_8bit" for a paged one (s->optimizer_paged). */
 const char *sl_settings_optim_name(struct sl_arena *a, const struct sl_settings *s);
-int sl_optim_parse(const char *s);      /* HF optim names (| SL_OPTIM_PAGED when paged); -1 when unknown */
+int sl_optim_parse(const char *s);      /* HF optim names (| SL_OPTIM_PAGED / _FUSED / _LOOP); -1 when unknown */
+int sl_optim_impl_parse(const char *s); /* fused | foreach | for_loop; -1 when unknown */
+const char *sl_optim_impl_name(enum sl_optim_impl i);
 const char *sl_attn_name(enum sl_attn a);
 const char *sl_quant_name(enum sl_quant q);
 const char *sl_offload_name(enum sl_offload o);

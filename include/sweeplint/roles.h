@@ -120,6 +120,7 @@ enum sl_role {
 	SL_ROLE_IMAGE_SIZE,       /* the input image's side: (image / patch)^2 + 1 tokens, the position table */
 	SL_ROLE_NUM_CLASSES,      /* the classifier's outputs (timm num_classes, a replaced head) */
 	SL_ROLE_IN_CHANS,         /* the patch projection's input channels (timm in_chans, a replaced conv) */
+	SL_ROLE_OPTIMIZER_IMPL,   /* how the optimizer step runs: foreach | fused | for_loop (enum sl_optim_impl) */
 	SL_ROLE__COUNT
 };
 

@@ -1146,9 +1146,12 @@ static double optim_states(const struct sl_arch *a, const struct sl_settings *s,
 	}
 }
 
-/* Temporaries of the optimizer step: torch >= 2.0 runs the foreach
- * implementations on CUDA (one temporary per state list); before, a loop
- * over parameters (two temporaries of the largest tensor). */
+/* Temporaries of the optimizer step (torch/optim/adamw.py @ 002d2f0b `adamw`): torch >= 2.0 runs the
+ * foreach implementations on CUDA (one temporary per state list: _multi_tensor_adamw's
+ * _foreach_sqrt(exp_avg_sqs)); fused=True one in-place kernel (_fused_adamw: torch._fused_adamw_, also
+ * SGD's and Adagrad's fused kernels), none; foreach=False, torch < 2.0 and transformers' own AdamW a loop
+ * over parameters (_single_tensor_adamw: exp_avg_sq.sqrt() and its quotient, two temporaries of the
+ * largest tensor). */
 static double optim_temp(const struct sl_arch *a, const struct sl_settings *s, double T, double sb)
 {
 	double big = (double)a->vocab * (a->emb_dim ? a->emb_dim : a->hidden);
@@ -1159,7 +1162,10 @@ static double optim_temp(const struct sl_arch *a, const struct sl_settings *s, d
 		big = T;
 	if (s->optimizer_paged)
 		return 0; /* bitsandbytes: one fused update kernel per parameter (update_step), no temporaries */
-	if (s->legacy_runtime && s->optimizer != SL_OPTIM_ADAFACTOR)
+	if (s->optimizer_impl == SL_OPTIM_IMPL_FUSED &&
+	    (s->optimizer == SL_OPTIM_ADAMW || s->optimizer == SL_OPTIM_SGD_MOMENTUM || s->optimizer == SL_OPTIM_SGD))
+		return 0;
+	if ((s->legacy_runtime || s->optimizer_impl == SL_OPTIM_IMPL_LOOP) && s->optimizer != SL_OPTIM_ADAFACTOR)
 		return s->optimizer == SL_OPTIM_ADAMW || s->optimizer == SL_OPTIM_LION ? 2 * sb * big : 0;
 	switch (s->optimizer) {
 	case SL_OPTIM_ADAMW:

@@ -3,6 +3,7 @@
  * parsing) and the default settings. Family and task names live in arch.c.
  * Static tables only; nothing allocates.
  */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -70,6 +71,7 @@ static const struct {
 	{"adamw_torch_xla", SL_OPTIM_ADAMW, false},
 	{"adamw_torch_npu_fused", SL_OPTIM_ADAMW, false},
 	{"adamw_apex_fused", SL_OPTIM_ADAMW, false},
+	{"fusedadam", SL_OPTIM_ADAMW, false},
 	{"adamw_hf", SL_OPTIM_ADAMW, false},
 	{"adamw", SL_OPTIM_ADAMW, false},
 	{"adam", SL_OPTIM_ADAMW, false},
@@ -108,6 +110,23 @@ static const struct {
 	{"rmsprop", SL_OPTIM_SGD_MOMENTUM, false},
 };
 
+/*
+ * The names that say how the step runs (else foreach): torch.optim.AdamW(fused=True) (transformers
+ * OptimizerNames.ADAMW_TORCH_FUSED), the NPU one, apex FusedAdam, DeepSpeed's FusedAdam (deepspeed.ops.adam)
+ * update in place; transformers' own AdamW (transformers.optimization.AdamW, "adamw_hf") loops over the
+ * parameters.
+ */
+static const struct {
+	const char *name;
+	enum sl_optim_impl impl;
+} optim_impl_of[] = {
+	{"adamw_torch_fused", SL_OPTIM_IMPL_FUSED},
+	{"adamw_torch_npu_fused", SL_OPTIM_IMPL_FUSED},
+	{"adamw_apex_fused", SL_OPTIM_IMPL_FUSED},
+	{"fusedadam", SL_OPTIM_IMPL_FUSED},
+	{"adamw_hf", SL_OPTIM_IMPL_LOOP},
+};
+
 const char *sl_dtype_name(enum sl_dtype d)
 {
 	return (unsigned)d < SL_DTYPE__COUNT ? dtype_names[d] : "?";
@@ -125,7 +144,12 @@ const char *sl_optim_name(enum sl_optim o)
 
 const char *sl_settings_optim_name(struct sl_arena *a, const struct sl_settings *s)
 {
-	return s->optimizer_paged ? sl_arena_printf(a, "paged %s", sl_optim_name(s->optimizer)) : sl_optim_name(s->optimizer);
+	const char *n = sl_optim_name(s->optimizer);
+	if (s->optimizer_impl == SL_OPTIM_IMPL_FUSED && s->optimizer == SL_OPTIM_ADAMW)
+		n = "adamw_torch_fused";
+	else if (s->optimizer_impl == SL_OPTIM_IMPL_FUSED || s->optimizer_impl == SL_OPTIM_IMPL_LOOP)
+		n = sl_arena_printf(a, "%s (%s)", n, sl_optim_impl_name((enum sl_optim_impl)s->optimizer_impl));
+	return s->optimizer_paged ? sl_arena_printf(a, "paged %s", n) : n;
 }
 
 const char *sl_attn_name(enum sl_attn a)
@@ -254,13 +278,68 @@ int sl_mode_parse(const char *s)
 
 int sl_optim_parse(const char *s)
 {
-	/* a class path names the class: bitsandbytes.optim.PagedAdamW8bit (torchtune's _component_) */
+	/* a class path names the class (torchtune's and hydra's _component_ / _target_):
+	 * bitsandbytes.optim.PagedAdamW8bit, torch.optim.AdamW, deepspeed.ops.adam.FusedAdam;
+	 * transformers.AdamW (transformers.optimization.AdamW) is its own per-parameter loop */
+	static const struct {
+		const char *module;
+		const char *classes; /* the classes of it read, ",name," each (NULL: any of the table) */
+	} modules[] = {
+		{"bitsandbytes.", NULL},
+		{"bnb.", NULL},
+		{"torch.optim.", ",adamw,adam,sgd,adagrad,rmsprop,"},
+		{"deepspeed.ops.", ",fusedadam,"},
+		{"apex.optimizers.", ",fusedadam,"},
+	};
 	const char *dot = strrchr(s, '.');
-	if (dot && dot[1] && strncasecmp(s, "bitsandbytes.", 13) == 0)
+	if (dot && dot[1] && (strcasecmp(s, "transformers.AdamW") == 0 ||
+			      strcasecmp(s, "transformers.optimization.AdamW") == 0))
+		s = "adamw_hf";
+	for (size_t i = 0; dot && dot[1] && i < sizeof modules / sizeof modules[0]; i++) {
+		if (strncasecmp(s, modules[i].module, strlen(modules[i].module)) != 0)
+			continue;
+		if (modules[i].classes) {
+			char want[40];
+			int n = snprintf(want, sizeof want, ",%s,", dot + 1);
+			bool listed = false;
+			for (const char *c = modules[i].classes; n > 0 && (size_t)n < sizeof want && *c; c++)
+				if (strncasecmp(c, want, (size_t)n) == 0)
+					listed = true;
+			if (!listed)
+				return -1;
+		}
 		s = dot + 1;
+		break;
+	}
+	int impl = 0;
+	for (size_t i = 0; i < sizeof optim_impl_of / sizeof optim_impl_of[0]; i++)
+		if (strcasecmp(s, optim_impl_of[i].name) == 0)
+			impl = optim_impl_of[i].impl == SL_OPTIM_IMPL_FUSED ? SL_OPTIM_FUSED : SL_OPTIM_LOOP;
 	for (size_t i = 0; i < sizeof optim_aliases / sizeof optim_aliases[0]; i++)
 		if (strcasecmp(s, optim_aliases[i].name) == 0)
-			return (int)optim_aliases[i].optim | (optim_aliases[i].paged ? SL_OPTIM_PAGED : 0);
+			return (int)optim_aliases[i].optim | (optim_aliases[i].paged ? SL_OPTIM_PAGED : 0) | impl;
+	return -1;
+}
+
+static const char *const optim_impl_names[SL_OPTIM_IMPL__COUNT] = {
+	[SL_OPTIM_IMPL_FOREACH] = "foreach",
+	[SL_OPTIM_IMPL_FUSED] = "fused",
+	[SL_OPTIM_IMPL_LOOP] = "for_loop",
+};
+
+const char *sl_optim_impl_name(enum sl_optim_impl i)
+{
+	return (unsigned)i < SL_OPTIM_IMPL__COUNT ? optim_impl_names[i] : "?";
+}
+
+int sl_optim_impl_parse(const char *s)
+{
+	for (int i = 0; i < SL_OPTIM_IMPL__COUNT; i++)
+		if (strcasecmp(s, optim_impl_names[i]) == 0)
+			return i;
+	/* torch's words for the loop: _single_tensor_adamw, "for-loop" in its docs */
+	if (strcasecmp(s, "single_tensor") == 0 || strcasecmp(s, "for-loop") == 0 || strcasecmp(s, "loop") == 0)
+		return SL_OPTIM_IMPL_LOOP;
 	return -1;
 }
 

@@ -86,6 +86,7 @@ class Out(object):
         self.sft = []            # (fid, node, has data_collator) of each SFTTrainer call
         self.sft_packing = None  # SFTConfig(packing=...) / (padding_free=...) as the text gives them: K values
         self.sft_padding_free = None
+        self.optimizers = []     # (name, impl, how, fid, node, guard, phase) of each optimizer the program builds
 
     # -- records -------------------------------------------------------------------------------------
     def site_fields(self, rec, v, node, fid):
@@ -298,6 +299,7 @@ class Out(object):
         self.finish_models(ev)
         self.finish_part(ev)
         self.finish_unsloth(ev)
+        self.finish_optimizers(ev)
         modules_finish(ev)                      # a custom nn.Module as sweeplint_modules (pymodules.py)
 
     def drop_adapter_declarations(self, trees):
@@ -336,6 +338,32 @@ class Out(object):
         if used:
             self.records = [r for r in self.records if r['rank'] != 0 or
                             (r.get('file'), r.get('line'), r.get('col'), r.get('end_line'), r.get('end_col')) not in used]
+
+    def finish_optimizers(self, ev):
+        """The optimizer the program builds (optimizer_call): read when it is one class, or when each class is
+        built under a condition the sweep decides per run (`if cfg.optim == "sgd": SGD(...) else: AdamW(...)`);
+        two classes built unconditionally (a GAN's two models, a probe beside the model) are not read: which
+        one steps the model is not the text's to say."""
+        c = self.c
+        opts = self.optimizers
+        if not opts or any(o[0] is None for o in opts):
+            return
+        decided = all(o[5] is not None and o[5] is not GUARD_UNKNOWN for o in opts)
+        if len(set((o[0], o[1]) for o in opts)) > 1 and not decided:
+            c.note('the program builds several optimizers (%s): not read' %
+                   ', '.join(sorted(set(o[0] for o in opts))), opts[0][3], opts[0][4])
+            return
+        if not decided:
+            opts = opts[:1]
+        phase = c.phase
+        for name, impl, how, fid, node, guard, ph in opts:
+            fr = Frame({}, {}, None, fid, guard if decided else None)
+            c.phase = ph
+            site = c.site(fid, node)
+            self.sink(ev, 'optimizer', K(name, site), how, node, fr)
+            if impl is not None:  # rules/keys.yaml: optimizer.fused / optimizer.foreach (role optimizer_impl)
+                self.sink(ev, 'optimizer.' + impl, K(impl == 'fused', site), how, node, fr)
+        c.phase = phase
 
     def finish_unsloth(self, ev):
         """An Unsloth program's SFTTrainer without packing: each step's length is a bound, not the padded
@@ -1307,12 +1335,63 @@ def sink_call(ev, name, base, qual, fv, args, kwargs, node, fr, made):
     # trainer.train(): a trainer object, whatever class an if/else chose for it; a *Trainer class called
     if (name == 'train' and base and 'trainer' in base.lower()) or (name.endswith('Trainer') and name[:1].isupper()):
         c.out.trains = True
+    optimizer_call(ev, name, qual, kwargs, node, fr)
     r = None
     f = SINKS.get(name)
     if f is not None:
         r = f(ev, name, base, args, kwargs, node, fr, made)
     tokenizer_length(ev, name, base, args, kwargs, node, fr, made)
     return r
+
+
+# ---- the optimizer a program builds ----------------------------------------------------------------------
+# A class of these modules, by the name sweeplint's optimizer role reads (src/memory/names.c): torch.optim
+# (fused=True one in-place kernel, foreach=False a loop over the parameters: torch/optim/adamw.py @ 002d2f0b),
+# bitsandbytes (bnb.optim: 8-bit and paged states), transformers' own AdamW (a loop) and Adafactor,
+# DeepSpeed's and apex's FusedAdam, lion-pytorch's Lion. A class of another module (a project's own, optax,
+# keras) is not read: its states are not known.
+OPTIMIZER_MODULES = ('torch.optim.', 'bitsandbytes.optim.', 'bitsandbytes.', 'transformers.', 'deepspeed.ops.',
+                     'apex.optimizers.', 'lion_pytorch.')
+OPTIMIZER_CLASSES = {
+    'AdamW': 'adamw_torch', 'Adam': 'adam', 'SGD': 'sgd', 'Adagrad': 'adagrad', 'RMSprop': 'rmsprop',
+    'Adafactor': 'adafactor', 'AdamW8bit': 'adamw8bit', 'Adam8bit': 'adam8bit', 'PagedAdamW8bit': 'paged_adamw_8bit',
+    'PagedAdamW': 'paged_adamw', 'PagedAdamW32bit': 'paged_adamw_32bit', 'PagedAdam8bit': 'paged_adam_8bit',
+    'Lion': 'lion', 'Lion8bit': 'lion_8bit', 'PagedLion8bit': 'paged_lion_8bit', 'PagedLion': 'paged_lion_32bit',
+    'AdEMAMix': 'ademamix', 'AdEMAMix8bit': 'ademamix_8bit', 'FusedAdam': 'fusedadam',
+}
+
+
+def optimizer_call(ev, name, qual, kwargs, node, fr):
+    """torch.optim.AdamW(model.parameters(), fused=True), bnb.optim.PagedAdamW8bit(...), SGD(momentum=0.9):
+    kept for Out.finish_optimizers, which reads the program's one optimizer (or one per run)."""
+    c = ev.c
+    if name not in OPTIMIZER_CLASSES or not qual or not qual.startswith(OPTIMIZER_MODULES) or \
+            qual.rsplit('.', 1)[-1] != name:
+        return
+    if fr.guard is GUARD_UNKNOWN:
+        # which optimizer steps the model is not the text's to say: none is read (finish_optimizers)
+        c.note('%s(...) runs under a condition the program does not decide: no optimizer is read' % name,
+               fr.fid, node)
+        c.out.optimizers.append((None, None, None, fr.fid, node, fr.guard, c.phase))
+        return
+    opt = OPTIMIZER_CLASSES[name]
+    if qual.startswith('transformers.') and name == 'AdamW':
+        opt = 'adamw_hf'                        # transformers.optimization.AdamW: its own per-parameter loop
+    elif qual.startswith('transformers.') and name != 'Adafactor':
+        return
+    if name == 'SGD':
+        # momentum keeps a buffer per parameter; a momentum the text does not give as 0 is counted
+        m = kwargs.get('momentum')
+        zero = m is None or (isinstance(m[1], K) and not isinstance(m[1].v, bool) and m[1].v == 0)
+        opt = 'sgd' if zero else 'sgd_momentum'
+    impl = None  # 'fused' (fused=True) or 'foreach' (foreach=False: its loop over the parameters)
+    fused, foreach = kwargs.get('fused'), kwargs.get('foreach')
+    if qual.startswith('torch.optim.') and fused is not None and isinstance(fused[1], K) and fused[1].v is True:
+        impl = 'fused'
+    elif qual.startswith('torch.optim.') and foreach is not None and isinstance(foreach[1], K) and \
+            foreach[1].v is False:
+        impl = 'foreach'
+    c.out.optimizers.append((opt, impl, '%s(...) call' % name, fr.fid, node, fr.guard, c.phase))
 
 
 # ---- what trains: the freezing a program's statements do (issue #28) ---------------------------------

@@ -413,6 +413,8 @@ static const char *role_label(enum sl_role r)
 	switch (r) {
 	case SL_ROLE_OPTIMIZER:
 		return "an optimizer sweeplint knows (an HF optim name)";
+	case SL_ROLE_OPTIMIZER_IMPL:
+		return "an optimizer implementation sweeplint knows (foreach, fused, for_loop)";
 	case SL_ROLE_ATTN:
 		return "an attention implementation sweeplint knows";
 	case SL_ROLE_AMP:

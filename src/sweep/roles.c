@@ -114,6 +114,7 @@ static const char *const role_names[SL_ROLE__COUNT] = {
 	[SL_ROLE_IMAGE_SIZE] = "image_size",
 	[SL_ROLE_NUM_CLASSES] = "num_classes",
 	[SL_ROLE_IN_CHANS] = "in_chans",
+	[SL_ROLE_OPTIMIZER_IMPL] = "optimizer_impl",
 };
 
 bool sl_role_is_shape(enum sl_role r)
@@ -954,6 +955,13 @@ int sl_role_value_from_text(struct sl_arena *a, enum sl_role r, const struct sl_
 		out->u = (uint64_t)k;
 		return 0;
 	}
+	case SL_ROLE_OPTIMIZER_IMPL: {
+		int k = sl_optim_impl_parse(t);
+		if (k < 0)
+			goto bad;
+		out->u = (uint64_t)k;
+		return 0;
+	}
 	case SL_ROLE_LORA_TARGETS: {
 		uint32_t bits = sl_lora_targets_parse(t);
 		if (!bits)
@@ -1306,8 +1314,18 @@ static void apply_one(struct sl_settings *s, const struct sl_role_value *v, bool
 		s->gradient_checkpointing = u != 0;
 		break;
 	case SL_ROLE_OPTIMIZER:
-		s->optimizer = (enum sl_optim)(u & ~(uint64_t)SL_OPTIM_PAGED);
+		s->optimizer = (enum sl_optim)(u & ~(uint64_t)(SL_OPTIM_PAGED | SL_OPTIM_FUSED | SL_OPTIM_LOOP));
 		s->optimizer_paged = (u & SL_OPTIM_PAGED) != 0;
+		/* a name that says how the step runs (adamw_torch_fused, adamw_hf); another leaves what
+		 * optimizer_impl set (torchtune's optimizer.fused beside optimizer._component_) */
+		if (u & SL_OPTIM_FUSED)
+			s->optimizer_impl = SL_OPTIM_IMPL_FUSED;
+		else if (u & SL_OPTIM_LOOP)
+			s->optimizer_impl = SL_OPTIM_IMPL_LOOP;
+		break;
+	case SL_ROLE_OPTIMIZER_IMPL:
+		if (u < SL_OPTIM_IMPL__COUNT)
+			s->optimizer_impl = (uint8_t)u;
 		break;
 	case SL_ROLE_LORA_R:
 		if (!s->full_tuning) /* LLaMA-Factory reads lora_rank only for finetuning_type lora / oft */

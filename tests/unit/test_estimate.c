@@ -516,10 +516,60 @@ static void test_paged_host(void **state)
 	assert_int_equal(h.total, before + h.paged);
 }
 
+/*
+ * The optimizer step's temporaries by implementation (torch/optim/adamw.py @ 002d2f0b): Llama-3.2-1B in
+ * bf16 at one token, so the step is the peak. AdamW keeps two bf16 states (4 B per parameter); foreach's
+ * _foreach_sqrt adds one state-sized list (2 B), fused nothing, the per-parameter loop two copies of the
+ * largest tensor (the tied 128256 x 2048 embedding).
+ */
+static void test_optimizer_impl(void **state)
+{
+	struct env *e = *state;
+	const struct sl_arch *a = arch(e, "llama-3.2-1b");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 1;
+	s.seq_len = 1;
+	s.gradient_checkpointing = true;
+	struct sl_breakdown b;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	uint64_t T = b.trainable;
+	assert_int_equal(b.phase, SL_PHASE_OPTIMIZER);
+	assert_int_equal(b.optimizer, 4 * T + 2 * T);
+	s.optimizer_impl = SL_OPTIM_IMPL_FUSED;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_int_equal(b.optimizer, 4 * T);
+	s.optimizer_impl = SL_OPTIM_IMPL_LOOP;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_int_equal(b.optimizer, 4 * T + 2 * 2 * (uint64_t)128256 * 2048);
+	/* Lion has no fused kernel in torch: fused=True changes nothing there (its two foreach lists stay) */
+	s.optimizer = SL_OPTIM_LION;
+	s.optimizer_impl = SL_OPTIM_IMPL_FUSED;
+	sl_estimate(a, &s, NULL, &e->calib, &b);
+	assert_int_equal(b.optimizer, 2 * T + 2 * 2 * T);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
-	assert_int_equal(sl_optim_parse("adamw_torch_fused"), SL_OPTIM_ADAMW);
+	assert_int_equal(sl_optim_parse("adamw_torch_fused"), SL_OPTIM_ADAMW | SL_OPTIM_FUSED);
+	assert_int_equal(sl_optim_parse("adamw_apex_fused"), SL_OPTIM_ADAMW | SL_OPTIM_FUSED);
+	assert_int_equal(sl_optim_parse("adamw_hf"), SL_OPTIM_ADAMW | SL_OPTIM_LOOP);
+	assert_int_equal(sl_optim_parse("adamw_torch"), SL_OPTIM_ADAMW);
+	/* class paths (torchtune's _component_): torch.optim's own classes, DeepSpeed's FusedAdam */
+	assert_int_equal(sl_optim_parse("torch.optim.AdamW"), SL_OPTIM_ADAMW);
+	assert_int_equal(sl_optim_parse("torch.optim.SGD"), SL_OPTIM_SGD);
+	assert_int_equal(sl_optim_parse("torch.optim.Adamax"), -1);
+	assert_int_equal(sl_optim_parse("torch.optim.Adam8bit"), -1);
+	assert_int_equal(sl_optim_parse("deepspeed.ops.adam.FusedAdam"), SL_OPTIM_ADAMW | SL_OPTIM_FUSED);
+	assert_int_equal(sl_optim_parse("deepspeed.ops.adam.DeepSpeedCPUAdam"), -1);
+	assert_int_equal(sl_optim_parse("transformers.AdamW"), SL_OPTIM_ADAMW | SL_OPTIM_LOOP);
+	assert_int_equal(sl_optim_impl_parse("fused"), SL_OPTIM_IMPL_FUSED);
+	assert_int_equal(sl_optim_impl_parse("for_loop"), SL_OPTIM_IMPL_LOOP);
+	assert_int_equal(sl_optim_impl_parse("foreach"), SL_OPTIM_IMPL_FOREACH);
+	assert_int_equal(sl_optim_impl_parse("fast"), -1);
 	assert_int_equal(sl_optim_parse("paged_adamw_8bit"), SL_OPTIM_ADAMW_8BIT | SL_OPTIM_PAGED);
 	assert_int_equal(sl_optim_parse("adamw_bnb_8bit"), SL_OPTIM_ADAMW_8BIT);
 	assert_int_equal(sl_optim_parse("paged_adamw_32bit"), SL_OPTIM_ADAMW | SL_OPTIM_PAGED);
@@ -1550,6 +1600,7 @@ int main(void)
 		cmocka_unit_test(test_paged_optimizer),
 		cmocka_unit_test(test_paged_host),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_optimizer_impl),
 		cmocka_unit_test(test_new_families),
 		cmocka_unit_test(test_moe),
 		cmocka_unit_test(test_whisper_frames),

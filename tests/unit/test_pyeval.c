@@ -985,6 +985,74 @@ static void test_quant_table_undecided(void **state)
 	assert_null(p->quant_open);
 }
 
+/* The optimizer a program builds (pysinks.py optimizer_call): one class is the setting, fused=True and
+ * foreach=False its implementation; a class per sweep value a value map; two classes built unconditionally,
+ * or one under a condition the text does not decide, no optimizer at all. */
+static void test_program_optimizer(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "import torch\n"
+			       "import bitsandbytes as bnb\n"
+			       "from transformers import AutoModelForCausalLM\n"
+			       "m = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-7B')\n"
+			       "opt = torch.optim.AdamW(m.parameters(), lr=1e-4, fused=True)\n"
+			       "m(x).loss.backward()\n");
+	struct sl_program *p = follow("program: train.py\n");
+	expect(p, "optimizer", "adamw_torch", "train.py", "torch.optim.AdamW(", "AdamW(...) call");
+	expect(p, "optimizer.fused", "True", "train.py", "torch.optim.AdamW(", "AdamW(...) call");
+	/* SGD with momentum keeps a buffer; bitsandbytes' paged 8-bit class by its name */
+	write_file("train.py", "import torch\n"
+			       "opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=False)\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	expect(p, "optimizer", "sgd_momentum", "train.py", "torch.optim.SGD(", "SGD(...) call");
+	expect(p, "optimizer.foreach", "False", "train.py", "torch.optim.SGD(", "SGD(...) call");
+	write_file("train.py", "import bitsandbytes as bnb\n"
+			       "opt = bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-4)\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	expect(p, "optimizer", "paged_adamw_8bit", "train.py", "bnb.optim.PagedAdamW8bit(", "PagedAdamW8bit(...) call");
+	/* a class per value of a sweep parameter: a value map */
+	write_file("train.py", "import argparse, torch\n"
+			       "p = argparse.ArgumentParser()\n"
+			       "p.add_argument('--opt', default='adamw')\n"
+			       "args = p.parse_args()\n"
+			       "if args.opt == 'sgd':\n"
+			       "    o = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+			       "else:\n"
+			       "    o = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\nmethod: grid\nparameters:\n  opt: {values: [sgd, adamw]}\n");
+	const struct sl_param_role *r = role_of(p, "opt", "optimizer");
+	assert_non_null(r);
+	assert_string_equal(case_of(r, "sgd"), "sgd");
+	assert_string_equal(case_of(r, "adamw"), "adamw_torch");
+	/* two optimizers built unconditionally (a GAN): which one steps the model is not said */
+	write_file("train.py", "import torch\n"
+			       "og = torch.optim.Adam(gen.parameters(), lr=2e-4)\n"
+			       "od = torch.optim.SGD(disc.parameters(), lr=1e-2)\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "optimizer", NULL));
+	assert_true(noted(p, "the program builds several optimizers (adam, sgd): not read"));
+	/* one under a condition the text does not decide, beside an unconditional one: neither is read */
+	write_file("train.py", "import os, torch\n"
+			       "o = torch.optim.AdamW(model.parameters())\n"
+			       "if os.environ.get('SGD'):\n"
+			       "    o = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "optimizer", NULL));
+	assert_true(noted(p, "SGD(...) runs under a condition the program does not decide: no optimizer is read"));
+	/* a class of another module (the project's own Adam) is not read */
+	write_file("train.py", "from mylib import AdamW\n"
+			       "o = AdamW(model.parameters())\n"
+			       "loss.backward()\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "optimizer", NULL));
+}
+
 static void test_package_without_init(void **state)
 {
 	(void)state;
@@ -1164,6 +1232,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quant_table_picked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_table_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_package_without_init, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_program_optimizer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsloth_defaults, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

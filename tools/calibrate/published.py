@@ -87,6 +87,10 @@ NOTE_SETTINGS = (
     ("activation_offload", r"activation offload|on top of everything above"),
     ("cpu_offload", r"cpu offload|fsdp_cpu_offload|offload \(params"),
     ("optimizer_in_backward", r"optimizer_in_bwd=true|optimizer_in_bwd \(|opt-in-bwd=true"),
+    # torch.optim.AdamW(fused=True): the ladder's collector read "AdamW (torch, fused per config style)"
+    # (torchtune's AdamW configs say fused: True); its rows after packing say "on top of" it
+    ("optimizer_fused", r"fused per config style|on top of (packed|compile|chunked|activation checkpointing)"
+                        + _LADDER),
 )
 # settings of the FSDP load/save peaks and the QLoRA upcast that the notes state as role=value tokens
 # (docs/memory-model.md "FSDP load and save peaks"): passed on as they are
@@ -134,7 +138,7 @@ TORCHTUNE_CONFIGS = {
 NOTE_ROLES = {"cpu_offload": "offload=all", "modules_to_save": "modules_to_save=embed_tokens,lm_head",
               "torch_compile": "torch_compile=true", "chunked_ce": "chunked_ce=true",
               "activation_offload": "activation_offload=true",
-              "optimizer_in_backward": "optimizer_in_backward=true"}
+              "optimizer_in_backward": "optimizer_in_backward=true", "optimizer_fused": "optimizer_impl=fused"}
 
 # published `method` -> sweeplint's peft_method (docs/cli.md); the methods of RANKED_METHODS adapt
 # the target linears at rank lora_r, the others train virtual tokens or norms
