@@ -936,7 +936,8 @@ class Evaluator(object):
         node = item.value
         if node is None:
             return (name, None)
-        if isinstance(node, ast.Call) and callee_name(node.func)[0] == 'field':
+        # dataclasses.field(default=...), dargparser's dArg(default=..., aliases=...)
+        if isinstance(node, ast.Call) and callee_name(node.func)[0] in ('field', 'dArg'):
             d = next((k.value for k in node.keywords if k.arg == 'default'), None)
             if d is None:
                 return (name, None)

@@ -54,7 +54,7 @@ TRAINS_WORDS = re.compile(r'optim|backward|fit|Trainer|Adam|SGD|Adafactor|Lion|R
 
 ARGV_WORDS = re.compile(r'ArgumentParser|argv|parse_args|parse_known_args|Fire\b|docopt|\bclick\b|\btyper\b|'
                         r'\btyro\b|\babsl\b|simple_parsing|jsonargparse|hydra|from_cli|LightningCLI|TrlParser|'
-                        r'HfArgumentParser|optparse|getopt|fileinput|ArgParser|FLAGS|automain|sacred|'
+                        r'HfArgumentParser|dargparse|optparse|getopt|fileinput|ArgParser|FLAGS|automain|sacred|'
                         r'import_module|__import__|runpy|\bexec\(')
 
 

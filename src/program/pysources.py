@@ -191,6 +191,14 @@ def source_call(ev, name, base, qual, fv, args, kwargs, node, fr):
         return import_module_value(ev, a[0], fr)
     if last == 'ArgumentParser' or (last == 'ArgParser' and parts[:1] == ['configargparse']):
         return Parser(open_=last != 'ArgumentParser' or any(k in kw for k in ('parents', 'prefix_chars')))
+    if last == 'dargparse' and parts[:1] == ['dargparser']:
+        # dargparser's dargparse(dataclasses=(A, B)) fills each dataclass from the command line as
+        # HfArgumentParser does (its fields' dArg(default=...) the defaults): a tuple of instances, one
+        # instance for one class (dargparser/dargparser.py dargparse)
+        classes = kw.get('dataclasses', a[0] if a else None)
+        items = classes.items if isinstance(classes, L) else [classes] if classes is not None else []
+        outs = [hf_instance(ev, cls, None) for cls in items]
+        return outs[0] if isinstance(classes, Cls) and len(outs) == 1 else L(outs)
     if last in ('HfArgumentParser', 'TrlParser'):
         classes = a[0] if a else kw.get('dataclass_types')
         items = classes.items if isinstance(classes, L) else [classes] if classes is not None else []

@@ -1053,6 +1053,39 @@ static void test_program_optimizer(void **state)
 	assert_null(setting(p, "optimizer", NULL));
 }
 
+/* dargparser's dargparse(dataclasses=(A, B)): each dataclass filled from the command line, its dArg(default=...)
+ * fields the defaults (OliverZim/nlp-research-template's train.py) */
+static void test_dargparse(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "from dataclasses import dataclass\n"
+			       "from dargparser import dArg, dargparse\n"
+			       "from torch.utils.data import DataLoader\n"
+			       "from transformers import AutoModelForMaskedLM\n"
+			       "@dataclass\n"
+			       "class TrainingArgs:\n"
+			       "    model_name_or_path: str = dArg(default='roberta-base', help='id', aliases='--model')\n"
+			       "    max_sequence_length: int = dArg(default=512, aliases=['--seq_len'])\n"
+			       "    batch_size_per_device: int = dArg(default=8, aliases='-b')\n"
+			       "@dataclass\n"
+			       "class MiscArgs:\n"
+			       "    seed: int = dArg(default=42)\n"
+			       "def main(groups):\n"
+			       "    args, misc = groups\n"
+			       "    m = AutoModelForMaskedLM.from_pretrained(args.model_name_or_path)\n"
+			       "    loader = DataLoader(train_ds, batch_size=args.batch_size_per_device)\n"
+			       "    m(x).loss.backward()\n"
+			       "if __name__ == '__main__':\n"
+			       "    main(dargparse(dataclasses=(TrainingArgs, MiscArgs)))\n");
+	struct sl_program *p = follow("program: train.py\nmethod: grid\nparameters:\n"
+				      "  batch_size_per_device: {values: [8, 64]}\n");
+	expect(p, "model_name_or_path", "roberta-base", "train.py", "'roberta-base'", "from_pretrained");
+	/* the sweep's value through ${args} (--batch_size_per_device) reaches the loader */
+	const struct sl_param_role *r = role_of(p, "batch_size_per_device", "per_device_train_batch_size");
+	assert_non_null(r);
+}
+
 static void test_package_without_init(void **state)
 {
 	(void)state;
@@ -1233,6 +1266,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quant_table_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_package_without_init, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_program_optimizer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dargparse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsloth_defaults, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
