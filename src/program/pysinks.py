@@ -86,6 +86,7 @@ class Out(object):
         self.sft = []            # (fid, node, has data_collator) of each SFTTrainer call
         self.sft_packing = None  # SFTConfig(packing=...) / (padding_free=...) as the text gives them: K values
         self.sft_padding_free = None
+        self.pads_to_max = False  # the program's own tokenizer(padding="max_length"): every example at max_length
         self.optimizers = []     # (name, impl, how, fid, node, guard, phase) of each optimizer the program builds
 
     # -- records -------------------------------------------------------------------------------------
@@ -298,7 +299,7 @@ class Out(object):
         self.drop_adapter_declarations(c.trees)
         self.finish_models(ev)
         self.finish_part(ev)
-        self.finish_unsloth(ev)
+        self.finish_sft(ev)
         self.finish_optimizers(ev)
         modules_finish(ev)                      # a custom nn.Module as sweeplint_modules (pymodules.py)
 
@@ -365,16 +366,19 @@ class Out(object):
                 self.sink(ev, 'optimizer.' + impl, K(impl == 'fused', site), how, node, fr)
         c.phase = phase
 
-    def finish_unsloth(self, ev):
-        """An Unsloth program's SFTTrainer without packing: each step's length is a bound, not the padded
-        max_seq_length. Unsloth turns on padding-free batching (unsloth/trainer.py @ 015bdef0: padding_free
-        None -> configure_padding_free, "Padding-free auto-enabled"): a step holds the batch's real tokens,
-        each example truncated at max_seq_length; where it is blocked or turned off, TRL's collator pads each
-        batch to its longest example. Either way max_seq_length bounds the step (docs/memory-model.md
-        "Dynamic padding"). A data_collator of the program's own, or packing the text does not decide: not
-        read."""
+    def finish_sft(self, ev):
+        """A TRL SFTTrainer without packing: each step's length is a bound, not max_length. TRL tokenizes each
+        example truncated at max_length (max_seq_length before 0.20) and its default collator pads each batch
+        to its longest example (trl/trainer/sft_trainer.py @ f2cd5771 DataCollatorForLanguageModeling: "Inputs
+        are dynamically padded to the maximum length of a batch"; @ v0.11.0 e4935e13: tokenized with
+        padding=False, transformers' DataCollatorForLanguageModeling(mlm=False) pads the same way). Under
+        Unsloth, padding-free batching is on by default (unsloth/trainer.py @ 015bdef0: padding_free None ->
+        configure_padding_free): a step holds the batch's real tokens, each example at most max_seq_length.
+        Either way the length bounds the step (docs/memory-model.md "Dynamic padding"). A data_collator of the
+        program's own, packing the text does not decide, or the program's own tokenizer(padding="max_length")
+        (every example already full): not read."""
         c = self.c
-        if self.unsloth is None or not self.sft:
+        if not self.sft:
             return
         fid, node = self.sft[0][0], self.sft[0][1]
         if any(s[2] for s in self.sft):
@@ -385,9 +389,13 @@ class Out(object):
             if not (isinstance(pk, K) and pk.v is True):
                 c.note('SFTConfig(packing=...) is not decided by the text: the step\'s length is not read', fid, node)
             return
-        self.record('sweeplint_padding', K('longest', c.site(fid, node)),
-                    'SFTTrainer under Unsloth without packing: padding-free batching, each example at most '
-                    'max_seq_length (a bound)', node, fid, c.phase)
+        if self.pads_to_max:
+            return
+        how = ('SFTTrainer under Unsloth without packing: padding-free batching, each example at most '
+               'max_seq_length (a bound)') if self.unsloth is not None else \
+            ('SFTTrainer without packing: TRL\'s collator pads each batch to its longest example, each at most '
+             'max_length (a bound)')
+        self.record('sweeplint_padding', K('longest', c.site(fid, node)), how, node, fid, c.phase)
 
     def finish_part(self, ev):
         """The part of the model the program loads (issue #28): T5EncoderModel / get_encoder() the encoder
@@ -654,7 +662,7 @@ def unsloth_load(ev, name, base, args, kwargs, node, fr, made):
     site = c.site(fr.fid, node)
     if 'max_seq_length' in kwargs:
         # the longest sequence the model is set up for (RoPE, the trainer's truncation): a cap; the
-        # trainer's collator decides each step's length (pysinks.py Out.finish_unsloth)
+        # trainer's collator decides each step's length (pysinks.py Out.finish_sft)
         kn, kv = kwargs['max_seq_length']
         c.out.sink(ev, 'max_seq_length', kv, '%s.from_pretrained(max_seq_length=...)' % base, kn, fr)
     for k in ('load_in_4bit', 'load_in_8bit', 'dtype'):
@@ -1258,6 +1266,7 @@ def tokenizer_length(ev, name, base, args, kwargs, node, fr, made):
     if 'max_length' not in kwargs or not (isinstance(pv, K) and pv.v == 'max_length'):
         return None
     kn, kv = kwargs['max_length']
+    ev.c.out.pads_to_max = True
     ev.c.out.sink(ev, key, int_setting(kv), 'tokenizer(max_length=..., padding="max_length")', kn, fr)
     return None
 

@@ -1086,6 +1086,38 @@ static void test_dargparse(void **state)
 	assert_non_null(r);
 }
 
+/* TRL's SFTTrainer without packing pads each batch to its longest example (its collator, any TRL version):
+ * max_length bounds the step (sweeplint_padding longest); packing fills it, and a program that tokenizes
+ * with padding="max_length" itself makes every example full: no bound then. */
+static void test_sft_dynamic_padding(void **state)
+{
+	(void)state;
+	NEED_PYTHON();
+	write_file("train.py", "from trl import SFTTrainer, SFTConfig\n"
+			       "from transformers import AutoModelForCausalLM\n"
+			       "m = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-7B')\n"
+			       "cfg = SFTConfig(output_dir='o', max_length=2048, per_device_train_batch_size=4)\n"
+			       "SFTTrainer(model=m, args=cfg, train_dataset=ds).train()\n");
+	struct sl_program *p = follow("program: train.py\n");
+	expect(p, "sweeplint_padding", "longest", "train.py", "SFTTrainer(", "TRL's collator pads each batch");
+	write_file("train.py", "from trl import SFTTrainer, SFTConfig\n"
+			       "from transformers import AutoModelForCausalLM\n"
+			       "m = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-7B')\n"
+			       "cfg = SFTConfig(output_dir='o', max_length=2048, packing=True)\n"
+			       "SFTTrainer(model=m, args=cfg, train_dataset=ds).train()\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "sweeplint_padding", NULL));
+	write_file("train.py", "from trl import SFTTrainer, SFTConfig\n"
+			       "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+			       "tok = AutoTokenizer.from_pretrained('Qwen/Qwen2.5-7B')\n"
+			       "ds = ds.map(lambda b: tok(b['text'], padding='max_length', max_length=1024, truncation=True))\n"
+			       "m = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-7B')\n"
+			       "SFTTrainer(model=m, args=SFTConfig(output_dir='o'), train_dataset=ds).train()\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "sweeplint_padding", NULL));
+	expect(p, "max_length", "1024", "train.py", "1024", "padding=\"max_length\"");
+}
+
 static void test_package_without_init(void **state)
 {
 	(void)state;
@@ -1267,6 +1299,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_package_without_init, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_program_optimizer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dargparse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sft_dynamic_padding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsloth_defaults, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
