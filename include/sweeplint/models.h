@@ -137,6 +137,10 @@ enum sl_family {
 	SL_FAMILY_IDEFICS3,    /* Idefics3 / SmolVLM: a llama language model + a SigLIP tower and a pixel-shuffle projection */
 	SL_FAMILY_SMOLVLM,     /* SmolVLM2: idefics3's layout under its own model_type */
 	SL_FAMILY_MLLAMA,      /* Llama-3.2-Vision: llama layers with gated cross-attention layers + a tiled two-stage tower */
+	/* issue #30, fifth part: the Mamba2 hybrids */
+	SL_FAMILY_GRANITEMOEHYBRID, /* Granite-4.0-H: Mamba2 (Bamba's mixer) or attention per layer_types, MoE + shared MLP or dense */
+	SL_FAMILY_FALCON_H1,   /* Falcon-H1: attention and a Mamba2 mixer side by side in every layer, then a SwiGLU */
+	SL_FAMILY_NEMOTRON_H,  /* Nemotron-H: one block per layer (Mamba2, attention or a squared-ReLU MLP) by hybrid_override_pattern */
 	SL_FAMILY_VIT,         /* a Vision Transformer as timm and torchvision build it: a patch conv, a class token,
 				* learned positions over (image/patch)^2 + 1 tokens, pre-norm blocks, a final norm, a
 				* linear classifier over the class token (src/models/vit.c, docs/models.md) */
@@ -232,6 +236,15 @@ struct sl_arch {
 	bool attn_listed;        /* hybrids: the attention layers are those of attn_map (layer_types) */
 	uint32_t attn_map[SL_ARCH_MAX_LISTED / 32]; /* bit i: layer i attends (attn_listed) */
 	uint32_t attn_offset;
+	/* added (issue #30, fifth part): the Mamba2 hybrids of 2025-2026 (docs/models.md) */
+	bool ssm_parallel;       /* falcon_h1: every layer runs attention and the SSM mixer side by side */
+	bool ssm_no_norm;        /* falcon_h1 mamba_rms_norm false: the mixer has no gated RMSNorm */
+	bool ssm_out_own;        /* falcon_h1: out_proj's bias follows ssm_out_bias (projectors_bias), not ssm_proj_bias */
+	bool ssm_out_bias;
+	bool blocks;             /* nemotron_h: each layer is one norm and one block: the SSM mixer, attention
+				  * (attn_map) or a plain MLP of intermediate (mlp_map) */
+	uint32_t mlp_map[SL_ARCH_MAX_LISTED / 32]; /* bit i: layer i is an MLP block (blocks) */
+	bool ssm_state_fp32;     /* nemotron_h mamba_ssm_cache_dtype float32: the SSM cache state in float32 */
 	uint32_t lora_tasks;     /* jina-embeddings-v3: task LoRA adapters stored with the weights (lora_adaptations) */
 	uint32_t lora_rank;
 	uint8_t vis_kind;        /* SL_VISION_*: the vision tower of a vision-language model; 0: none */
@@ -390,6 +403,10 @@ bool sl_arch_moe_layer(const struct sl_arch *a, uint32_t i);
 /* How many layers mix by attention (sl_arch_attn_layer) and how many are MoE (sl_arch_moe_layer), counted
  * without visiting each layer (any 32-bit layer count). */
 void sl_arch_layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n_moe);
+/* How many layers hold a state-space or short-convolution mixer (falcon_h1: every layer, beside its
+ * attention; nemotron_h: those neither attention nor MLP blocks), and how many are nemotron_h MLP blocks. */
+uint64_t sl_arch_ssm_layers(const struct sl_arch *a);
+uint64_t sl_arch_mlp_blocks(const struct sl_arch *a);
 
 /* Parameters of the part of the model that runs (SL_PART_FULL: sl_arch_params_for_task). */
 uint64_t sl_arch_params_for_part(const struct sl_arch *a, enum sl_task t, enum sl_part part);

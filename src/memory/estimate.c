@@ -602,7 +602,9 @@ static void ssm_block(const struct ctx *x, double n, struct layer *L)
 {
 	const struct sl_arch *a = x->a;
 	double h = x->h, I = a->ssm_inner, N = a->ssm_state, R = a->ssm_dt_rank, ab = x->ab;
-	double b = norm_saved(x, n) + lin_in(x, 1, 0, n, h, x->nb);
+	/* falcon_h1: the mixer reads the input_layernorm the attention beside it reads (counted there), scaled
+	 * by ssm_in_multiplier into a tensor of its own: in_proj's input */
+	double b = (a->ssm_parallel ? 0 : norm_saved(x, n)) + lin_in(x, 1, 0, n, h, x->nb);
 	if (a->ssm_heads) {
 		double G = a->ssm_groups ? a->ssm_groups : 1;
 		b += ab * n * (2 * I + 2 * G * N + a->ssm_heads + I) + 4 * n * G;
@@ -678,19 +680,33 @@ static void decoder_layer(const struct ctx *x, double n, struct layer *L)
 	double layers = a->layers ? a->layers : 1;
 	uint64_t na, nm;
 	sl_arch_layer_counts(a, &na, &nm);
-	double n_attn = (double)na, n_moe = (double)nm;
+	double n_attn = (double)na, n_moe = (double)nm, n_ssm = (double)sl_arch_ssm_layers(a);
 	struct layer one = {0};
 	if (n_attn > 0) {
 		attn_block(x, n, n, false, &one);
 		add_layer(L, &one, n_attn / layers);
 	}
-	if (n_attn < layers) {
+	if (n_ssm > 0) {
 		one = (struct layer){0};
 		if (a->sconv_kernel)
 			short_conv_block(x, n, &one);
 		else
 			ssm_block(x, n, &one);
-		add_layer(L, &one, (layers - n_attn) / layers);
+		add_layer(L, &one, n_ssm / layers);
+	}
+	if (a->blocks) {
+		/* nemotron_h: the MLP blocks are the only feed-forwards, each after a norm of its own */
+		double n_mlp = (double)sl_arch_mlp_blocks(a);
+		if (n_mlp > 0 && a->intermediate) {
+			struct sl_arch mlp = *a;
+			mlp.norms = 2;
+			struct ctx mx = *x;
+			mx.a = &mlp;
+			one = (struct layer){0};
+			ffn_block(&mx, n, &one);
+			add_layer(L, &one, n_mlp / layers);
+		}
+		return;
 	}
 	if (n_moe > 0) {
 		one = (struct layer){0};

@@ -99,6 +99,9 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_IDEFICS3] = "idefics3",
 	[SL_FAMILY_SMOLVLM] = "smolvlm",
 	[SL_FAMILY_MLLAMA] = "mllama",
+	[SL_FAMILY_GRANITEMOEHYBRID] = "granitemoehybrid",
+	[SL_FAMILY_FALCON_H1] = "falcon_h1",
+	[SL_FAMILY_NEMOTRON_H] = "nemotron_h",
 	[SL_FAMILY_VIT] = "vit",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
@@ -375,6 +378,53 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 		a->moe_every = 2;
 		a->moe_offset = 1;
 		break;
+	case SL_FAMILY_GRANITEMOEHYBRID:
+		/* GraniteMoeHybridDecoderLayer (modular_granitemoehybrid.py@023633dd): input_layernorm and
+		 * post_attention_layernorm (RMSNorm); BambaMixer (Mamba2's mixer with mamba_* keys) or
+		 * GraniteMoeSharedAttention by layer_types; shared_mlp (input_linear h -> 2 x shared_intermediate_size,
+		 * output_linear, no biases) and, with num_local_experts > 0, the MoE (a bias-free router, the
+		 * experts' input_linear h -> 2I and output_linear). GraniteMoeHybridConfig
+		 * (configuration_granitemoehybrid.py@008f5c8c): mamba_d_state 256, mamba_d_conv 4, mamba_conv_bias
+		 * true, mamba_proj_bias false, untied */
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->gated_ffn = true;
+		a->ssm_conv_bias = true;
+		a->ssm_conv = 4;
+		a->ssm_state = 256;
+		break;
+	case SL_FAMILY_FALCON_H1:
+		/* FalconH1DecoderLayer (modular_falcon_h1.py@00511f5d): input_layernorm before FalconH1Mixer and
+		 * FalconH1Attention (llama's q/k/v/o) side by side, pre_ff_layernorm before a llama MLP; the muP
+		 * multipliers are floats and a non-persistent mup_vector buffer. FalconH1Config
+		 * (configuration_falcon_h1.py@020a37d2): mamba_d_state 256, mamba_d_conv 4, mamba_conv_bias true,
+		 * mamba_proj_bias false (in_proj), projectors_bias false (out_proj), mamba_rms_norm false, untied */
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->gated_ffn = true;
+		a->ssm_parallel = true;
+		a->ssm_no_norm = true;
+		a->ssm_out_own = true;
+		a->ssm_conv_bias = true;
+		a->ssm_conv = 4;
+		a->ssm_state = 256;
+		break;
+	case SL_FAMILY_NEMOTRON_H:
+		/* NemotronHBlock (modular_nemotron_h.py@008d9e95): one RMSNorm and one mixer per layer:
+		 * NemotronHMamba2Mixer, NemotronHAttention (Jamba's bias-free q/k/v/o) or NemotronHMLP (up_proj,
+		 * relu2, down_proj); NemotronHConfig (configuration_nemotron_h.py@13923c63): ssm_state_size 128,
+		 * conv_kernel 4, use_conv_bias true, use_bias false, mlp_bias false, untied */
+		a->kind = SL_ARCH_DECODER;
+		a->rmsnorm = true;
+		a->final_norm = true;
+		a->norms = 1;
+		a->blocks = true;
+		a->ssm_conv_bias = true;
+		a->ssm_conv = 4;
+		a->ssm_state = 128;
+		break;
 	case SL_FAMILY_RWKV:
 		/* RwkvForCausalLM: LayerNorms (ln1, ln2, pre_ln in block 0, ln_out), untied head */
 		a->kind = SL_ARCH_DECODER;
@@ -597,9 +647,11 @@ static bool moe_layer(const struct sl_arch *a, uint64_t i)
 	return a->moe_every <= 1 || i % a->moe_every == a->moe_offset;
 }
 
-/* Whether layer i mixes tokens by attention (else by its state-space mixer: mamba, jamba). */
+/* Whether layer i mixes tokens by attention (else by its state-space mixer: mamba, jamba; falcon_h1 by both). */
 static bool attn_layer(const struct sl_arch *a, uint64_t i)
 {
+	if (a->ssm_parallel)
+		return true;
 	if (a->attn_listed)
 		return i < SL_ARCH_MAX_LISTED && (a->attn_map[i / 32] >> (i % 32) & 1u);
 	if (!a->ssm_inner)
@@ -623,6 +675,8 @@ static void layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n_
 	uint64_t L = a->layers;
 	if (a->family == SL_FAMILY_RWKV)
 		*n_attn = 0;
+	else if (a->ssm_parallel)
+		*n_attn = L;
 	else if (a->attn_listed) {
 		uint64_t n = L < SL_ARCH_MAX_LISTED ? L : SL_ARCH_MAX_LISTED, c = 0;
 		for (uint64_t i = 0; i < n; i++)
@@ -641,6 +695,34 @@ static void layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n_
 		*n_moe = periodic_upto(hi, a->moe_every, a->moe_offset) - periodic_upto(lo, a->moe_every, a->moe_offset);
 }
 
+/* How many of the first n layers have bit i set in a layer map (attn_map, mlp_map). */
+static uint64_t map_count(const uint32_t *map, uint64_t n)
+{
+	uint64_t c = 0;
+	n = n < SL_ARCH_MAX_LISTED ? n : SL_ARCH_MAX_LISTED;
+	for (uint64_t i = 0; i < n; i++)
+		c += map[i / 32] >> (i % 32) & 1u;
+	return c;
+}
+
+/* nemotron_h: how many layers are MLP blocks (mlp_map); 0 for every other layout. */
+static uint64_t mlp_blocks(const struct sl_arch *a)
+{
+	return a->blocks ? map_count(a->mlp_map, a->layers) : 0;
+}
+
+/* How many layers hold a state-space (or short-convolution) mixer: every layer of falcon_h1, the layers
+ * that neither attend nor are MLP blocks otherwise. */
+static uint64_t ssm_layers(const struct sl_arch *a, uint64_t n_attn)
+{
+	uint64_t L = a->layers, m = mlp_blocks(a);
+	if (a->family == SL_FAMILY_RWKV || (!a->ssm_inner && !a->sconv_kernel))
+		return 0;
+	if (a->ssm_parallel)
+		return L;
+	return L > n_attn + m ? L - n_attn - m : 0;
+}
+
 /*
  * A selective state-space mixer. Mamba (MambaMixer, modeling_mamba.py; FalconMambaMixer adds only
  * weightless RMS norms; JambaMambaMixer adds dt/B/C RMSNorms): in_proj h -> 2I, conv1d (I channels,
@@ -653,9 +735,11 @@ static uint64_t ssm_mixer(const struct sl_arch *a)
 	uint64_t h = a->hidden, I = a->ssm_inner, N = a->ssm_state, K = a->ssm_conv;
 	uint64_t pb = a->ssm_proj_bias ? 1 : 0, cb = a->ssm_conv_bias ? 1 : 0;
 	if (a->ssm_heads) {
+		/* FalconH1Mixer: the gated RMSNorm only when mamba_rms_norm, out_proj's bias by projectors_bias */
 		uint64_t G = a->ssm_groups ? a->ssm_groups : 1, nh = a->ssm_heads;
 		uint64_t conv = I + 2 * G * N, proj = 2 * I + 2 * G * N + nh;
-		return h * proj + pb * proj + conv * K + cb * conv + 3 * nh + I + I * h + pb * h;
+		uint64_t ob = a->ssm_out_own ? (a->ssm_out_bias ? 1 : 0) : pb;
+		return h * proj + pb * proj + conv * K + cb * conv + 3 * nh + (a->ssm_no_norm ? 0 : I) + I * h + ob * h;
 	}
 	uint64_t R = a->ssm_dt_rank;
 	uint64_t n = h * 2 * I + pb * 2 * I + I * K + cb * I + I * (R + 2 * N) + R * I + I + I * N + I + I * h + pb * h;
@@ -701,12 +785,16 @@ static uint64_t decoder_layers(const struct sl_arch *a)
 	uint64_t n_attn, n_moe;
 	layer_counts(a, &n_attn, &n_moe);
 	uint64_t dense = a->intermediate ? dense_ffn(a, a->experts && a->dense_ffn ? a->dense_ffn : a->intermediate) : 0;
-	uint64_t mixer = L > n_attn ? (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0;
+	uint64_t n_ssm = ssm_layers(a, n_attn);
+	uint64_t mixer = n_ssm ? (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0;
+	if (a->blocks) /* nemotron_h: one norm and one block per layer; the MLP blocks are the only feed-forwards */
+		return L * norm(a, a->hidden) + n_attn * (n_attn ? attention(a) : 0) + n_ssm * mixer +
+		       mlp_blocks(a) * dense;
 	/* mllama's MllamaCrossAttentionDecoderLayer: the self-attention's q/k/v/o, plus q_norm and k_norm over
 	 * head_dim and the two tanh gates (cross_attn_attn_gate, cross_attn_mlp_gate) */
 	uint64_t xattn = (uint64_t)a->xattn_layers * (2 * head_dim(a) + 2);
 	return L * (layer_norms(a) * norm(a, a->hidden) + a->act_params) + n_attn * (n_attn ? attention(a) : 0) +
-	       (L - n_attn) * mixer + n_moe * (n_moe ? moe_ffn(a) : 0) + (L - n_moe) * dense + xattn;
+	       n_ssm * mixer + n_moe * (n_moe ? moe_ffn(a) : 0) + (L - n_moe) * dense + xattn;
 }
 
 /* Feed-forward of a layer of a uniform stack (encoders, encoder-decoders): dense, or MoE in every layer. */
@@ -991,6 +1079,18 @@ void sl_arch_layer_counts(const struct sl_arch *a, uint64_t *n_attn, uint64_t *n
 	layer_counts(a, n_attn, n_moe);
 }
 
+uint64_t sl_arch_ssm_layers(const struct sl_arch *a)
+{
+	uint64_t n_attn, n_moe;
+	layer_counts(a, &n_attn, &n_moe);
+	return ssm_layers(a, n_attn);
+}
+
+uint64_t sl_arch_mlp_blocks(const struct sl_arch *a)
+{
+	return mlp_blocks(a);
+}
+
 /* Layers that differ from one another (dense first layers, interleaved MoE, hybrid mixers, RWKV). */
 static bool mixed_layers(const struct sl_arch *a)
 {
@@ -1113,8 +1213,9 @@ void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ff
 	} else {
 		uint64_t n_attn, n_moe;
 		layer_counts(a, &n_attn, &n_moe);
-		at = n_attn * *attn + (L > n_attn ? (L - n_attn) * (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0);
-		ff = n_moe * *ffn_out + (L - n_moe) * (I ? dense : 0);
+		uint64_t n_ssm = ssm_layers(a, n_attn);
+		at = n_attn * *attn + (n_ssm ? n_ssm * (a->sconv_kernel ? short_conv(a) : ssm_mixer(a)) : 0);
+		ff = n_moe * *ffn_out + (a->blocks ? mlp_blocks(a) : L - n_moe) * (I ? dense : 0);
 	}
 	*attn = at / L;
 	*ffn_out = ff / L;

@@ -78,7 +78,7 @@ const char *hf_family_list(void)
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
 	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3, "
-	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm, mllama";
+	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm, mllama, granitemoehybrid, falcon_h1, nemotron_h";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -289,7 +289,55 @@ static bool own_biases(enum sl_family f)
 	       f == SL_FAMILY_DEEPSEEK_V3 || f == SL_FAMILY_GPT_OSS || f == SL_FAMILY_PHIMOE || f == SL_FAMILY_JAMBA ||
 	       f == SL_FAMILY_MAMBA || f == SL_FAMILY_MAMBA2 || f == SL_FAMILY_FALCON_MAMBA || f == SL_FAMILY_GLM4_MOE ||
 	       f == SL_FAMILY_SEED_OSS || f == SL_FAMILY_ERNIE4_5 || f == SL_FAMILY_LFM2 ||
-	       f == SL_FAMILY_ERNIE4_5_MOE || f == SL_FAMILY_INTERNLM3;
+	       f == SL_FAMILY_ERNIE4_5_MOE || f == SL_FAMILY_INTERNLM3 || f == SL_FAMILY_GRANITEMOEHYBRID ||
+	       f == SL_FAMILY_NEMOTRON_H;
+}
+
+/* Mark layer i in a layer map (attn_map, mlp_map). */
+static void map_set(uint32_t *map, uint32_t i)
+{
+	map[i / 32] |= 1u << (i % 32);
+}
+
+/*
+ * Nemotron-H's layers (configuration_nemotron_h.py@13923c63): hybrid_override_pattern, one character a
+ * layer ("M" Mamba2, "*" attention, "-" MLP, "E" MoE), or layers_block_type / layer_types, one name a layer
+ * ("mamba" or "linear_attention", "attention" or "full_attention", "mlp", "moe"); the list's length is the
+ * layer count. MoE blocks (Nemotron-3) are not built: the key names the config's gap.
+ */
+static const char *nemotron_blocks(const struct hf_config *c, struct sl_arch *a)
+{
+	const char **names = c->layers_block_type ? c->layers_block_type : c->layer_types;
+	unsigned count = c->layers_block_type ? c->layers_block_type_count : c->layer_types_count;
+	const char *key = c->layers_block_type ? "layers_block_type" : "layer_types";
+	size_t n = names ? count : c->hybrid_override_pattern ? strlen(c->hybrid_override_pattern) : 0;
+	if (!names && !c->hybrid_override_pattern)
+		return "hybrid_override_pattern";
+	if (!names)
+		key = "hybrid_override_pattern";
+	if (n == 0 || n > SL_ARCH_MAX_LISTED)
+		return key;
+	a->layers = (uint32_t)n;
+	a->attn_listed = true;
+	for (uint32_t i = 0; i < n; i++) {
+		char k;
+		if (names) {
+			const char *v = names[i] ? names[i] : "";
+			k = strcmp(v, "mamba") == 0 || strcmp(v, "linear_attention") == 0       ? 'M'
+			    : strcmp(v, "attention") == 0 || strcmp(v, "full_attention") == 0 ? '*'
+			    : strcmp(v, "mlp") == 0                                             ? '-'
+												: '?';
+		} else {
+			k = c->hybrid_override_pattern[i];
+		}
+		if (k == '*')
+			map_set(a->attn_map, i);
+		else if (k == '-')
+			map_set(a->mlp_map, i);
+		else if (k != 'M')
+			return key; /* "E" / "moe" or an unknown kind */
+	}
+	return NULL;
 }
 
 /*
@@ -391,6 +439,90 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 				if (c->full_attn_idxs[i] < a->layers)
 					a->attn_map[c->full_attn_idxs[i] / 32] |= 1u << (c->full_attn_idxs[i] % 32);
 		}
+		break;
+	}
+	case SL_FAMILY_GRANITEMOEHYBRID: {
+		/* GraniteMoeHybridConfig (configuration_granitemoehybrid.py@008f5c8c): layer_types "mamba" or
+		 * "attention" (absent: every layer Mamba); BambaMixer's width mamba_expand x hidden (2) in
+		 * mamba_n_heads (128) heads, mamba_n_groups (1); q/k/v/o biased by attention_bias, the MLPs never.
+		 * num_local_experts (8) experts of intermediate_size beside the shared MLP of shared_intermediate_size
+		 * (1024); with 0 experts the shared MLP is the layer's only feed-forward */
+		a->bias = flag(c->attention_bias, false);
+		a->no_bias = SL_NOBIAS_MLP;
+		a->ssm_inner = (c->mamba_expand ? *c->mamba_expand : 2) * a->hidden;
+		a->ssm_heads = c->mamba_n_heads ? *c->mamba_n_heads : 128;
+		a->ssm_groups = c->mamba_n_groups ? *c->mamba_n_groups : 1;
+		if (c->mamba_d_state)
+			a->ssm_state = *c->mamba_d_state;
+		if (c->mamba_d_conv)
+			a->ssm_conv = *c->mamba_d_conv;
+		a->ssm_conv_bias = flag(c->mamba_conv_bias, true);
+		a->ssm_proj_bias = flag(c->mamba_proj_bias, false);
+		if (c->mamba_d_head && *c->mamba_d_head && (uint64_t)*c->mamba_d_head * a->ssm_heads != a->ssm_inner)
+			return "mamba_d_head"; /* GraniteMoeHybridConfig raises: heads x head_dim must be the width */
+		uint32_t experts = c->num_local_experts ? *c->num_local_experts : 8;
+		uint32_t shared = c->shared_intermediate_size ? *c->shared_intermediate_size : 1024;
+		if (experts) {
+			a->experts = experts;
+			a->top_k = c->num_experts_per_tok ? *c->num_experts_per_tok : 2;
+			a->shared_ffn = shared;
+		} else {
+			a->intermediate = shared;
+		}
+		if (a->layers > SL_ARCH_MAX_LISTED)
+			return "num_hidden_layers";
+		a->attn_listed = true;
+		for (uint32_t i = 0; c->layer_types && i < c->layer_types_count && i < a->layers; i++)
+			if (c->layer_types[i] && strcmp(c->layer_types[i], "attention") == 0)
+				map_set(a->attn_map, i);
+		break;
+	}
+	case SL_FAMILY_FALCON_H1: {
+		/* FalconH1Config (configuration_falcon_h1.py@020a37d2): the mixer's width mamba_d_ssm (its default
+		 * 1024 when absent, mamba_expand x hidden when null: the two cannot be told apart here, so the key is
+		 * required), mamba_n_heads heads (128) of mamba_d_head, mamba_n_groups (1); the gated RMSNorm when
+		 * mamba_rms_norm (false); in_proj biased by mamba_proj_bias, out_proj by projectors_bias (false) */
+		if (!c->mamba_d_ssm)
+			return "mamba_d_ssm";
+		a->ssm_inner = *c->mamba_d_ssm;
+		a->ssm_heads = c->mamba_n_heads ? *c->mamba_n_heads : 128;
+		a->ssm_groups = c->mamba_n_groups ? *c->mamba_n_groups : 1;
+		if (c->mamba_d_state)
+			a->ssm_state = *c->mamba_d_state;
+		if (c->mamba_d_conv)
+			a->ssm_conv = *c->mamba_d_conv;
+		if (c->mamba_d_head && *c->mamba_d_head && (uint64_t)*c->mamba_d_head * a->ssm_heads != a->ssm_inner)
+			return "mamba_d_head"; /* FalconH1Config.validate_architecture raises */
+		a->ssm_conv_bias = flag(c->mamba_conv_bias, true);
+		a->ssm_proj_bias = flag(c->mamba_proj_bias, false);
+		a->ssm_out_bias = flag(c->projectors_bias, false);
+		a->ssm_no_norm = !flag(c->mamba_rms_norm, false);
+		break;
+	}
+	case SL_FAMILY_NEMOTRON_H: {
+		/* NemotronHConfig (configuration_nemotron_h.py@13923c63): the mixer's width mamba_num_heads (128) x
+		 * mamba_head_dim (64), n_groups (8), ssm_state_size (128), conv_kernel (4); in_proj and out_proj
+		 * biased by use_bias (false), the conv by use_conv_bias (true); NemotronHMLP by mlp_bias (false);
+		 * NemotronHAttention (Jamba's) without biases; mamba_ssm_cache_dtype "float32" */
+		const char *bad = nemotron_blocks(c, a);
+		if (bad)
+			return bad;
+		uint32_t heads = c->mamba_num_heads ? *c->mamba_num_heads : 128;
+		uint32_t hd = c->mamba_head_dim ? *c->mamba_head_dim : 64;
+		a->ssm_heads = heads;
+		a->ssm_inner = heads * hd;
+		a->ssm_groups = first(c->n_groups, c->mamba_n_groups, NULL, NULL) ? *first(c->n_groups, c->mamba_n_groups, NULL, NULL) : 8;
+		const uint32_t *st = first(c->ssm_state_size, c->mamba_d_state, NULL, NULL);
+		if (st)
+			a->ssm_state = *st;
+		const uint32_t *k = first(c->conv_kernel, c->mamba_d_conv, NULL, NULL);
+		if (k)
+			a->ssm_conv = *k;
+		a->ssm_proj_bias = flag(c->use_bias, false);
+		a->ssm_conv_bias = flag(c->use_conv_bias, flag(c->mamba_conv_bias, true));
+		a->bias = flag(c->mlp_bias, false);
+		a->no_bias = SL_NOBIAS_Q | SL_NOBIAS_K | SL_NOBIAS_V | SL_NOBIAS_O;
+		a->ssm_state_fp32 = !c->mamba_ssm_cache_dtype || strcmp(c->mamba_ssm_cache_dtype, "float32") == 0;
 		break;
 	}
 	case SL_FAMILY_ERNIE4_5_MOE: {
@@ -1116,9 +1248,17 @@ const struct sl_model *sl_model_from_config_in(struct sl_arena *a, const char *p
 	struct sl_model *m = sl_arena_alloc(a, sizeof *m);
 	const char *missing = hf_config_to_arch((enum sl_family)fam, &cfg, &m->arch);
 	if (missing) {
-		sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, "model_type"),
-			     "config.json has no '%s' (required for model_type '%s')", missing,
-			     sl_family_name((enum sl_family)fam));
+		/* a key that is there but holds what the family is not built for (nemotron_h's MoE blocks "E", a
+		 * head width that does not divide the mixer, more layers than a layer map holds) */
+		json_t *present = json_object_get(root, missing);
+		if (present && !json_is_null(present))
+			sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, missing),
+				     "config.json's '%s' holds a layout sweeplint does not build for model_type '%s'",
+				     missing, sl_family_name((enum sl_family)fam));
+		else
+			sl_diags_add(diags, RULE, SL_SEV_ERROR, src, key_span(src, "model_type"),
+				     "config.json has no '%s' (required for model_type '%s')", missing,
+				     sl_family_name((enum sl_family)fam));
 		return NULL;
 	}
 

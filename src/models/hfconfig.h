@@ -89,6 +89,10 @@
 	X(qkv_bias, B) /* internlm3 */                                                                        \
 	X(scale_factor, U) /* idefics3, smolvlm */                                                             \
 	X(cross_attention_layers, N) /* mllama */                                                             \
+	X(shared_intermediate_size, U) X(mamba_n_heads, U) X(mamba_d_head, A) X(mamba_n_groups, U) /* granite-4 */ \
+	X(mamba_d_ssm, U) X(mamba_rms_norm, B) X(projectors_bias, B) /* falcon_h1 */                          \
+	X(hybrid_override_pattern, S) X(layers_block_type, L) X(mamba_num_heads, U) X(mamba_head_dim, U)     \
+	X(ssm_state_size, U) X(mamba_ssm_cache_dtype, S) /* nemotron_h */                                     \
 	X(image_size, U) X(patch_size, U) X(num_channels, U) X(num_classes, U) /* vit (timm / torchvision) */
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */

@@ -195,6 +195,18 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 			fprintf(f, "%" PRIu32 "u,", a->attn_map[i]);
 		fputs("},", f);
 	}
+	put_bool(f, "ssm_parallel", a->ssm_parallel);
+	put_bool(f, "ssm_no_norm", a->ssm_no_norm);
+	put_bool(f, "ssm_out_own", a->ssm_out_own);
+	put_bool(f, "ssm_out_bias", a->ssm_out_bias);
+	put_bool(f, "blocks", a->blocks);
+	if (a->blocks) {
+		fputs(" .mlp_map = {", f);
+		for (size_t i = 0; i < sizeof a->mlp_map / sizeof a->mlp_map[0]; i++)
+			fprintf(f, "%" PRIu32 "u,", a->mlp_map[i]);
+		fputs("},", f);
+	}
+	put_bool(f, "ssm_state_fp32", a->ssm_state_fp32);
 	put_u32(f, "lora_tasks", a->lora_tasks);
 	put_u32(f, "lora_rank", a->lora_rank);
 	fputs("\n\t\t\t", f);

@@ -517,6 +517,25 @@ static void test_config_families(void **state)
 		 * 4 x 1280 + 1), layernorm_pre/_post 4 x 1280, 32 + 8 layers of (4 x 1280^2, fc1 1280 x 5120 + 5120, fc2
 		 * 5120 x 1280 + 1280, two LayerNorms 4 x 1280) and 16 gates: 863,567,379; projector 7680 x 4096 + 4096 */
 		{"fixtures/configs/mllama", SL_FAMILY_MLLAMA, 10670220835, "llama-3.2-11b-vision"},
+		/* by hand (Granite-4.0-H-Tiny): embedding 100352 x 1536 = 154,140,672 (tied); 40 layers of two norms
+		 * 2 x 1536, the router 1536 x 64, 64 experts of input_linear 1536 x 1024 and output_linear 512 x 1536
+		 * (150,994,944) and the shared MLP 1536 x 2048 + 1024 x 1536 (4,718,592): 155,814,912 each; 4 attention
+		 * layers q/o 2 x 1536^2, k/v 2 x 1536 x 512: 6,291,456 each; 36 Mamba2 mixers: in_proj 1536 x (2 x 3072 +
+		 * 2 x 128 + 48) = 9,904,128, conv (3072 + 256) x 4 + 3328, dt_bias/A_log/D 3 x 48, the gated norm 3072,
+		 * out_proj 3072 x 1536: 14,642,576 each; final norm 1536 -> 6,939,037,248 */
+		{"fixtures/configs/granitemoehybrid", SL_FAMILY_GRANITEMOEHYBRID, 6939037248, "granite-4.0-h-tiny"},
+		/* by hand (Falcon-H1-7B): embedding and untied head 2 x 130048 x 3072 = 799,014,912; 44 layers, each with
+		 * two norms 2 x 3072, attention q/o 2 x 3072 x 1536 and k/v 2 x 3072 x 256 (11,010,048), the mixer beside
+		 * it: in_proj 3072 x (2 x 3072 + 2 x 256 + 24) = 20,520,960, conv (3072 + 512) x 4 + 3584, dt_bias/A_log/D
+		 * 3 x 24, no gated norm (mamba_rms_norm false), out_proj 3072^2 without bias (29,976,136), and a SwiGLU
+		 * 3 x 3072 x 12288 (113,246,208): 154,238,536 each; final norm 3072 -> 7,585,513,568 */
+		{"fixtures/configs/falcon_h1", SL_FAMILY_FALCON_H1, 7585513568, "falcon-h1-7b"},
+		/* by hand (Nemotron-Nano-9B-v2): embedding and untied head 2 x 131072 x 4480 = 1,174,405,120; 56 norms
+		 * of 4480 and the final one: 255,360; 27 Mamba2 blocks: in_proj 4480 x (2 x 10240 + 2 x 8 x 128 + 128) =
+		 * 101,498,880, conv (10240 + 2048) x 4 + 12288, 3 x 128, the gated norm 10240, out_proj 10240 x 4480:
+		 * 147,446,144 each; 4 attention blocks q/o 2 x 4480 x 5120, k/v 2 x 4480 x 1024: 55,050,240 each; 25 MLP
+		 * blocks up/down 2 x 4480 x 15680: 140,492,800 each -> 8,888,227,328 */
+		{"fixtures/configs/nemotron_h", SL_FAMILY_NEMOTRON_H, 8888227328, "nemotron-nano-9b-v2"},
 	};
 	size_t seen[SL_FAMILY__COUNT] = {0};
 	int bad = 0;
@@ -654,6 +673,14 @@ static void test_config_bad(void **state)
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.v[0].message, "'supported_aspect_ratios' must be a list"));
 	assert_int_equal(d.v[0].span.line, 7);
+
+	/* nemotron_h's MoE blocks ("E", Nemotron-3) are not built: the key that holds them is named where it is */
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/nemotron-moe-blocks.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message,
+			       "'hybrid_override_pattern' holds a layout sweeplint does not build for model_type 'nemotron_h'"));
+	assert_int_equal(d.v[0].span.line, 11);
 
 	sl_diags_init(&d, f->a);
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));

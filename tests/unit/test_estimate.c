@@ -848,6 +848,27 @@ static void test_cache_terms(void **state)
 	assert_int_equal(g3->arch.window_layers, 29);
 	assert_true(sl_arch_cache_bytes(&g3->arch, 4096, 2, false) == (5.0 * 4096 + 29.0 * 1024) * 2 * 4 * 256 * 2);
 
+	/* issue #30, fifth part: the Mamba2 hybrids at 1000 tokens, bf16. Granite-4.0-H-Tiny: k and v of 4 heads x
+	 * 128 in its 4 attention layers, and in its 36 Mamba2 layers only (Bamba's HybridMambaAttentionDynamicCache)
+	 * conv over 3072 + 2 x 128 channels x 4 and the ssm state 48 heads x 64 x 128 */
+	const struct sl_arch *gh = fixture(e, "granitemoehybrid");
+	assert_true(sl_arch_cache_bytes(gh, 1000, 2, false) ==
+		    4.0 * 1000 * 2 * 4 * 128 * 2 + 36.0 * ((3072 + 256) * 4 + 3072 * 128) * 2);
+	/* Falcon-H1-7B: every one of its 44 layers keeps both, k and v of 2 heads x 128 and the mixer's conv over
+	 * 3072 + 2 x 256 channels x 4 and ssm state 24 x 128 x 256 (FalconHybridMambaAttentionDynamicCache) */
+	const struct sl_arch *fh = fixture(e, "falcon_h1");
+	assert_true(sl_arch_cache_bytes(fh, 1000, 2, false) ==
+		    44.0 * 1000 * 2 * 2 * 128 * 2 + 44.0 * ((3072 + 512) * 4 + 3072 * 256) * 2);
+	/* Nemotron-Nano-9B-v2: 4 attention blocks (8 kv heads x 128), 27 Mamba2 blocks (conv over 10240 + 2 x 8 x 128
+	 * channels x 4 in bf16, the ssm state 128 x 80 x 128 in float32: mamba_ssm_cache_dtype), 25 MLP blocks
+	 * that keep nothing */
+	const struct sl_arch *nh = fixture(e, "nemotron_h");
+	assert_int_equal(sl_arch_mlp_blocks(nh), 25);
+	assert_int_equal(sl_arch_ssm_layers(nh), 27);
+	assert_true(nh->ssm_state_fp32);
+	assert_true(sl_arch_cache_bytes(nh, 1000, 2, false) ==
+		    4.0 * 1000 * 2 * 8 * 128 * 2 + 27.0 * ((10240 + 2048) * 4 * 2 + 10240 * 128 * 4));
+
 	/* generation: the estimate's cache is that of every sequence at its longest */
 	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
 	struct sl_settings s;
@@ -907,6 +928,61 @@ static void test_ssm_activations(void **state)
 	assert_true(layer == 16158720.0);
 	double got = (double)b1.activations - (double)b.activations;
 	assert_true(got > layer - 2 && got < layer + 2);
+}
+
+/*
+ * Issue #30, fifth part: the Mamba2 hybrids' layers in training, by hand (bf16 without autocast, a full
+ * fine-tune, 8 sequences of 1024 tokens; RMSNorm keeps 6 B an element and 4 B a token as above).
+ * Nemotron-H: one more MLP block ("-") adds its norm, up_proj's input (2 B x h), relu2's output and
+ * down_proj's input (2 x 2 B x I) — and nothing of attention or the mixer.
+ * Falcon-H1: each layer holds attention, the mixer and the MLP; the mixer reads the layer's one
+ * input_layernorm (counted with attention) through ssm_in_multiplier: per layer it adds in_proj's input
+ * (2 B x h) and MambaSplitConv1dScanCombinedFn's zxbcdt (2I + 2GN + heads) and out_x (I) in bf16 and the
+ * gated norm's rstd (4 B x groups), what a layer of the same model without the mixer lacks.
+ */
+static void test_hybrid_activations(void **state)
+{
+	struct env *e = *state;
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_CAUSAL_LM;
+	s.dtype = SL_DTYPE_BF16;
+	s.batch_size = 8; /* 8 sequences: the backward, not the optimizer step, is the peak */
+	s.seq_len = 1024;
+	struct sl_breakdown b, b1;
+	double n = 8 * 1024;
+
+	struct sl_arch a = *fixture(e, "nemotron_h"), a1 = a;
+	a1.layers++;
+	a1.mlp_map[56 / 32] |= 1u << (56 % 32);
+	assert_int_equal(sl_arch_mlp_blocks(&a1), 26);
+	sl_estimate(&a, &s, h100, &e->calib, &b);
+	sl_estimate(&a1, &s, h100, &e->calib, &b1);
+	assert_int_equal(b.phase, SL_PHASE_BACKWARD);
+	assert_int_equal(b1.phase, SL_PHASE_BACKWARD);
+	double h = 4480, I = 15680;
+	double mlp = n * h * 6 + n * 4 + 2 * n * h + 2 * n * I + 2 * n * I;
+	double got = (double)b1.activations - (double)b.activations;
+	assert_true(got > mlp - 2 && got < mlp + 2);
+
+	struct sl_arch f = *fixture(e, "falcon_h1"), f1 = f, p = f, p1;
+	f1.layers++;
+	p.ssm_inner = 0; /* the same layers without the mixer: attention and the MLP */
+	p.ssm_parallel = false;
+	p1 = p;
+	p1.layers++;
+	struct sl_breakdown pb, pb1;
+	sl_estimate(&f, &s, h100, &e->calib, &b);
+	sl_estimate(&f1, &s, h100, &e->calib, &b1);
+	sl_estimate(&p, &s, h100, &e->calib, &pb);
+	sl_estimate(&p1, &s, h100, &e->calib, &pb1);
+	assert_int_equal(b1.phase, SL_PHASE_BACKWARD);
+	assert_int_equal(pb1.phase, SL_PHASE_BACKWARD);
+	double fh = 3072, fI = 3072, G = 1, N = 256, heads = 24;
+	double mixer = 2 * n * fh + 2 * n * (2 * fI + 2 * G * N + heads + fI) + 4 * n * G;
+	got = ((double)b1.activations - (double)b.activations) - ((double)pb1.activations - (double)pb.activations);
+	assert_true(got > mixer - 4 && got < mixer + 4);
 }
 
 /* FSDP (docs/memory-model.md "FSDP"): shards over the group, gathered units, no float32 master in pure 16-bit */
@@ -1607,6 +1683,7 @@ int main(void)
 		cmocka_unit_test(test_generate),
 		cmocka_unit_test(test_cache_terms),
 		cmocka_unit_test(test_ssm_activations),
+		cmocka_unit_test(test_hybrid_activations),
 	};
 	return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
