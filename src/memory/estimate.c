@@ -968,10 +968,13 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 		double lb = x->amp ? x->ab : x->wb;
 		P->logit_b = lb + (lb < 4 ? 4 : 0) + 4;
 		P->logit_bwd_b = 12;
-		if (encdec && !x->amp) {
+		if (encdec && !x->autocast) {
 			/* T5, mT5, BART, Pegasus: CrossEntropyLoss on the logits as they are (no .float(), unlike
-			 * the causal LMs' ForCausalLMLoss; autocast would run it in float32): log_softmax keeps its
-			 * output in the logits' dtype, and backward starts from it, its gradient and the logits' */
+			 * the causal LMs' ForCausalLMLoss): log_softmax keeps its output in the logits' dtype, and
+			 * backward starts from it, its gradient and the logits'. Under autocast, over float32
+			 * weights or 16-bit ones alike, the loss runs in float32 (pytorch aten/src/ATen/
+			 * autocast_mode.h @ d70fe7f3: log_softmax in AT_FORALL_FP32_SET_OPT_DTYPE, nll_loss in
+			 * AT_FORALL_FP32): the float32 terms as for the causal LMs */
 			P->logit_b = 2 * lb;
 			P->logit_bwd_b = 3 * lb;
 		}

@@ -1418,6 +1418,14 @@ static void test_seq2seq_loss_dtype(void **state)
 	sl_estimate(a, &s, NULL, &e->calib, &amp);
 	assert_int_equal(amp.phase, SL_PHASE_BACKWARD);
 	assert_true(fabs((double)amp.logits - logits * 3 * 4) < 4);
+	/* bf16 weights under autocast: the logits are bf16 but log_softmax and nll_loss run in float32
+	 * (autocast_mode.h AT_FORALL_FP32_SET_OPT_DTYPE / AT_FORALL_FP32): backward starts from the float32
+	 * log-softmax, its gradient and the logits' (12 B), as over float32 weights */
+	s.dtype = SL_DTYPE_BF16;
+	s.amp = SL_AMP_BF16;
+	sl_estimate(a, &s, NULL, &e->calib, &amp);
+	assert_int_equal(amp.phase, SL_PHASE_BACKWARD);
+	assert_true(fabs((double)amp.logits - logits * 3 * 4) < 4);
 	/* a causal LM in bf16 upcasts (ForCausalLMLoss: logits.float()) */
 	const struct sl_arch *l = arch(e, "llama-3.2-1b");
 	sl_settings_default(&s);
