@@ -293,6 +293,9 @@ struct sl_eval {
 	 */
 	struct sl_count at_risk, oom_sure;
 	const char *program_guess;       /* sl_eval_opts.program_guess */
+	/* axes taken out of every combination (sl_eval_axis_applies false): NULL but in a copy of the
+	 * evaluation that asks what the verdict is without the guessed program's settings (combo.c) */
+	const bool *skip_axes;
 };
 
 /*
@@ -300,9 +303,15 @@ struct sl_eval {
  * a deepspeed file that cannot be read) are diagnostics in diags. Returns 0,
  * or -SL_EUSAGE for a malformed --set (with *why set).
  */
-/* Whether combination idx takes a setting from a program found by its name only (sl_eval_opts.program_guess)
- * that no stated setting replaces: its verdict rests on a guess of the agent's working folder. */
-bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx);
+/* Whether the oom verdict of combination idx rests on a program found by its name only
+ * (sl_eval_opts.program_guess): it takes a setting of that program that no stated setting replaces, and
+ * without that program's settings (their roles at sweeplint's defaults, what no other key states at its
+ * most favourable: sl_eval_oom_assumed) the combination would fit under limit (measured by measure, NULL:
+ * the training estimate's total). A guessed program's optimizer beside a batch that runs out whatever the
+ * optimizer does not make the verdict a guess. */
+bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit,
+			    uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s,
+						const struct sl_model *m));
 
 int sl_eval_run(struct sl_arena *a, const struct sl_sweep *sw, const struct sl_eval_opts *o,
 		struct sl_diags *diags, struct sl_eval **out, const char **why);

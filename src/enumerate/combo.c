@@ -14,6 +14,8 @@
 bool sl_eval_axis_applies(const struct sl_eval *ev, size_t i, const uint32_t *idx)
 {
 	const struct sl_eval_axis *ax = &ev->axes[i];
+	if (ev->skip_axes && ev->skip_axes[i])
+		return false;
 	if (ax->only_axis < 0 || (size_t)ax->only_axis >= ev->naxes)
 		return true;
 	const struct sl_eval_axis *g = &ev->axes[ax->only_axis];
@@ -21,22 +23,51 @@ bool sl_eval_axis_applies(const struct sl_eval *ev, size_t i, const uint32_t *id
 	return ax->only_mask[j];
 }
 
-bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx)
+bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx, uint64_t limit,
+			    uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s,
+						const struct sl_model *m))
 {
 	if (!ev->program_guess)
 		return false;
+	if (ev->naxes > SL_EVAL_MAX_AXES)
+		return true;
+	bool skip[SL_EVAL_MAX_AXES] = {false};
+	bool takes = false;
 	for (size_t i = 0; i < ev->naxes; i++) {
 		const struct sl_eval_axis *ax = &ev->axes[i];
-		if (!ax->guessed || !sl_eval_axis_applies(ev, i, idx))
+		if (!ax->guessed)
+			continue;
+		skip[i] = true;
+		if (takes || !sl_eval_axis_applies(ev, i, idx))
 			continue;
 		/* a later axis of the same role that applies replaces it (the sweep's batch over the program's) */
 		bool replaced = false;
 		for (size_t j = i + 1; j < ev->naxes && !replaced; j++)
 			replaced = ev->axes[j].role == ax->role && !ev->axes[j].guessed && sl_eval_axis_applies(ev, j, idx);
-		if (!replaced)
-			return true;
+		takes = !replaced;
 	}
-	return false;
+	if (!takes)
+		return false;
+	/* the same combination without the guessed program's settings: past limit whatever the settings no
+	 * other key states, it runs out without the guess */
+	struct sl_eval bare = *ev;
+	bare.skip_axes = skip;
+	bare.program_guess = NULL;
+	if (sl_eval_oom_assumed(&bare, idx, 0, limit, measure))
+		return true;
+	struct sl_settings s;
+	const struct sl_model *m;
+	if (!sl_eval_settings(&bare, idx, &s, &m))
+		return true;
+	uint64_t peak;
+	if (measure) {
+		peak = measure(&bare, &s, m);
+	} else {
+		struct sl_breakdown bd;
+		sl_estimate(&m->arch, &s, bare.gpu, &bare.cat->calib, &bd);
+		peak = bd.total;
+	}
+	return peak <= limit;
 }
 
 bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,

@@ -515,7 +515,7 @@ void sl_eval_count_at_risk(struct sl_arena *a, struct sl_eval *ev)
 	do {
 		if (sl_eval_verdict(ev, w.idx) != SL_VERDICT_OOM)
 			continue;
-		if (sl_eval_oom_assumed(ev, w.idx, 0, ev->capacity, NULL) || sl_eval_rests_on_guess(ev, w.idx))
+		if (sl_eval_oom_assumed(ev, w.idx, 0, ev->capacity, NULL) || sl_eval_rests_on_guess(ev, w.idx, ev->capacity, NULL))
 			nrisk += w.weight;
 		else
 			nsure += w.weight;

@@ -714,7 +714,7 @@ void sl_memrule_assumed(struct sl_check *cx, struct sl_diag *d, const struct sl_
 	for (unsigned bit = 1; bit & SL_NEED__ALL; bit <<= 1)
 		if (mask & bit)
 			d->assumed[d->nassumed++] = sl_need_role_name(bit);
-	if (sl_eval_rests_on_guess(ev, idx)) {
+	if (sl_eval_rests_on_guess(ev, idx, limit, measure)) {
 		/* the program's settings come from a file found by its name elsewhere in the project */
 		d->message = sl_arena_printf(cx->arena, "%s; judged on a program found by its name only (%s)", d->message,
 					     ev->program_guess);
