@@ -141,6 +141,7 @@ enum sl_family {
 	SL_FAMILY_GRANITEMOEHYBRID, /* Granite-4.0-H: Mamba2 (Bamba's mixer) or attention per layer_types, MoE + shared MLP or dense */
 	SL_FAMILY_FALCON_H1,   /* Falcon-H1: attention and a Mamba2 mixer side by side in every layer, then a SwiGLU */
 	SL_FAMILY_NEMOTRON_H,  /* Nemotron-H: one block per layer (Mamba2, attention or a squared-ReLU MLP) by hybrid_override_pattern */
+	SL_FAMILY_LONGFORMER,  /* Longformer: RoBERTa's layers + query/key/value_global, sliding-window attention (window) */
 	SL_FAMILY_VIT,         /* a Vision Transformer as timm and torchvision build it: a patch conv, a class token,
 				* learned positions over (image/patch)^2 + 1 tokens, pre-norm blocks, a final norm, a
 				* linear classifier over the class token (src/models/vit.c, docs/models.md) */
@@ -220,7 +221,8 @@ struct sl_arch {
 	uint32_t kv_lora;        /* MLA: kv_lora_rank, the compressed KV; 0: no MLA */
 	uint32_t rope_dim;       /* MLA: qk_rope_head_dim (head_dim is qk_nope + qk_rope) */
 	uint32_t v_head_dim;     /* MLA: v_head_dim */
-	uint32_t window;         /* sliding-window attention: its width in tokens; 0: none */
+	uint32_t window;         /* sliding-window attention: its width in tokens; 0: none (longformer: attention_window,
+	                          * both sides together, the largest of its layers': what the input is padded to) */
 	uint32_t window_layers;  /* the layers that attend within it (the rest attend globally) */
 	uint32_t ssm_inner;      /* state-space mixer: its inner width (expand x hidden); 0: none */
 	uint32_t ssm_state;      /* d_state / state_size */

@@ -101,6 +101,7 @@ struct ctx {
 	bool freeze;     /* LLaMA-Factory freeze tuning: L_train layers train (docs/memory-model.md "Freeze tuning") */
 	double L_path;   /* frozen layers autograd records (their input requires grad): what a frozen layer keeps */
 	double T_freeze; /* freeze: the parameters that train */
+	double lf_global; /* longformer: tokens with global attention (seq-cls: <s>) */
 };
 
 static bool has_vocab_logits(const struct sl_arch *a, enum sl_task t);
@@ -133,6 +134,7 @@ static enum sl_attn attn_impl(const struct sl_arch *a, enum sl_attn want)
 	case SL_FAMILY_GPT_NEO:
 	case SL_FAMILY_MPNET:
 	case SL_FAMILY_DEBERTA_V2:
+	case SL_FAMILY_LONGFORMER: /* its own sliding-window attention (longformer.c), whatever is asked */
 		return SL_ATTN_EAGER;
 	default:
 		return SL_ATTN_SDPA;
@@ -152,6 +154,7 @@ static void dropout_of(enum sl_family f, double *hidden, double *attn)
 	case SL_FAMILY_DEBERTA_V2:
 	case SL_FAMILY_DISTILBERT:   /* dropout, attention_dropout 0.1 */
 	case SL_FAMILY_MPNET:
+	case SL_FAMILY_LONGFORMER:   /* the published configs' hidden_dropout_prob, attention_probs_dropout_prob */
 		*hidden = 0.1, *attn = 0.1; /* hidden_dropout_prob, attention_probs_dropout_prob */
 		break;
 	case SL_FAMILY_PHI:          /* phi-2: resid_pdrop 0.1, attention_dropout 0 */
@@ -398,6 +401,9 @@ static void ctx_init(struct ctx *x, const struct sl_arch *a, const struct sl_set
 			x->train_head = x->vocab && !a->tied;
 	}
 	freeze_ctx(x, pm);
+	/* LongformerForSequenceClassification gives <s> global attention when the caller gives no
+	 * global_attention_mask; the other heads and LongformerModel give none (modeling_longformer.py@010a915c) */
+	x->lf_global = a->family == SL_FAMILY_LONGFORMER && s->task == SL_TASK_SEQ_CLS && s->part == SL_PART_FULL ? 1 : 0;
 }
 
 /*
@@ -472,6 +478,22 @@ static double eager_s2_bytes(const struct ctx *x)
 	return b;
 }
 
+/* Longformer's attention over n (padded) tokens of one sequence, as longformer.c models it. */
+static void lf_attention(const struct ctx *x, double n, struct sl_lf_attn *out)
+{
+	struct sl_lf_shape z = {
+		.n = n,
+		.heads = x->heads,
+		.hq = x->hq,
+		.window = x->a->window,
+		.global = x->lf_global,
+		.ab = x->ab,
+		.copies = x->c->eager_attn_copies,
+		.dropout = x->p_attn > 0 && x->s->mode == SL_MODE_TRAIN,
+	};
+	sl_lf_attention(&z, out);
+}
+
 struct layer {
 	double saved;     /* bytes kept for backward */
 	double attn;      /* of which attention's s² (eager) or O(s) (SDPA) tensors */
@@ -493,7 +515,22 @@ static void attn_block(const struct ctx *x, double n, double m, bool cross, stru
 		if (x->amp)  /* k and v cast the encoder output each (shared otherwise: per model) */
 			b += lin_in(x, 2, bits(lkv, ~0u), m, h, x->nb);
 	} else {
-		b += lin_in(x, 3, bits(x->lora, SL_LORA_Q | SL_LORA_K | SL_LORA_V), n, h, x->nb);
+		/* longformer with global tokens: key_global and value_global read the layer input too */
+		int readers = 3 + (x->lf_global > 0 ? 2 : 0);
+		b += lin_in(x, readers, bits(x->lora, SL_LORA_Q | SL_LORA_K | SL_LORA_V), n, h, x->nb);
+	}
+	if (x->a->family == SL_FAMILY_LONGFORMER && !cross) {
+		/* the sliding-window attention over the padded length (longformer.c) */
+		struct sl_lf_attn lf;
+		lf_attention(x, n, &lf);
+		b += lf.qkv + lf.scores;
+		L->transient = lf.transient;
+		b += lin_in(x, 1, (x->lora & SL_LORA_O) ? 1 : 0, n, hq, x->ab);
+		if (x->p_hidden > 0)
+			b += n * h;
+		L->saved += b;
+		L->attn += lf.scores;
+		return;
 	}
 	/* q, k, v as the attention keeps them (RoPE outputs, reshape copies) */
 	b += x->ab * (n * hq + 2 * m * kv);
@@ -876,6 +913,8 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	struct layer enc = {0}, dec = {0};
 	double L = x->L_train, D = 0;
 	bool encdec = x->encdec;
+	double n_out = n;
+	n = sl_lf_tokens(a, n); /* longformer: every layer runs over the input padded to its window */
 	if (a->kind == SL_ARCH_DECODER) {
 		decoder_layer(x, n, &enc);
 	} else {
@@ -944,8 +983,9 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 	if (a->family == SL_FAMILY_WHISPER) /* conv front end over 2 × 1500 mel frames: input, conv1 out, gelu out */
 		once += 2 * n * (a->mel_bins * x->nb + 2 * x->h * x->ab);
 	else
-		once += a->family == SL_FAMILY_VIT ? 0 /* every image is all its patches: no mask */
-						   : n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
+		once += a->family == SL_FAMILY_VIT || a->family == SL_FAMILY_LONGFORMER
+				? 0 /* every image is all its patches: no mask; longformer's masks are (batch, n) */
+				: n * n * (a->kind == SL_ARCH_DECODER ? 1 : x->nb); /* 4-D padding mask */
 	if (a->final_norm && (L > 0 || D > 0))
 		once += norm_saved(x, encdec ? t : n) + (encdec && L > 0 ? norm_saved(x, n) : 0);
 	if (encdec) {
@@ -954,7 +994,7 @@ static void activations_len(const struct ctx *x, double n, double t, struct per_
 			once += n * x->h * x->nb;        /* encoder output, shared by all cross k/v */
 	}
 
-	P->out_tokens = encdec ? t : n;
+	P->out_tokens = encdec ? t : n_out; /* longformer cuts the padding off before its head */
 	if (s->logit_tokens && (double)s->logit_tokens < P->out_tokens)
 		P->out_tokens = (double)s->logit_tokens; /* TRL logits_to_keep: the completion's positions */
 	/* a trainable head the program adds (head_params) keeps its input, one hidden-wide tensor per
@@ -1960,9 +2000,16 @@ static double nograd_layer(const struct ctx *x, double n)
 	const struct sl_arch *a = x->a;
 	double hs = 3 * n * x->h * x->nb;
 	double at = x->eager ? x->heads * n * n * (x->ab + x->sm_b) : x->ab * n * x->hq * 4;
+	double mask = n * n * x->nb;
+	if (a->family == SL_FAMILY_LONGFORMER) { /* n padded by the caller: the sliding window, no n x n mask */
+		struct sl_lf_attn lf;
+		lf_attention(x, n, &lf);
+		at = lf.nograd;
+		mask = 0;
+	}
 	double ffw = a->experts ? (a->top_k ? a->top_k : 1) * x->I + a->shared_ffn : x->I; /* MoE: routed width */
 	double ff = (a->gated_ffn ? 3 : 2) * x->ab * n * ffw;
-	return hs + (at > ff ? at : ff) + n * n * x->nb;
+	return hs + (at > ff ? at : ff) + mask;
 }
 
 void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
@@ -1988,7 +2035,13 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	bool encdec = x.encdec;
 	double q = encdec ? t : n;
 
-	double layer = nograd_layer(&x, n);
+	double layer = nograd_layer(&x, sl_lf_tokens(a, n)); /* longformer: over the input padded to its window */
+	double attn = x.eager ? b * x.heads * n * n * (x.ab + x.sm_b) : 0;
+	if (a->family == SL_FAMILY_LONGFORMER) {
+		struct sl_lf_attn lf;
+		lf_attention(&x, sl_lf_tokens(a, n), &lf);
+		attn = b * lf.nograd;
+	}
 	double kv = 0;
 	if (a->kind == SL_ARCH_DECODER) /* use_cache=True keeps k, v of every layer (state.c) */
 		kv = sl_arch_cache_bytes(a, n, x.ab, false);
@@ -2002,7 +2055,7 @@ void sl_estimate_eval(const struct sl_arch *a, const struct sl_settings *s, cons
 	double dyn = b * (layer + kv + logits);
 	double G = s->legacy_runtime ? S.grads : 0;
 	/* autocast caches the half weights for the whole forward */
-	fill(out, &S, S.copies, G, b * (layer + kv), x.eager ? b * x.heads * n * n * (x.ab + x.sm_b) : 0, b * logits,
+	fill(out, &S, S.copies, G, b * (layer + kv), attn, b * logits,
 	     dyn, c);
 	out->phase = SL_PHASE_EVAL;
 }

@@ -6,6 +6,7 @@
 #ifndef SWEEPLINT_ESTIMATE_INTERNAL_H
 #define SWEEPLINT_ESTIMATE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sweeplint/memory.h"
@@ -35,5 +36,26 @@ void sl_estimate_custom(const struct sl_arch *a, const struct sl_settings *s, co
  */
 void sl_estimate_vllm(const struct sl_arch *a, const struct sl_settings *s, const struct sl_gpu *gpu,
 		      const struct sl_calib *c, double weights, struct sl_breakdown *out);
+
+/* Longformer (longformer.c): the length its layers run over, n padded to a multiple of the attention window
+ * (n itself for other families). */
+double sl_lf_tokens(const struct sl_arch *a, double n);
+
+/* One Longformer attention over n padded tokens of one sequence. */
+struct sl_lf_shape {
+	double n, heads, hq; /* tokens, heads, heads x head_dim */
+	double window;       /* W: attention_window, both sides */
+	double global;       /* tokens with global attention */
+	double ab;           /* bytes of the activations (the scores' dtype) */
+	double copies;       /* calibration eager_attn_copies: the softmax backward's float32 tensors */
+	bool dropout;        /* attention_probs_dropout_prob > 0 in training */
+};
+struct sl_lf_attn {
+	double qkv;       /* bytes kept of q, k, v as the chunked matmuls keep them */
+	double scores;    /* bytes kept of the scores and probabilities (the attention term) */
+	double transient; /* bytes alive at the peak of the layer's attention backward */
+	double nograd;    /* bytes of the attention's working set in a no-grad forward */
+};
+void sl_lf_attention(const struct sl_lf_shape *z, struct sl_lf_attn *out);
 
 #endif

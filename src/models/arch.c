@@ -102,6 +102,7 @@ static const char *const family_names[SL_FAMILY__COUNT] = {
 	[SL_FAMILY_GRANITEMOEHYBRID] = "granitemoehybrid",
 	[SL_FAMILY_FALCON_H1] = "falcon_h1",
 	[SL_FAMILY_NEMOTRON_H] = "nemotron_h",
+	[SL_FAMILY_LONGFORMER] = "longformer",
 	[SL_FAMILY_VIT] = "vit",
 	[SL_FAMILY_CUSTOM] = "custom",
 };
@@ -179,16 +180,21 @@ void sl_arch_init(struct sl_arch *a, enum sl_family f)
 	case SL_FAMILY_MPNET:
 	case SL_FAMILY_MODERNBERT:
 	case SL_FAMILY_NOMIC_BERT:
+	case SL_FAMILY_LONGFORMER:
 		a->kind = SL_ARCH_ENCODER;
 		a->bias = true;
 		a->emb_norm = true;
 		a->tied = true;                    /* the MLM decoder shares the word embeddings */
 		/* ElectraModel, DebertaV2Model, DistilBertModel have none */
 		a->pooler = f == SL_FAMILY_BERT || f == SL_FAMILY_ROBERTA || f == SL_FAMILY_XLM_ROBERTA ||
-			    f == SL_FAMILY_ALBERT || f == SL_FAMILY_MPNET;
+			    f == SL_FAMILY_ALBERT || f == SL_FAMILY_MPNET || f == SL_FAMILY_LONGFORMER;
 		a->type_vocab = f == SL_FAMILY_BERT || f == SL_FAMILY_ELECTRA || f == SL_FAMILY_ALBERT ? 2
-				: f == SL_FAMILY_ROBERTA || f == SL_FAMILY_XLM_ROBERTA          ? 1
-												: 0;
+				: f == SL_FAMILY_ROBERTA || f == SL_FAMILY_XLM_ROBERTA ||
+						f == SL_FAMILY_LONGFORMER
+					? 1
+					: 0;
+		if (f == SL_FAMILY_LONGFORMER)
+			a->window = 512; /* LongformerConfig attention_window=512 */
 		if (f == SL_FAMILY_MPNET)
 			a->rel_buckets = 32;       /* MPNetEncoder.relative_attention_bias */
 		if (f == SL_FAMILY_MODERNBERT) {
@@ -566,6 +572,7 @@ static uint64_t pos_rows(const struct sl_arch *a)
 	case SL_FAMILY_DISTILBERT:
 	case SL_FAMILY_ALBERT:
 	case SL_FAMILY_MPNET:
+	case SL_FAMILY_LONGFORMER:
 	case SL_FAMILY_WHISPER:            /* the decoder's max_target_positions */
 		return a->max_pos;
 	case SL_FAMILY_DEBERTA_V2:         /* position_biased_input: the config reader zeroes max_pos when false */
@@ -614,6 +621,8 @@ static uint64_t attention(const struct sl_arch *a)
 		n += a->qk_norm_full ? q + kv : 2 * head_dim(a);
 	if (a->sinks) /* gpt-oss GptOssAttention.sinks: one per head */
 		n += a->heads;
+	if (a->family == SL_FAMILY_LONGFORMER) /* LongformerSelfAttention query_global, key_global, value_global */
+		n += 3 * (h * q + q);
 	return n;
 }
 
@@ -1199,6 +1208,8 @@ void sl_arch_layer_matmuls(const struct sl_arch *a, uint64_t *attn, uint64_t *ff
 	uint64_t h = a->hidden, q = q_width(a), kv = kv_width(a), I = a->intermediate;
 	uint64_t w = a->gated_ffn ? 3 : 2;
 	*attn = a->kv_lora ? mla(a) : h * q + 2 * h * kv + q * h;
+	if (a->family == SL_FAMILY_LONGFORMER)
+		*attn += 3 * h * q; /* the global projections */
 	*ffn_out = w * h * I;
 	if (a->experts)
 		*ffn_out = a->experts * w * h * I + h * a->experts + (a->shared_ffn ? w * h * a->shared_ffn + h : 0);
@@ -1261,6 +1272,7 @@ uint32_t sl_arch_max_seq_len(const struct sl_arch *a)
 		/* positions start after padding_idx 1: 514 slots hold 512 tokens */
 		return a->max_pos > 2 ? a->max_pos - 2 : 0;
 	case SL_FAMILY_MPNET:
+	case SL_FAMILY_LONGFORMER: /* LongformerEmbeddings: roberta's positions, 4098 slots hold 4096 tokens */
 		return a->max_pos > 2 ? a->max_pos - 2 : 0; /* roberta-style padding offset */
 	case SL_FAMILY_BERT:
 	case SL_FAMILY_ELECTRA:

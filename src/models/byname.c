@@ -54,6 +54,9 @@ static const char *const distinct[] = {
 	"gte-base-en-v1.5", "gte-large-en-v1.5", "gte-multilingual-base", "gte-multilingual-reranker-base",
 	/* Snowflake's arctic-embed-m-v2.0 is gte-multilingual-base (model_type new, 305M), not the BERT -m */
 	"snowflake-arctic-embed-m-v2.0",
+	/* xlm-roberta-longformer-base-4096: xlm-roberta-base's 250,002-token vocabulary in Longformer's layers, not
+	 * longformer-base-4096's 50,265 */
+	"xlm-roberta-longformer",
 };
 
 static bool is_alpha(char c)

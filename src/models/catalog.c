@@ -97,6 +97,8 @@ static const cyaml_schema_value_t uint_schema = {
 #define HF_CY_F(st, k) CYAML_FIELD_FLOAT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_N(st, k) \
 	CYAML_FIELD_SEQUENCE(#k, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct st, k, &uint_schema, 0, CYAML_UNLIMITED),
+/* one integer or a list in config.json (longformer attention_window): the list here */
+#define HF_CY_W(st, k) HF_CY_N(st, k)
 /* a list config.json holds whose length alone counts (mllama supported_aspect_ratios): the length here */
 #define HF_CY_Z(st, k) CYAML_FIELD_UINT_PTR(#k, CYAML_FLAG_OPTIONAL, struct st, k),
 #define HF_CY_CONFIG(k, t) HF_CY_##t(hf_config, k)

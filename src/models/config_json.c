@@ -32,6 +32,7 @@
 #define HF_KIND_F HF_FLOAT
 #define HF_KIND_N HF_UINT_LIST
 #define HF_KIND_Z HF_LIST_LEN
+#define HF_KIND_W HF_UINT_OR_LIST
 #define KEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_config, k), HF_COUNT_##t(hf_config, k)},
 #define VKEY(k, t) {#k, HF_KIND_##t, offsetof(struct hf_vision, k), HF_COUNT_##t(hf_vision, k)},
 #define HF_COUNT_U(s, k) 0
@@ -44,6 +45,7 @@
 #define HF_COUNT_F(s, k) 0
 #define HF_COUNT_N(s, k) offsetof(struct s, k##_count)
 #define HF_COUNT_Z(s, k) 0
+#define HF_COUNT_W(s, k) offsetof(struct s, k##_count)
 static const struct hf_key keys[] = {
 	HF_CONFIG_KEYS(KEY)
 	{"architectures", HF_FIRST, offsetof(struct hf_config, architecture), 0},
@@ -78,7 +80,7 @@ const char *hf_family_list(void)
 	       "olmo2, smollm3, starcoder2, glm, glm4, chatglm, internlm2, exaone, apertus, deepseek_v2, deepseek_v3, "
 	       "gpt_oss, phimoe, llama4, mamba, mamba2, falcon_mamba, jamba, rwkv, modernbert, m2m_100, nomic_bert, "
 	       "qwen2_5_vl, olmoe, cohere, cohere2, mistral3, glm4_moe, exaone4, seed_oss, ernie4_5, ernie4_5_moe, lfm2, internlm3, "
-	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm, mllama, granitemoehybrid, falcon_h1, nemotron_h";
+	       "qwen3_vl, qwen3_vl_moe, idefics3, smolvlm, mllama, granitemoehybrid, falcon_h1, nemotron_h, longformer";
 }
 
 /* The spellings a family uses for the shape keys, for "missing key" messages. */
@@ -806,6 +808,23 @@ static const char *family_switches(enum sl_family f, const struct hf_config *c, 
 		if (c->relative_attention_num_buckets)
 			a->rel_buckets = *c->relative_attention_num_buckets;
 		break;
+	case SL_FAMILY_LONGFORMER:
+		/* LongformerConfig attention_window (512): one width for every layer or one per layer, each even and
+		 * positive (LongformerSelfAttention asserts both); LongformerModel._pad_to_window_size pads the input
+		 * to a multiple of the largest (modeling_longformer.py@010a915c) */
+		if (c->attention_window) {
+			uint32_t w = 0;
+			for (unsigned i = 0; i < c->attention_window_count; i++) {
+				if (!c->attention_window[i] || c->attention_window[i] % 2)
+					return "attention_window of even positive widths";
+				w = c->attention_window[i] > w ? c->attention_window[i] : w;
+			}
+			if (!w)
+				return "attention_window of even positive widths";
+			a->window = w;
+		}
+		a->window_layers = a->layers;
+		break;
 	case SL_FAMILY_MIXTRAL:
 	case SL_FAMILY_QWEN2_MOE:
 	case SL_FAMILY_QWEN3_MOE:
@@ -1098,6 +1117,18 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 				*(const double **)slot = d;
 			}
 			break;
+		case HF_UINT_OR_LIST:
+			if (json_is_integer(v)) { /* LongformerConfig: one attention_window for every layer */
+				ok = json_integer_value(v) >= 0 && json_integer_value(v) <= UINT32_MAX;
+				if (ok) {
+					uint32_t *one = sl_arena_alloc(a, sizeof *one);
+					*one = (uint32_t)json_integer_value(v);
+					*(const uint32_t **)slot = one;
+					*(unsigned *)((char *)out + k[i].count) = 1;
+				}
+				break;
+			}
+			/* fall through */
 		case HF_UINT_LIST: {
 			ok = json_is_array(v) && json_array_size(v) <= UINT32_MAX;
 			size_t n = ok ? json_array_size(v) : 0;
@@ -1164,6 +1195,7 @@ static bool read_keys(struct sl_arena *a, const struct sl_source *src, json_t *o
 				     : k[i].kind == HF_LIST      ? "a list of strings"
 				     : k[i].kind == HF_FLOAT     ? "a number"
 				     : k[i].kind == HF_UINT_LIST ? "a list of non-negative integers"
+				     : k[i].kind == HF_UINT_OR_LIST ? "a non-negative integer or a list of them"
 				     : k[i].kind == HF_LIST_LEN  ? "a list"
 								 : "a string");
 			return false;

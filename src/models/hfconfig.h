@@ -20,7 +20,8 @@
  * integer, A the same or the string "auto" (read as 0), I an integer, B a
  * boolean, S a string, L a list of strings (its values and count), P a
  * non-negative integer or a sliding-window pattern ("LLLG": its period, 4), F a number (read as a
- * double), N a list of non-negative integers (its values and count), Z a list of anything (its
+ * double), N a list of non-negative integers (its values and count), W the same or one non-negative
+ * integer (read as a list of one; rules/ YAML gives the list), Z a list of anything (its
  * length alone; rules/ YAML gives the length as an integer).
  */
 #define HF_CONFIG_KEYS(X)                                                                                     \
@@ -93,7 +94,8 @@
 	X(mamba_d_ssm, U) X(mamba_rms_norm, B) X(projectors_bias, B) /* falcon_h1 */                          \
 	X(hybrid_override_pattern, S) X(layers_block_type, L) X(mamba_num_heads, U) X(mamba_head_dim, U)     \
 	X(ssm_state_size, U) X(mamba_ssm_cache_dtype, S) /* nemotron_h */                                     \
-	X(image_size, U) X(patch_size, U) X(num_channels, U) X(num_classes, U) /* vit (timm / torchvision) */
+	X(image_size, U) X(patch_size, U) X(num_channels, U) X(num_classes, U) /* vit (timm / torchvision) */ \
+	X(attention_window, W) /* longformer: one width for every layer, or one per layer */
 
 /* The keys of a vision tower's vision_config (gemma3: SigLIP; qwen2_5_vl). */
 #define HF_VISION_KEYS(X)                                                                                     \
@@ -115,6 +117,7 @@
 #define HF_FIELD_L(k) const char **k; unsigned k##_count;
 #define HF_FIELD_F(k) const double *k;
 #define HF_FIELD_N(k) const uint32_t *k; unsigned k##_count;
+#define HF_FIELD_W(k) const uint32_t *k; unsigned k##_count;
 #define HF_FIELD_Z(k) const uint32_t *k;
 #define HF_FIELD(k, t) HF_FIELD_##t(k)
 
@@ -143,12 +146,13 @@ enum hf_kind {
 	HF_FLOAT,
 	HF_UINT_LIST,
 	HF_LIST_LEN,
+	HF_UINT_OR_LIST, /* a non-negative integer (a list of one) or a list of them */
 };
 struct hf_key {
 	const char *name;
 	enum hf_kind kind;
 	size_t offset; /* into struct hf_config (or struct hf_vision) */
-	size_t count;  /* HF_LIST, HF_UINT_LIST: the offset of its count */
+	size_t count;  /* HF_LIST, HF_UINT_LIST, HF_UINT_OR_LIST: the offset of its count */
 };
 
 /* The keys, in struct order; *n receives the count. */

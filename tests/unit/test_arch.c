@@ -5,6 +5,7 @@
  * code under test; the shapes are the checkpoints' config.json values.
  */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -266,6 +267,45 @@ static void test_catalog_counts(void **state)
 	sl_arena_free(a);
 }
 
+/*
+ * Longformer (modeling_longformer.py@010a915c), itemised: LongformerEmbeddings (word V x h, 4098 positions,
+ * one token type, LayerNorm); per layer query/key/value and query_global/key_global/value_global (h x h
+ * with bias each), the output dense and LayerNorm, intermediate and output dense and LayerNorm; the pooler.
+ */
+static void test_longformer(void **state)
+{
+	(void)state;
+	struct sl_arch base = SHAPE(.f = SL_FAMILY_LONGFORMER, .vocab = 50265, .hidden = 768, .layers = 12, .heads = 12,
+				    .intermediate = 3072, .max_pos = 4098);
+	uint64_t h = 768, I = 3072, V = 50265, L = 12;
+	uint64_t emb = V * h + 4098 * h + 1 * h + 2 * h;
+	uint64_t attn = 6 * (h * h + h) + (h * h + h) + 2 * h; /* local q/k/v, global q/k/v, output dense + LN */
+	uint64_t ffn = (h * I + I) + (I * h + h) + 2 * h;
+	uint64_t pooler = h * h + h;
+	assert_true(emb + L * (attn + ffn) + pooler == 148659456);
+	assert_true(sl_arch_params(&base) == 148659456);
+	/* roberta-base (124,645,632) + 3,584 more positions + the global projections of 12 layers */
+	assert_true(148659456 == 124645632 + 3584 * h + L * 3 * (h * h + h));
+	/* LongformerForSequenceClassification: no pooler, LongformerClassificationHead dense h x h + out_proj */
+	assert_true(sl_arch_params_for_task(&base, SL_TASK_SEQ_CLS) == 148659456 - pooler + (h * h + h) + (2 * h + 2));
+	/* LongformerForMaskedLM: no pooler; LongformerLMHead dense + layer_norm + bias, decoder tied */
+	assert_true(sl_arch_params_for_task(&base, SL_TASK_MLM) == 148659456 - pooler + (h * h + h) + 2 * h + V);
+	/* the model page rounds it: "149M params" */
+	assert_true(fabs((double)sl_arch_params(&base) - 149e6) / 149e6 < 0.005);
+	assert_int_equal(sl_arch_max_seq_len(&base), 4096);
+	assert_int_equal(base.window, 512); /* LongformerConfig attention_window default */
+
+	struct sl_arch large = SHAPE(.f = SL_FAMILY_LONGFORMER, .vocab = 50265, .hidden = 1024, .layers = 24,
+				     .heads = 16, .intermediate = 4096, .max_pos = 4098);
+	h = 1024, I = 4096, L = 24;
+	emb = V * h + 4098 * h + h + 2 * h;
+	attn = 7 * (h * h + h) + 2 * h;
+	ffn = (h * I + I) + (I * h + h) + 2 * h;
+	assert_true(emb + L * (attn + ffn) + (h * h + h) == 434600960);
+	assert_true(sl_arch_params(&large) == 434600960);
+	assert_true(fabs((double)sl_arch_params(&large) - 435e6) / 435e6 < 0.005); /* "435M params" */
+}
+
 /* Task heads: the HF classes' counts, from the head shapes (num_labels 2). */
 static void test_task_heads(void **state)
 {
@@ -446,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_task_heads),   cmocka_unit_test(test_lora),
 		cmocka_unit_test(test_largest_layer), cmocka_unit_test(test_max_seq_len),
 		cmocka_unit_test(test_names), cmocka_unit_test(test_hparams),
+		cmocka_unit_test(test_longformer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,31 @@ static void test_umt5_pegasus(void **state)
 	assert_int_equal(sl_arch_max_seq_len(&m->arch), 1024);
 }
 
+/* Longformer: the checkpoints and their fine-tunes resolve to their size; the sliding window comes with them */
+static void test_longformer(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *id, *name;
+	} cases[] = {
+		{"allenai/longformer-base-4096", "longformer-base-4096"},
+		{"longformer-base-4096", "longformer-base-4096"},
+		{"allenai/longformer-large-4096", "longformer-large-4096"},
+		{"allenai/longformer-large-4096-finetuned-triviaqa", "longformer-large-4096"},
+		{"org/longformer-base-4096-imdb", "longformer-base-4096"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct sl_model *m = resolve(f, cases[i].id);
+		if (!m || strcmp(m->name, cases[i].name) != 0)
+			print_error("%s resolved as %s, want %s\n", cases[i].id, m ? m->name : "(none)", cases[i].name);
+		assert_non_null(m);
+		assert_string_equal(m->name, cases[i].name);
+		assert_int_equal(m->arch.family, SL_FAMILY_LONGFORMER);
+		assert_int_equal(m->arch.window, 512);
+		assert_int_equal(sl_arch_max_seq_len(&m->arch), 4096); /* 4098 positions after padding_idx 1 */
+	}
+}
+
 static void test_quant_words(void **state)
 {
 	struct fx *f = *state;
@@ -465,6 +490,8 @@ static void test_family(void **state)
 		{"someone/mt5-news", "mt5", "mt5-small", "mt0-xxl"},
 		{"uni/gbert-germeval", "gbert", "gbert-base", "gbert-large"},
 		{"org/BERT_sentiment", "bert", "bert-base-cased", "bert-large-uncased"},
+		/* dungtn/fast-coref's encoder (Longformer-large fine-tuned for coreference; its id names no size) */
+		{"shtoshni/longformer_coreference_joint", "longformer", "longformer-base-4096", "longformer-large-4096"},
 	};
 	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
 		struct sl_name_match nm;
@@ -508,8 +535,9 @@ static void test_family(void **state)
 		"org/bert-xl-news",                  /* a size the series does not have */
 		"org/t5-7b-chat",
 		"google/bigbird-roberta-news",       /* another architecture around the name */
-		"shtoshni/longformer_coreference_joint",
-		"allenai/led-pubmed",
+		"allenai/led-pubmed",                /* Longformer-Encoder-Decoder is not longformer */
+		"allenai/led-base-16384",
+		"markussagen/xlm-roberta-longformer-base-4096", /* xlm-roberta's vocabulary: not longformer-base-4096 */
 		"google/long-t5-news",
 		"paust/pko-t5-summary",              /* a Korean vocabulary of its own */
 		"org/camembert-ner",                 /* one token: camembert is not bert */
@@ -538,6 +566,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_popular_2026, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_headless_and_siblings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_umt5_pegasus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_longformer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_families_2026, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_base, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quant_words, setup, teardown),

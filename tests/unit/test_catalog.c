@@ -458,6 +458,8 @@ static void test_config_families(void **state)
 		{"fixtures/configs/glm4", SL_FAMILY_GLM4, 0, "glm-4-9b-0414"},
 		{"fixtures/configs/chatglm", SL_FAMILY_CHATGLM, 0, "chatglm3-6b"},
 		{"fixtures/configs/internlm2", SL_FAMILY_INTERNLM2, 0, "internlm2.5-7b"},
+		/* allenai/longformer-base-4096 (its page rounds the count: "149M"); test_arch itemises it */
+		{"fixtures/configs/longformer", SL_FAMILY_LONGFORMER, 0, "longformer-base-4096"},
 		{"fixtures/configs/exaone", SL_FAMILY_EXAONE, 0, "exaone-3.5-2.4b"},
 		{"fixtures/configs/apertus", SL_FAMILY_APERTUS, 0, "apertus-8b"},
 		{"fixtures/configs/deepseek_v2", SL_FAMILY_DEEPSEEK_V2, 0, "deepseek-v2-lite"},
@@ -604,6 +606,25 @@ static void test_config_families(void **state)
 	assert_int_equal(d.n, 0);
 }
 
+/* LongformerConfig's attention_window as one integer (every layer) reads as the list of the published configs */
+static void test_config_longformer_window(void **state)
+{
+	struct fx *f = *state;
+	struct sl_diags d;
+	sl_diags_init(&d, f->a);
+	const struct sl_model *one = sl_model_from_config(f->a, "fixtures/configs/longformer-int", &d);
+	const struct sl_model *list = sl_model_from_config(f->a, "fixtures/configs/longformer", &d);
+	dump(&d);
+	assert_int_equal(d.n, 0);
+	assert_non_null(one);
+	assert_non_null(list);
+	assert_int_equal(one->arch.window, 256);
+	assert_int_equal(list->arch.window, 512);
+	assert_int_equal(one->arch.window_layers, 12);
+	assert_int_equal(sl_arch_params(&one->arch), sl_arch_params(&list->arch));
+	assert_int_equal(sl_arch_params(&list->arch), 148659456);
+}
+
 static void test_config_bad(void **state)
 {
 	struct fx *f = *state;
@@ -681,6 +702,16 @@ static void test_config_bad(void **state)
 	assert_non_null(strstr(d.v[0].message,
 			       "'hybrid_override_pattern' holds a layout sweeplint does not build for model_type 'nemotron_h'"));
 	assert_int_equal(d.v[0].span.line, 11);
+	/* longformer's attention_window: an integer or a list of them, each even and positive */
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/longformer-window-kind.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'attention_window' must be a non-negative integer or a list of them"));
+	assert_int_equal(d.v[0].span.line, 3);
+	sl_diags_init(&d, f->a);
+	assert_null(sl_model_from_config(f->a, "fixtures/configs/bad/longformer-odd-window.json", &d));
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "'attention_window of even positive widths'"));
 
 	sl_diags_init(&d, f->a);
 	assert_null(sl_model_from_config(f->a, "fixtures/configs/no-such-dir", &d));
@@ -695,7 +726,7 @@ int main(void)
 		cmocka_unit_test(test_find_model),   cmocka_unit_test(test_find_gpu),
 		cmocka_unit_test(test_sizes),        cmocka_unit_test(test_bad_models),
 		cmocka_unit_test(test_bad_gpus),     cmocka_unit_test(test_config_families),
-		cmocka_unit_test(test_config_bad),
+		cmocka_unit_test(test_config_bad),   cmocka_unit_test(test_config_longformer_window),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -985,6 +985,71 @@ static void test_hybrid_activations(void **state)
 	assert_true(got > mixer - 4 && got < mixer + 4);
 }
 
+/*
+ * Longformer's sliding-window attention (src/memory/longformer.c; modeling_longformer.py@010a915c) by hand
+ * on a small shape: hidden 64, 4 heads of 16, FFN 256, attention_window W = 8, fp32, a full fine-tune of
+ * LongformerForSequenceClassification (<s> has global attention: g = 1), one sequence of 4001 tokens,
+ * padded to 4008 (a multiple of W) before the embeddings. One more layer adds exactly its saved tensors:
+ *  attention: the LayerNorm's input and mean/rstd; the layer input the five projections read (q, k, v and
+ *  key/value_global); the q and k chunk copies ((2n - W) rows each) and v's 3w-row chunks (3n rows); per
+ *  head the float32 softmax output and dropout mask over m = W + 1 + g columns and the diagonalised
+ *  probabilities (1.5·W columns); the global keys and values over every token, the (g, n) global softmax
+ *  (float32 output, mask, probabilities) and the global columns' clone; the output dense's input; the
+ *  hidden dropout's mask. Feed-forward: LayerNorm, the dense input, GELU's input, the output dense's input,
+ *  the dropout mask.
+ */
+static void test_longformer_attention(void **state)
+{
+	struct env *e = *state;
+	const struct sl_gpu *h100 = gpu(e, "h100-80gb");
+	struct sl_arch a = *arch(e, "longformer-base-4096"), a1;
+	assert_int_equal(a.family, SL_FAMILY_LONGFORMER);
+	assert_int_equal(a.window, 512);
+	a.hidden = 64, a.heads = 4, a.head_dim = 16, a.intermediate = 256, a.layers = 2, a.window = 8;
+	struct sl_settings s;
+	sl_settings_default(&s);
+	s.task = SL_TASK_SEQ_CLS;
+	s.batch_size = 1;
+	s.seq_len = 4001;
+	struct sl_breakdown b, b1, bp;
+	sl_estimate(&a, &s, h100, &e->calib, &b);
+	a1 = a;
+	a1.layers++;
+	sl_estimate(&a1, &s, h100, &e->calib, &b1);
+	assert_int_equal(b.phase, SL_PHASE_BACKWARD);
+	assert_int_equal(b1.phase, SL_PHASE_BACKWARD);
+	double n = 4008, h = 64, H = 4, hq = 64, W = 8, g = 1, m = W + 1 + g, I = 256, ab = 4;
+	double norm = n * h * 4 + n * 8;
+	double qkv = ab * (2 * (2 * n - W) * hq + 3 * n * hq);
+	double scores = H * n * (m * (4 + 1) + 1.5 * W * ab) + ab * 2 * n * hq + H * g * n * (4 + 1 + ab) + H * n * g * ab;
+	double attn = norm + 4 * n * h + qkv + scores + 4 * n * hq + n * h;
+	double ffn = norm + 4 * n * h + 4 * n * I + 4 * n * I + n * h;
+	assert_true(attn + ffn == 24925664.0);
+	double got = (double)b1.activations - (double)b.activations;
+	assert_true(got > attn + ffn - 2 && got < attn + ffn + 2);
+	got = (double)b1.attention - (double)b.attention;
+	assert_true(got > scores - 2 && got < scores + 2);
+	/* the padded length is what runs: 4008 tokens cost what 4001 do */
+	s.seq_len = 4008;
+	sl_estimate(&a, &s, h100, &e->calib, &bp);
+	assert_int_equal(bp.activations, b.activations);
+
+	/* a no-grad forward (LongformerModel, no global token): the largest of the Q·K chunk scores with their
+	 * padded copy, the scores with two float32 copies, the probabilities with their padded and einsum
+	 * copies; plus the reshaped q and k and the mask added to the scores */
+	s.mode = SL_MODE_EVAL;
+	s.part = SL_PART_BASE;
+	s.seq_len = 4001;
+	sl_estimate(&a, &s, h100, &e->calib, &b);
+	m = W + 1;
+	double qk = 2 * H * (2 * n - W) * W * ab, sm = H * n * m * (ab + 8), pv = H * n * (m + 3 * W) * ab;
+	double peak = qk > sm ? qk : sm;
+	peak = pv > peak ? pv : peak;
+	double nograd = peak + ab * (2 * n * hq + n * (W + 1));
+	assert_true(peak == pv); /* at W = 8 the probabilities with their two chunk copies are the largest */
+	assert_true(fabs((double)b.attention - nograd) < 2);
+}
+
 /* FSDP (docs/memory-model.md "FSDP"): shards over the group, gathered units, no float32 master in pure 16-bit */
 static void test_fsdp(void **state)
 {
@@ -1692,6 +1757,7 @@ int main(void)
 		cmocka_unit_test(test_cache_terms),
 		cmocka_unit_test(test_ssm_activations),
 		cmocka_unit_test(test_hybrid_activations),
+		cmocka_unit_test(test_longformer_attention),
 	};
 	return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
