@@ -88,6 +88,7 @@ class Out(object):
         self.sft_padding_free = None
         self.pads_to_max = False  # the program's own tokenizer(padding="max_length"): every example at max_length
         self.optimizers = []     # (name, impl, how, fid, node, guard, phase) of each optimizer the program builds
+        self.hf_trainers = []    # per HF/TRL trainer call: whether it is given an optimizer (optimizers=)
 
     # -- records -------------------------------------------------------------------------------------
     def site_fields(self, rec, v, node, fid):
@@ -344,10 +345,17 @@ class Out(object):
         """The optimizer the program builds (optimizer_call): read when it is one class, or when each class is
         built under a condition the sweep decides per run (`if cfg.optim == "sgd": SGD(...) else: AdamW(...)`);
         two classes built unconditionally (a GAN's two models, a probe beside the model) are not read: which
-        one steps the model is not the text's to say."""
+        one steps the model is not the text's to say. Beside an HF/TRL trainer given no optimizers=, the
+        program's optimizer is not the trainer's (transformers Trainer.create_optimizer builds one from
+        TrainingArguments.optim): not read either."""
         c = self.c
         opts = self.optimizers
         if not opts or any(o[0] is None for o in opts):
+            return
+        if self.hf_trainers and not any(self.hf_trainers):
+            # the trainer steps with the optimizer TrainingArguments.optim names (AdamW by default)
+            c.note('%s(...) is not the trainer\'s optimizer (the trainer builds its own from TrainingArguments.optim '
+                   'unless given optimizers=): not read' % opts[0][2].split('(')[0], opts[0][3], opts[0][4])
             return
         decided = all(o[5] is not None and o[5] is not GUARD_UNKNOWN for o in opts)
         if len(set((o[0], o[1]) for o in opts)) > 1 and not decided:
@@ -1058,6 +1066,9 @@ def trainer(ev, name, base, args, kwargs, node, fr, made):
     if name == 'Fabric':
         return None
     c.out.trains = True
+    # an HF/TRL trainer builds its own optimizer from TrainingArguments.optim unless given one (optimizers=,
+    # optimizer_cls_and_kwargs=): an optimizer the program builds is then for something else
+    c.out.hf_trainers.append(any(k in kwargs for k in ('optimizers', 'optimizer_cls_and_kwargs', None)))
     if name == 'SFTTrainer':
         c.out.sft.append((fr.fid, node, 'data_collator' in kwargs or None in kwargs))
         # TRL < 0.12's SFTTrainer(max_seq_length=..., packing=..., args=TrainingArguments(...)), as Unsloth's

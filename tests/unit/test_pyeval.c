@@ -1045,6 +1045,21 @@ static void test_program_optimizer(void **state)
 	p = follow("program: train.py\n");
 	assert_null(setting(p, "optimizer", NULL));
 	assert_true(noted(p, "SGD(...) runs under a condition the program does not decide: no optimizer is read"));
+	/* beside an HF Trainer given no optimizers=, the trainer's own (TrainingArguments.optim) steps the model */
+	write_file("train.py", "import torch\n"
+			       "from transformers import Trainer, TrainingArguments\n"
+			       "probe_opt = torch.optim.SGD(probe.parameters(), lr=0.1)\n"
+			       "Trainer(model=m, args=TrainingArguments('o', per_device_train_batch_size=4)).train()\n");
+	p = follow("program: train.py\n");
+	assert_null(setting(p, "optimizer", NULL));
+	assert_true(noted(p, "SGD(...) is not the trainer's optimizer"));
+	/* given to it (optimizers=(opt, sched)): that one */
+	write_file("train.py", "import torch\n"
+			       "from transformers import Trainer, TrainingArguments\n"
+			       "opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)\n"
+			       "Trainer(model=m, args=TrainingArguments('o'), optimizers=(opt, None)).train()\n");
+	p = follow("program: train.py\n");
+	expect(p, "optimizer", "sgd_momentum", "train.py", "torch.optim.SGD(", "SGD(...) call");
 	/* a class of another module (the project's own Adam) is not read */
 	write_file("train.py", "from mylib import AdamW\n"
 			       "o = AdamW(model.parameters())\n"
