@@ -59,15 +59,7 @@ bool sl_eval_rests_on_guess(const struct sl_eval *ev, const uint32_t *idx, uint6
 	const struct sl_model *m;
 	if (!sl_eval_settings(&bare, idx, &s, &m))
 		return true;
-	uint64_t peak;
-	if (measure) {
-		peak = measure(&bare, &s, m);
-	} else {
-		struct sl_breakdown bd;
-		sl_estimate(&m->arch, &s, bare.gpu, &bare.cat->calib, &bd);
-		peak = bd.total;
-	}
-	return peak <= limit;
+	return sl_eval_peak(&bare, &s, m, measure) <= limit;
 }
 
 bool sl_eval_settings_adapter(const struct sl_eval *ev, const uint32_t *idx, struct sl_settings *s,

@@ -79,6 +79,10 @@ void sl_eval_resolve_only(struct sl_eval_builder *B);
 /* axes.c: a note on a key (role -1: none) — where it came from and what it did. */
 void sl_eval_add_note(struct sl_eval_builder *B, const char *key, const char *where, int role, const char *detail);
 /* combo.c: the cell of a combination (held axes count nothing). */
+/* The peak of settings s of model m: measure's, or the training estimate's total when measure is NULL. */
+uint64_t sl_eval_peak(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m,
+		      uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s,
+					  const struct sl_model *m));
 uint64_t sl_eval_cell_index(const struct sl_eval *ev, const uint32_t *idx);
 /* cells.c: the product of the axes' value counts, saturating at UINT64_MAX. */
 uint64_t sl_eval_axes_product(const struct sl_eval *ev);

@@ -192,16 +192,19 @@ unsigned sl_eval_oom_assumed(const struct sl_eval *ev, const uint32_t *idx, unsi
 	if ((mask & SL_NEED_BOUND) && m->arch.modules->bound)
 		return mask | size; /* its parameters are a bound too: nothing proves the run past limit */
 	sl_need_favourable(&s, mask);
-	uint64_t peak;
-	if (measure) {
-		peak = measure(ev, &s, m);
-	} else {
-		struct sl_breakdown bd;
-		sl_estimate(&m->arch, &s, ev->gpu, &ev->cat->calib, &bd);
-		peak = bd.total;
-	}
 	/* past limit whatever the assumptions: the verdict does not rest on them */
-	return (peak > limit ? 0 : mask) | size;
+	return (sl_eval_peak(ev, &s, m, measure) > limit ? 0 : mask) | size;
+}
+
+uint64_t sl_eval_peak(const struct sl_eval *ev, const struct sl_settings *s, const struct sl_model *m,
+		      uint64_t (*measure)(const struct sl_eval *ev, const struct sl_settings *s,
+					  const struct sl_model *m))
+{
+	if (measure)
+		return measure(ev, s, m);
+	struct sl_breakdown bd;
+	sl_estimate(&m->arch, s, ev->gpu, &ev->cat->calib, &bd);
+	return bd.total;
 }
 
 void sl_need_favourable(struct sl_settings *s, unsigned mask)

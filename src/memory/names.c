@@ -3,7 +3,6 @@
  * parsing) and the default settings. Family and task names live in arch.c.
  * Static tables only; nothing allocates.
  */
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -281,15 +280,17 @@ int sl_optim_parse(const char *s)
 	/* a class path names the class (torchtune's and hydra's _component_ / _target_):
 	 * bitsandbytes.optim.PagedAdamW8bit, torch.optim.AdamW, deepspeed.ops.adam.FusedAdam;
 	 * transformers.AdamW (transformers.optimization.AdamW) is its own per-parameter loop */
+	static const char *const torch_classes[] = {"AdamW", "Adam", "SGD", "Adagrad", "RMSprop", NULL};
+	static const char *const fused_adam[] = {"FusedAdam", NULL};
 	static const struct {
 		const char *module;
-		const char *classes; /* the classes of it read, ",name," each (NULL: any of the table) */
+		const char *const *classes; /* the classes of it read (NULL: any name of the table) */
 	} modules[] = {
 		{"bitsandbytes.", NULL},
 		{"bnb.", NULL},
-		{"torch.optim.", ",adamw,adam,sgd,adagrad,rmsprop,"},
-		{"deepspeed.ops.", ",fusedadam,"},
-		{"apex.optimizers.", ",fusedadam,"},
+		{"torch.optim.", torch_classes},
+		{"deepspeed.ops.", fused_adam},
+		{"apex.optimizers.", fused_adam},
 	};
 	const char *dot = strrchr(s, '.');
 	if (dot && dot[1] && (strcasecmp(s, "transformers.AdamW") == 0 ||
@@ -298,16 +299,11 @@ int sl_optim_parse(const char *s)
 	for (size_t i = 0; dot && dot[1] && i < sizeof modules / sizeof modules[0]; i++) {
 		if (strncasecmp(s, modules[i].module, strlen(modules[i].module)) != 0)
 			continue;
-		if (modules[i].classes) {
-			char want[40];
-			int n = snprintf(want, sizeof want, ",%s,", dot + 1);
-			bool listed = false;
-			for (const char *c = modules[i].classes; n > 0 && (size_t)n < sizeof want && *c; c++)
-				if (strncasecmp(c, want, (size_t)n) == 0)
-					listed = true;
-			if (!listed)
-				return -1;
-		}
+		const char *const *c = modules[i].classes;
+		while (c && *c && strcasecmp(*c, dot + 1) != 0)
+			c++;
+		if (c && !*c)
+			return -1; /* another class of that module (torch.optim.Adamax): not one sweeplint sizes */
 		s = dot + 1;
 		break;
 	}

@@ -87,7 +87,7 @@ class Out(object):
         self.sft_packing = None  # SFTConfig(packing=...) / (padding_free=...) as the text gives them: K values
         self.sft_padding_free = None
         self.pads_to_max = False  # the program's own tokenizer(padding="max_length"): every example at max_length
-        self.optimizers = []     # (name, impl, how, fid, node, guard, phase) of each optimizer the program builds
+        self.optimizers = []     # built_optimizer(...) of each optimizer the program builds
         self.hf_trainers = []    # per HF/TRL trainer call: whether it is given an optimizer (optimizers=)
 
     # -- records -------------------------------------------------------------------------------------
@@ -350,28 +350,30 @@ class Out(object):
         TrainingArguments.optim): not read either."""
         c = self.c
         opts = self.optimizers
-        if not opts or any(o[0] is None for o in opts):
+        if not opts or any(o['opt'] is None for o in opts):
             return
+        first = opts[0]
         if self.hf_trainers and not any(self.hf_trainers):
             # the trainer steps with the optimizer TrainingArguments.optim names (AdamW by default)
             c.note('%s(...) is not the trainer\'s optimizer (the trainer builds its own from TrainingArguments.optim '
-                   'unless given optimizers=): not read' % opts[0][2].split('(')[0], opts[0][3], opts[0][4])
+                   'unless given optimizers=): not read' % first['cls'], first['fid'], first['node'])
             return
-        decided = all(o[5] is not None and o[5] is not GUARD_UNKNOWN for o in opts)
-        if len(set((o[0], o[1]) for o in opts)) > 1 and not decided:
+        decided = all(o['guard'] is not None and o['guard'] is not GUARD_UNKNOWN for o in opts)
+        if len(set((o['opt'], o['impl']) for o in opts)) > 1 and not decided:
             c.note('the program builds several optimizers (%s): not read' %
-                   ', '.join(sorted(set(o[0] for o in opts))), opts[0][3], opts[0][4])
+                   ', '.join(sorted(set(o['opt'] for o in opts))), first['fid'], first['node'])
             return
         if not decided:
             opts = opts[:1]
         phase = c.phase
-        for name, impl, how, fid, node, guard, ph in opts:
-            fr = Frame({}, {}, None, fid, guard if decided else None)
-            c.phase = ph
-            site = c.site(fid, node)
-            self.sink(ev, 'optimizer', K(name, site), how, node, fr)
-            if impl is not None:  # rules/keys.yaml: optimizer.fused / optimizer.foreach (role optimizer_impl)
-                self.sink(ev, 'optimizer.' + impl, K(impl == 'fused', site), how, node, fr)
+        for o in opts:
+            fr = Frame({}, {}, None, o['fid'], o['guard'] if decided else None)
+            c.phase = o['phase']
+            site = c.site(o['fid'], o['node'])
+            how = '%s(...) call' % o['cls']
+            self.sink(ev, 'optimizer', K(o['opt'], site), how, o['node'], fr)
+            if o['impl'] is not None:  # rules/keys.yaml: optimizer.fused / optimizer.foreach (role optimizer_impl)
+                self.sink(ev, 'optimizer.' + o['impl'], K(o['impl'] == 'fused', site), how, o['node'], fr)
         c.phase = phase
 
     def finish_sft(self, ev):
@@ -1392,7 +1394,7 @@ def optimizer_call(ev, name, qual, kwargs, node, fr):
         # which optimizer steps the model is not the text's to say: none is read (finish_optimizers)
         c.note('%s(...) runs under a condition the program does not decide: no optimizer is read' % name,
                fr.fid, node)
-        c.out.optimizers.append((None, None, None, fr.fid, node, fr.guard, c.phase))
+        c.out.optimizers.append(built_optimizer(None, None, name, fr, node, c.phase))
         return
     opt = OPTIMIZER_CLASSES[name]
     if qual.startswith('transformers.') and name == 'AdamW':
@@ -1411,7 +1413,14 @@ def optimizer_call(ev, name, qual, kwargs, node, fr):
     elif qual.startswith('torch.optim.') and foreach is not None and isinstance(foreach[1], K) and \
             foreach[1].v is False:
         impl = 'foreach'
-    c.out.optimizers.append((opt, impl, '%s(...) call' % name, fr.fid, node, fr.guard, c.phase))
+    c.out.optimizers.append(built_optimizer(opt, impl, name, fr, node, c.phase))
+
+
+def built_optimizer(opt, impl, cls, fr, node, phase):
+    """One optimizer the program builds, for Out.finish_optimizers: the name sweeplint's optimizer role reads
+    (None: built under a condition the text does not decide), fused / foreach (or None), its class, where and
+    under which guard and phase."""
+    return {'opt': opt, 'impl': impl, 'cls': cls, 'fid': fr.fid, 'node': node, 'guard': fr.guard, 'phase': phase}
 
 
 # ---- what trains: the freezing a program's statements do (issue #28) ---------------------------------

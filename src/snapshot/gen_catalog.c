@@ -83,6 +83,14 @@ static void put_u32(FILE *f, const char *name, uint32_t v)
 	fprintf(f, " .%s = %" PRIu32 "u,", name, v);
 }
 
+static void put_u32s(FILE *f, const char *name, const uint32_t *v, size_t n)
+{
+	fprintf(f, " .%s = {", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu32 "u,", v[i]);
+	fputs("},", f);
+}
+
 static void put_u64(FILE *f, const char *name, uint64_t v)
 {
 	fprintf(f, " .%s = UINT64_C(%" PRIu64 "),", name, v);
@@ -189,23 +197,15 @@ static void put_arch(FILE *f, const struct sl_arch *a)
 	put_u32(f, "sconv_kernel", a->sconv_kernel);
 	put_bool(f, "sconv_bias", a->sconv_bias);
 	put_bool(f, "attn_listed", a->attn_listed);
-	if (a->attn_listed) {
-		fputs(" .attn_map = {", f);
-		for (size_t i = 0; i < sizeof a->attn_map / sizeof a->attn_map[0]; i++)
-			fprintf(f, "%" PRIu32 "u,", a->attn_map[i]);
-		fputs("},", f);
-	}
+	if (a->attn_listed)
+		put_u32s(f, "attn_map", a->attn_map, sizeof a->attn_map / sizeof a->attn_map[0]);
 	put_bool(f, "ssm_parallel", a->ssm_parallel);
 	put_bool(f, "ssm_no_norm", a->ssm_no_norm);
 	put_bool(f, "ssm_out_own", a->ssm_out_own);
 	put_bool(f, "ssm_out_bias", a->ssm_out_bias);
 	put_bool(f, "blocks", a->blocks);
-	if (a->blocks) {
-		fputs(" .mlp_map = {", f);
-		for (size_t i = 0; i < sizeof a->mlp_map / sizeof a->mlp_map[0]; i++)
-			fprintf(f, "%" PRIu32 "u,", a->mlp_map[i]);
-		fputs("},", f);
-	}
+	if (a->blocks)
+		put_u32s(f, "mlp_map", a->mlp_map, sizeof a->mlp_map / sizeof a->mlp_map[0]);
 	put_bool(f, "ssm_state_fp32", a->ssm_state_fp32);
 	put_u32(f, "lora_tasks", a->lora_tasks);
 	put_u32(f, "lora_rank", a->lora_rank);
