@@ -307,6 +307,27 @@ static void map_set(uint32_t *map, uint32_t i)
  * ("mamba" or "linear_attention", "attention" or "full_attention", "mlp", "moe"); the list's length is the
  * layer count. MoE blocks (Nemotron-3) are not built: the key names the config's gap.
  */
+/*
+ * The Mamba2 mixer keys Granite-4.0-H's and Falcon-H1's configs share (after a->ssm_inner is set): heads
+ * mamba_n_heads (128), groups mamba_n_groups (1), mamba_d_state and mamba_d_conv when given, the conv's
+ * bias (true) and in_proj's (false). A mamba_d_head that does not divide the width into those heads is
+ * refused as both configs' classes refuse it. Returns the key at fault, or NULL.
+ */
+static const char *mamba2_mixer(const struct hf_config *c, struct sl_arch *a)
+{
+	a->ssm_heads = c->mamba_n_heads ? *c->mamba_n_heads : 128;
+	a->ssm_groups = c->mamba_n_groups ? *c->mamba_n_groups : 1;
+	if (c->mamba_d_state)
+		a->ssm_state = *c->mamba_d_state;
+	if (c->mamba_d_conv)
+		a->ssm_conv = *c->mamba_d_conv;
+	a->ssm_conv_bias = flag(c->mamba_conv_bias, true);
+	a->ssm_proj_bias = flag(c->mamba_proj_bias, false);
+	if (c->mamba_d_head && *c->mamba_d_head && (uint64_t)*c->mamba_d_head * a->ssm_heads != a->ssm_inner)
+		return "mamba_d_head";
+	return NULL;
+}
+
 static const char *nemotron_blocks(const struct hf_config *c, struct sl_arch *a)
 {
 	const char **names = c->layers_block_type ? c->layers_block_type : c->layer_types;
@@ -452,16 +473,9 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		a->bias = flag(c->attention_bias, false);
 		a->no_bias = SL_NOBIAS_MLP;
 		a->ssm_inner = (c->mamba_expand ? *c->mamba_expand : 2) * a->hidden;
-		a->ssm_heads = c->mamba_n_heads ? *c->mamba_n_heads : 128;
-		a->ssm_groups = c->mamba_n_groups ? *c->mamba_n_groups : 1;
-		if (c->mamba_d_state)
-			a->ssm_state = *c->mamba_d_state;
-		if (c->mamba_d_conv)
-			a->ssm_conv = *c->mamba_d_conv;
-		a->ssm_conv_bias = flag(c->mamba_conv_bias, true);
-		a->ssm_proj_bias = flag(c->mamba_proj_bias, false);
-		if (c->mamba_d_head && *c->mamba_d_head && (uint64_t)*c->mamba_d_head * a->ssm_heads != a->ssm_inner)
-			return "mamba_d_head"; /* GraniteMoeHybridConfig raises: heads x head_dim must be the width */
+		const char *bad = mamba2_mixer(c, a); /* GraniteMoeHybridConfig raises: heads x head_dim is the width */
+		if (bad)
+			return bad;
 		uint32_t experts = c->num_local_experts ? *c->num_local_experts : 8;
 		uint32_t shared = c->shared_intermediate_size ? *c->shared_intermediate_size : 1024;
 		if (experts) {
@@ -487,16 +501,9 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		if (!c->mamba_d_ssm)
 			return "mamba_d_ssm";
 		a->ssm_inner = *c->mamba_d_ssm;
-		a->ssm_heads = c->mamba_n_heads ? *c->mamba_n_heads : 128;
-		a->ssm_groups = c->mamba_n_groups ? *c->mamba_n_groups : 1;
-		if (c->mamba_d_state)
-			a->ssm_state = *c->mamba_d_state;
-		if (c->mamba_d_conv)
-			a->ssm_conv = *c->mamba_d_conv;
-		if (c->mamba_d_head && *c->mamba_d_head && (uint64_t)*c->mamba_d_head * a->ssm_heads != a->ssm_inner)
-			return "mamba_d_head"; /* FalconH1Config.validate_architecture raises */
-		a->ssm_conv_bias = flag(c->mamba_conv_bias, true);
-		a->ssm_proj_bias = flag(c->mamba_proj_bias, false);
+		const char *bad = mamba2_mixer(c, a); /* FalconH1Config.validate_architecture raises */
+		if (bad)
+			return bad;
 		a->ssm_out_bias = flag(c->projectors_bias, false);
 		a->ssm_no_norm = !flag(c->mamba_rms_norm, false);
 		break;
@@ -513,7 +520,8 @@ static const char *issue30_switches(enum sl_family f, const struct hf_config *c,
 		uint32_t hd = c->mamba_head_dim ? *c->mamba_head_dim : 64;
 		a->ssm_heads = heads;
 		a->ssm_inner = heads * hd;
-		a->ssm_groups = first(c->n_groups, c->mamba_n_groups, NULL, NULL) ? *first(c->n_groups, c->mamba_n_groups, NULL, NULL) : 8;
+		const uint32_t *groups = first(c->n_groups, c->mamba_n_groups, NULL, NULL);
+		a->ssm_groups = groups ? *groups : 8;
 		const uint32_t *st = first(c->ssm_state_size, c->mamba_d_state, NULL, NULL);
 		if (st)
 			a->ssm_state = *st;
